@@ -1,0 +1,83 @@
+// Portable integer helpers: explicit little-endian loads and stores (docs/wire_format.md fixes the
+// byte order of every field; memory order of the host never leaks into bytes), rotations and the
+// 64x64->128 product that 32-bit targets lack as a native type.
+#ifndef LDP_BASE_BITS_H
+#define LDP_BASE_BITS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ldp {
+
+constexpr uint32_t rotl32(uint32_t x, unsigned n) noexcept {
+  return (x << (n & 31u)) | (x >> ((32u - n) & 31u));
+}
+
+inline uint32_t load_le32(const unsigned char* p) noexcept {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+inline uint64_t load_le64(const unsigned char* p) noexcept {
+  return uint64_t(load_le32(p)) | uint64_t(load_le32(p + 4)) << 32;
+}
+
+inline void store_le32(unsigned char* p, uint32_t v) noexcept {
+  p[0] = static_cast<unsigned char>(v);
+  p[1] = static_cast<unsigned char>(v >> 8);
+  p[2] = static_cast<unsigned char>(v >> 16);
+  p[3] = static_cast<unsigned char>(v >> 24);
+}
+
+inline void store_le64(unsigned char* p, uint64_t v) noexcept {
+  store_le32(p, static_cast<uint32_t>(v));
+  store_le32(p + 4, static_cast<uint32_t>(v >> 32));
+}
+
+struct u128 {
+  uint64_t hi;
+  uint64_t lo;
+};
+
+// Full 128-bit product of two 64-bit words.
+constexpr u128 mul_64x64(uint64_t a, uint64_t b) noexcept {
+#if defined(__SIZEOF_INT128__)
+  __extension__ typedef unsigned __int128 wide;  // __extension__: not ISO C++, but exact and fast
+  const wide p = static_cast<wide>(a) * b;
+  return {static_cast<uint64_t>(p >> 64), static_cast<uint64_t>(p)};
+#else
+  const uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32, b_lo = b & 0xffffffffu, b_hi = b >> 32;
+  const uint64_t ll = a_lo * b_lo, lh = a_lo * b_hi, hl = a_hi * b_lo, hh = a_hi * b_hi;
+  const uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+  return {hh + (lh >> 32) + (hl >> 32) + (mid >> 32), (mid << 32) | (ll & 0xffffffffu)};
+#endif
+}
+
+// a * b, or false when the product does not fit in 64 bits.
+constexpr bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) noexcept {
+  const u128 p = mul_64x64(a, b);
+  *out = p.lo;
+  return p.hi == 0;
+}
+
+// a + b, or false when the sum does not fit in 64 bits.
+constexpr bool checked_add(uint64_t a, uint64_t b, uint64_t* out) noexcept {
+  *out = a + b;
+  return *out >= a;
+}
+
+// Overwrite memory in a way the optimizer may not drop (key erasure): memset, then an empty asm that
+// claims to read the memory, as explicit_bzero implementations do; a volatile loop elsewhere.
+inline void secure_zero(void* p, std::size_t n) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  std::memset(p, 0, n);
+  __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
+  volatile unsigned char* v = static_cast<volatile unsigned char*>(p);
+  while (n-- != 0) *v++ = 0;
+#endif
+}
+
+}  // namespace ldp
+
+#endif

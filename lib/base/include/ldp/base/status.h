@@ -1,0 +1,36 @@
+// Status codes shared by every ldpkit module (ARCHITECTURE.md, "Errors").
+// The numbers are stable: they appear in logs, in the C API and in the rejection counters of saved
+// aggregator state, so a value is never renumbered or reused. Append new codes at the end.
+#ifndef LDP_BASE_STATUS_H
+#define LDP_BASE_STATUS_H
+
+#include <cstdint>
+
+namespace ldp {
+
+enum class [[nodiscard]] status : int32_t {
+  ok = 0,
+  invalid_argument = 1,     // a parameter is out of its documented range
+  buffer_too_small = 2,     // the caller's output span cannot hold the result
+  workspace_too_small = 3,  // the caller's workspace is smaller than workspace_size()
+  malformed_report = 4,     // untrusted bytes do not parse
+  unsupported_version = 5,  // a format version this build does not know
+  parameter_mismatch = 6,   // parameter fingerprints differ
+  entropy_failure = 7,      // the platform entropy source failed
+  overflow = 8,             // a result does not fit its type (values saturate where documented)
+  checksum_mismatch = 9,    // stored or transmitted bytes fail their checksum
+  unsupported = 10,         // the operation or CPU feature is not available in this build
+};
+
+// Number of defined codes; counters indexed by status use arrays of this size.
+inline constexpr int32_t status_count = 11;
+
+[[nodiscard]] constexpr bool is_ok(status s) noexcept { return s == status::ok; }
+
+// Short snake_case name of a status ("ok", "malformed_report", ...); "" for unknown values and for
+// every value when LDP_CONFIG_STATUS_NAMES is 0.
+[[nodiscard]] const char* status_name(status s) noexcept;
+
+}  // namespace ldp
+
+#endif

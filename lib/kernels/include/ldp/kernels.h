@@ -1,0 +1,7 @@
+// Umbrella header of ldp::kernels (ARCHITECTURE.md, lib/kernels).
+#ifndef LDP_KERNELS_H
+#define LDP_KERNELS_H
+
+#include "ldp/kernels/kernel_table.h"
+
+#endif

@@ -1,0 +1,65 @@
+// The hot kernels of ldpkit behind one table of function pointers per instruction set
+// (ARCHITECTURE.md, "SIMD kernels"). Every table computes bit-identical results; the scalar table is
+// the reference the others are tested against. Servers pick a table at run time from the CPU's
+// features; devices use native(), fixed at compile time.
+#ifndef LDP_KERNELS_KERNEL_TABLE_H
+#define LDP_KERNELS_KERNEL_TABLE_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ldp/base/cpu_features.h"
+#include "ldp/base/span.h"
+
+namespace ldp::kernels {
+
+enum class arch : uint8_t { scalar, sse2, avx2, avx512, neon, neon64 };
+
+// RFC 8439 section 2.3-2.4: writes nblocks * 64 bytes of ChaCha20 keystream, block i computed with
+// block counter `counter + i`. Requires counter + nblocks <= 2^32 (the 32-bit counter never wraps).
+using chacha20_blocks_fn = void (*)(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
+                                    unsigned char* out, std::size_t nblocks);
+
+// Lane-parallel exact Bernoulli(threshold / 2^bits), MECHANISMS.md D.1 ("bit-sliced, lazy, MSB first").
+// One chunk is 256 output lanes (out[4c .. 4c+3], lane j is bit j%64 of word j/64). Lane j outputs
+// [u_j < threshold] for a uniform bits-bit integer u_j whose binary digits are read most significant
+// first: step s consumes the next 32-byte random word W_s of `rnd` (four little-endian uint64), and
+// digit bits-1-s of u_j is bit j of W_s. A chunk stops reading when every lane is decided or when the
+// threshold's remaining lower digits are all zero (undecided lanes then have u_j >= threshold).
+// threshold == 2^bits gives all ones and threshold == 0 all zeros, both without reading.
+// Processes chunks while fewer than nchunks are done and at least `bits` unread words remain (the
+// worst case of one chunk); returns the chunks done and stores the words read in *words_used.
+// Requires 1 <= bits <= 32 and threshold <= 2^bits.
+using bernoulli_chunks_fn = std::size_t (*)(uint64_t* out, std::size_t nchunks, uint64_t threshold,
+                                            unsigned bits, const unsigned char* rnd,
+                                            std::size_t rnd_words, std::size_t* words_used);
+
+inline constexpr std::size_t bernoulli_chunk_bits = 256;
+inline constexpr std::size_t bernoulli_word_bytes = 32;
+
+struct table {
+  arch id;
+  const char* name;  // as in benchmark names: "scalar", "sse2", "avx2", "avx512", "neon", "neon64"
+  chacha20_blocks_fn chacha20_blocks;
+  bernoulli_chunks_fn bernoulli_chunks;
+};
+
+// The scalar reference, always compiled (the only table on Cortex-M).
+[[nodiscard]] const table& scalar() noexcept;
+
+// Every table compiled into this build, scalar first, then in increasing order of preference.
+[[nodiscard]] span<const table* const> compiled() noexcept;
+
+// Whether a CPU with these features can run the table.
+[[nodiscard]] bool supported(const table& t, const cpu_features& cpu) noexcept;
+
+// The most preferred compiled table the CPU supports.
+[[nodiscard]] const table& select(const cpu_features& cpu) noexcept;
+
+// The most preferred table that the compiler flags of this build guarantee (no run-time detection):
+// neon64 on AArch64, neon on ARMv7 built with -mfpu=neon, sse2 on x86-64, scalar elsewhere.
+[[nodiscard]] const table& native() noexcept;
+
+}  // namespace ldp::kernels
+
+#endif

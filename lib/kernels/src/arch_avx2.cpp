@@ -1,0 +1,10 @@
+// Kernel table for xsimd::avx2; compiled with that architecture's flags only (see CMakeLists.txt).
+#include "arch_tables.h"
+#include "simd_kernels.h"
+
+LDP_KERNELS_DEFINE_CHACHA20(xsimd::avx2, avx2)
+LDP_KERNELS_DEFINE_BERNOULLI(xsimd::avx2, avx2)
+
+namespace ldp::kernels::detail {
+const table avx2_table{arch::avx2, "avx2", chacha20_blocks_avx2, bernoulli_chunks_avx2};
+}

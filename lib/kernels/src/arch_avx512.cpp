@@ -1,0 +1,11 @@
+// Kernel table for xsimd::avx512bw; compiled with that architecture's flags only.
+// The Bernoulli chunk is 256 lanes by definition, so this table reuses the AVX2 entry point (from
+// arch_avx2.cpp) rather than instantiating the AVX2 kernel a second time under AVX-512 flags.
+#include "arch_tables.h"
+#include "simd_kernels.h"
+
+LDP_KERNELS_DEFINE_CHACHA20(xsimd::avx512bw, avx512)
+
+namespace ldp::kernels::detail {
+const table avx512_table{arch::avx512, "avx512", chacha20_blocks_avx512, bernoulli_chunks_avx2};
+}

@@ -1,0 +1,10 @@
+// Kernel table for xsimd::neon; compiled with that architecture's flags only (see CMakeLists.txt).
+#include "arch_tables.h"
+#include "simd_kernels.h"
+
+LDP_KERNELS_DEFINE_CHACHA20(xsimd::neon, neon)
+LDP_KERNELS_DEFINE_BERNOULLI(xsimd::neon, neon)
+
+namespace ldp::kernels::detail {
+const table neon_table{arch::neon, "neon", chacha20_blocks_neon, bernoulli_chunks_neon};
+}

@@ -1,0 +1,10 @@
+// Kernel table for xsimd::neon64; compiled with that architecture's flags only (see CMakeLists.txt).
+#include "arch_tables.h"
+#include "simd_kernels.h"
+
+LDP_KERNELS_DEFINE_CHACHA20(xsimd::neon64, neon64)
+LDP_KERNELS_DEFINE_BERNOULLI(xsimd::neon64, neon64)
+
+namespace ldp::kernels::detail {
+const table neon64_table{arch::neon64, "neon64", chacha20_blocks_neon64, bernoulli_chunks_neon64};
+}

@@ -1,0 +1,10 @@
+// Kernel table for xsimd::sse2; compiled with that architecture's flags only (see CMakeLists.txt).
+#include "arch_tables.h"
+#include "simd_kernels.h"
+
+LDP_KERNELS_DEFINE_CHACHA20(xsimd::sse2, sse2)
+LDP_KERNELS_DEFINE_BERNOULLI(xsimd::sse2, sse2)
+
+namespace ldp::kernels::detail {
+const table sse2_table{arch::sse2, "sse2", chacha20_blocks_sse2, bernoulli_chunks_sse2};
+}

@@ -1,0 +1,26 @@
+// Entry points and tables of the SIMD translation units (arch_<name>.cpp). Which of them exist is
+// decided by CMake, which defines LDP_KERNELS_HAVE_<NAME> for each compiled unit.
+#ifndef LDP_KERNELS_SRC_ARCH_TABLES_H
+#define LDP_KERNELS_SRC_ARCH_TABLES_H
+
+#include "ldp/kernels/kernel_table.h"
+
+#define LDP_KERNELS_DECLARE(ID)                                                                     \
+  void chacha20_blocks_##ID(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,      \
+                            unsigned char* out, std::size_t nblocks) noexcept;                      \
+  std::size_t bernoulli_chunks_##ID(uint64_t* out, std::size_t nchunks, uint64_t threshold,         \
+                                    unsigned bits, const unsigned char* rnd, std::size_t rnd_words, \
+                                    std::size_t* words_used) noexcept;                              \
+  extern const table ID##_table;
+
+namespace ldp::kernels::detail {
+LDP_KERNELS_DECLARE(sse2)
+LDP_KERNELS_DECLARE(avx2)
+LDP_KERNELS_DECLARE(avx512)
+LDP_KERNELS_DECLARE(neon)
+LDP_KERNELS_DECLARE(neon64)
+}  // namespace ldp::kernels::detail
+
+#undef LDP_KERNELS_DECLARE
+
+#endif

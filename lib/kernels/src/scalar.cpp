@@ -1,0 +1,96 @@
+// Scalar reference kernels (RFC 8439; MECHANISMS.md D.1). Written for clarity and portability: these
+// define the bytes every other table must reproduce, on every architecture and endianness.
+#include "scalar.h"
+
+#include "ldp/base/bits.h"
+
+namespace ldp::kernels::detail {
+namespace {
+
+constexpr uint32_t sigma[4] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u};
+
+void quarter_round(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d) noexcept {
+  a += b; d ^= a; d = rotl32(d, 16);
+  c += d; b ^= c; b = rotl32(b, 12);
+  a += b; d ^= a; d = rotl32(d, 8);
+  c += d; b ^= c; b = rotl32(b, 7);
+}
+
+void chacha20_block(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
+                    unsigned char out[64]) noexcept {
+  uint32_t in[16] = {sigma[0], sigma[1], sigma[2], sigma[3], key[0], key[1], key[2], key[3],
+                     key[4],   key[5],   key[6],   key[7],   counter, nonce[0], nonce[1], nonce[2]};
+  uint32_t x[16];
+  for (int i = 0; i < 16; ++i) x[i] = in[i];
+  for (int round = 0; round < 10; ++round) {
+    quarter_round(x[0], x[4], x[8], x[12]);
+    quarter_round(x[1], x[5], x[9], x[13]);
+    quarter_round(x[2], x[6], x[10], x[14]);
+    quarter_round(x[3], x[7], x[11], x[15]);
+    quarter_round(x[0], x[5], x[10], x[15]);
+    quarter_round(x[1], x[6], x[11], x[12]);
+    quarter_round(x[2], x[7], x[8], x[13]);
+    quarter_round(x[3], x[4], x[9], x[14]);
+  }
+  for (int i = 0; i < 16; ++i) store_le32(out + 4 * i, x[i] + in[i]);
+}
+
+}  // namespace
+
+void chacha20_blocks_scalar(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
+                            unsigned char* out, std::size_t nblocks) noexcept {
+  for (std::size_t i = 0; i < nblocks; ++i) {
+    chacha20_block(key, nonce, counter + static_cast<uint32_t>(i), out + 64 * i);
+  }
+}
+
+std::size_t bernoulli_chunks_scalar(uint64_t* out, std::size_t nchunks, uint64_t threshold,
+                                    unsigned bits, const unsigned char* rnd, std::size_t rnd_words,
+                                    std::size_t* words_used) noexcept {
+  constexpr int lanes_words = 4;
+  std::size_t used = 0, done = 0;
+  const uint64_t one = uint64_t{1} << bits;
+  for (; done < nchunks; ++done, out += lanes_words) {
+    if (threshold == 0 || threshold == one) {
+      const uint64_t fill = threshold == 0 ? 0 : ~uint64_t{0};
+      for (int k = 0; k < lanes_words; ++k) out[k] = fill;
+      continue;
+    }
+    if (rnd_words - used < bits) break;
+    uint64_t undecided[lanes_words] = {~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
+    uint64_t result[lanes_words] = {0, 0, 0, 0};
+    for (int digit = static_cast<int>(bits) - 1; digit >= 0; --digit) {
+      // Lower digits of the threshold all zero: an undecided lane can no longer fall below it.
+      if ((threshold & ((uint64_t{2} << digit) - 1)) == 0) break;
+      const unsigned char* word = rnd + bernoulli_word_bytes * used++;
+      const bool t = (threshold >> digit) & 1;
+      uint64_t any = 0;
+      for (int k = 0; k < lanes_words; ++k) {
+        const uint64_t r = load_le64(word + 8 * k);
+        if (t) {
+          result[k] |= undecided[k] & ~r;  // digit 0 under a threshold digit 1: below, output 1
+          undecided[k] &= r;
+        } else {
+          undecided[k] &= ~r;  // digit 1 over a threshold digit 0: above, output 0
+        }
+        any |= undecided[k];
+      }
+      if (any == 0) break;
+    }
+    for (int k = 0; k < lanes_words; ++k) out[k] = result[k];
+  }
+  *words_used = used;
+  return done;
+}
+
+}  // namespace ldp::kernels::detail
+
+namespace ldp::kernels {
+
+const table& scalar() noexcept {
+  static constexpr table t{arch::scalar, "scalar", detail::chacha20_blocks_scalar,
+                           detail::bernoulli_chunks_scalar};
+  return t;
+}
+
+}  // namespace ldp::kernels

@@ -1,0 +1,20 @@
+// The scalar reference kernels, callable from the SIMD translation units for their tails. They are
+// ordinary (non-inline) functions compiled without architecture flags, so no vector code can leak
+// into callers that run on older CPUs.
+#ifndef LDP_KERNELS_SRC_SCALAR_H
+#define LDP_KERNELS_SRC_SCALAR_H
+
+#include "ldp/kernels/kernel_table.h"
+
+namespace ldp::kernels::detail {
+
+void chacha20_blocks_scalar(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
+                            unsigned char* out, std::size_t nblocks) noexcept;
+
+std::size_t bernoulli_chunks_scalar(uint64_t* out, std::size_t nchunks, uint64_t threshold,
+                                    unsigned bits, const unsigned char* rnd, std::size_t rnd_words,
+                                    std::size_t* words_used) noexcept;
+
+}  // namespace ldp::kernels::detail
+
+#endif

@@ -1,0 +1,225 @@
+// xsimd implementations of the kernel table, templated on the xsimd architecture and explicitly
+// instantiated once per architecture in arch_<name>.cpp, each compiled with that architecture's
+// flags (the pattern of xsimd's test/doc/sum.hpp). Include only from those translation units.
+//
+// Everything here is a template on Arch, or calls the out-of-line scalar reference: a non-template
+// inline helper would be emitted in every arch TU and the linker could keep an AVX2 copy for all
+// callers (PERFORMANCE.md 9, trap 6).
+#ifndef LDP_KERNELS_SRC_SIMD_KERNELS_H
+#define LDP_KERNELS_SRC_SIMD_KERNELS_H
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstring>
+
+#include "scalar.h"
+
+#if defined(__AVX512F__) || defined(__AVX2__) || defined(__SSSE3__)
+#include <immintrin.h>
+#endif
+
+namespace ldp::kernels::detail {
+
+template <class Arch>
+using u32x = xsimd::batch<uint32_t, Arch>;
+template <class Arch>
+using u64x = xsimd::batch<uint64_t, Arch>;
+
+// Rotations: xsimd 8.1 has no rotl. Generic shift/shift/or, replaced by one instruction where the
+// architecture has it (vprold) or by a byte shuffle for the byte-multiple amounts (vpshufb).
+template <int N, class Arch>
+inline u32x<Arch> rotl(u32x<Arch> x, xsimd::generic) noexcept {
+  return (x << N) | (x >> (32 - N));
+}
+#if XSIMD_WITH_AVX512F
+template <int N, class Arch>
+inline u32x<Arch> rotl(u32x<Arch> x, xsimd::avx512f) noexcept {
+  return _mm512_rol_epi32(x, N);
+}
+#endif
+#if XSIMD_WITH_AVX2
+template <int N, class Arch>
+inline u32x<Arch> rotl(u32x<Arch> x, xsimd::avx2) noexcept {
+  if constexpr (N == 16) {
+    const __m256i m = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0,
+                                       1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+    return _mm256_shuffle_epi8(x, m);
+  } else if constexpr (N == 8) {
+    const __m256i m = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1,
+                                       2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+    return _mm256_shuffle_epi8(x, m);
+  } else {
+    return (x << N) | (x >> (32 - N));
+  }
+}
+#endif
+
+template <class Arch>
+inline void quarter_round(u32x<Arch>& a, u32x<Arch>& b, u32x<Arch>& c, u32x<Arch>& d) noexcept {
+  a += b; d ^= a; d = rotl<16, Arch>(d, Arch{});
+  c += d; b ^= c; b = rotl<12, Arch>(b, Arch{});
+  a += b; d ^= a; d = rotl<8, Arch>(d, Arch{});
+  c += d; b ^= c; b = rotl<7, Arch>(b, Arch{});
+}
+
+// In-lane 4x4 transpose of 32-bit words: xsimd's zip_lo/zip_hi interleave within each 128-bit lane,
+// so afterwards 128-bit chunk c of r[j] holds words 4g..4g+3 of block 4c + j.
+template <class Arch>
+inline void transpose4_in_lane(u32x<Arch> r[4]) noexcept {
+  using u64 = u64x<Arch>;
+  const u32x<Arch> t0 = xsimd::zip_lo(r[0], r[1]), t1 = xsimd::zip_hi(r[0], r[1]);
+  const u32x<Arch> t2 = xsimd::zip_lo(r[2], r[3]), t3 = xsimd::zip_hi(r[2], r[3]);
+  const u64 a0 = xsimd::bitwise_cast<u64>(t0), a1 = xsimd::bitwise_cast<u64>(t1);
+  const u64 a2 = xsimd::bitwise_cast<u64>(t2), a3 = xsimd::bitwise_cast<u64>(t3);
+  r[0] = xsimd::bitwise_cast<u32x<Arch>>(xsimd::zip_lo(a0, a2));
+  r[1] = xsimd::bitwise_cast<u32x<Arch>>(xsimd::zip_hi(a0, a2));
+  r[2] = xsimd::bitwise_cast<u32x<Arch>>(xsimd::zip_lo(a1, a3));
+  r[3] = xsimd::bitwise_cast<u32x<Arch>>(xsimd::zip_hi(a1, a3));
+}
+
+// Vertical layout: lane b of every state vector belongs to block b (PERFORMANCE.md 3).
+struct chacha20_blocks_kernel {
+  template <class Arch>
+  void operator()(Arch, const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
+                  unsigned char* out, std::size_t nblocks) const noexcept;
+};
+
+template <class Arch>
+void chacha20_blocks_kernel::operator()(Arch, const uint32_t key[8], const uint32_t nonce[3],
+                                        uint32_t counter, unsigned char* out,
+                                        std::size_t nblocks) const noexcept {
+  using v = u32x<Arch>;
+  constexpr std::size_t lanes = v::size;
+  constexpr std::size_t chunks = lanes / 4;  // 128-bit chunks per register
+  alignas(Arch::alignment()) uint32_t lane_index[lanes];
+  for (std::size_t i = 0; i < lanes; ++i) lane_index[i] = static_cast<uint32_t>(i);
+  const v lane_offset = v::load_aligned(lane_index);
+
+  std::size_t done = 0;
+  for (; done + lanes <= nblocks; done += lanes) {
+    v in[16] = {v(0x61707865u), v(0x3320646eu), v(0x79622d32u), v(0x6b206574u),
+                v(key[0]),      v(key[1]),      v(key[2]),      v(key[3]),
+                v(key[4]),      v(key[5]),      v(key[6]),      v(key[7]),
+                v(counter + static_cast<uint32_t>(done)) + lane_offset,
+                v(nonce[0]),    v(nonce[1]),    v(nonce[2])};
+    v x[16];
+    for (int i = 0; i < 16; ++i) x[i] = in[i];
+    for (int round = 0; round < 10; ++round) {
+      quarter_round<Arch>(x[0], x[4], x[8], x[12]);
+      quarter_round<Arch>(x[1], x[5], x[9], x[13]);
+      quarter_round<Arch>(x[2], x[6], x[10], x[14]);
+      quarter_round<Arch>(x[3], x[7], x[11], x[15]);
+      quarter_round<Arch>(x[0], x[5], x[10], x[15]);
+      quarter_round<Arch>(x[1], x[6], x[11], x[12]);
+      quarter_round<Arch>(x[2], x[7], x[8], x[13]);
+      quarter_round<Arch>(x[3], x[4], x[9], x[14]);
+    }
+    unsigned char* base = out + 64 * done;
+    for (int g = 0; g < 4; ++g) {
+      v r[4] = {x[4 * g] + in[4 * g], x[4 * g + 1] + in[4 * g + 1], x[4 * g + 2] + in[4 * g + 2],
+                x[4 * g + 3] + in[4 * g + 3]};
+      transpose4_in_lane<Arch>(r);
+      for (int j = 0; j < 4; ++j) {
+        if constexpr (chunks == 1) {
+          r[j].store_unaligned(reinterpret_cast<uint32_t*>(base + 64 * j + 16 * g));
+        } else {
+          alignas(Arch::alignment()) uint32_t tmp[lanes];
+          r[j].store_aligned(tmp);
+          for (std::size_t c = 0; c < chunks; ++c) {
+            std::memcpy(base + 64 * (4 * c + j) + 16 * g, tmp + 4 * c, 16);
+          }
+        }
+      }
+    }
+  }
+  if (done < nblocks) {
+    chacha20_blocks_scalar(key, nonce, counter + static_cast<uint32_t>(done), out + 64 * done,
+                           nblocks - done);
+  }
+}
+
+// The lane-parallel Bernoulli of kernel_table.h, 256 lanes as 256 / (64 * batch size) registers.
+// x & ~r is written out: xsimd 8.1's bitwise_andnot(a, b) is ~a & b on x86 but a & ~b on NEON.
+struct bernoulli_chunks_kernel {
+  template <class Arch>
+  std::size_t operator()(Arch, uint64_t* out, std::size_t nchunks, uint64_t threshold,
+                         unsigned bits, const unsigned char* rnd, std::size_t rnd_words,
+                         std::size_t* words_used) const noexcept;
+};
+
+template <class Arch>
+std::size_t bernoulli_chunks_kernel::operator()(Arch, uint64_t* out, std::size_t nchunks,
+                                                uint64_t threshold, unsigned bits,
+                                                const unsigned char* rnd, std::size_t rnd_words,
+                                                std::size_t* words_used) const noexcept {
+  using v = u64x<Arch>;
+  constexpr std::size_t regs = 4 / v::size;
+  static_assert(regs >= 1 && regs * v::size == 4, "a chunk is 256 bits");
+  const uint64_t one = uint64_t{1} << bits;
+  if (threshold == 0 || threshold == one) {
+    const uint64_t fill = threshold == 0 ? 0 : ~uint64_t{0};
+    for (std::size_t i = 0; i < 4 * nchunks; ++i) out[i] = fill;
+    *words_used = 0;
+    return nchunks;
+  }
+  // Digits at and below the lowest set bit of the threshold are never read.
+  int lowest = 0;
+  while (((threshold >> lowest) & 1) == 0) ++lowest;
+  std::size_t used = 0, done = 0;
+  for (; done < nchunks && rnd_words - used >= bits; ++done, out += 4) {
+    v undecided[regs], result[regs];
+    for (std::size_t k = 0; k < regs; ++k) {
+      undecided[k] = v(~uint64_t{0});
+      result[k] = v(uint64_t{0});
+    }
+    for (int digit = static_cast<int>(bits) - 1; digit >= lowest; --digit) {
+      const uint64_t* word = reinterpret_cast<const uint64_t*>(rnd + bernoulli_word_bytes * used++);
+      v any(uint64_t{0});
+      if ((threshold >> digit) & 1) {
+        for (std::size_t k = 0; k < regs; ++k) {
+          const v r = v::load_unaligned(word + k * v::size);
+          result[k] |= undecided[k] & ~r;
+          undecided[k] &= r;
+          any |= undecided[k];
+        }
+      } else {
+        for (std::size_t k = 0; k < regs; ++k) {
+          const v r = v::load_unaligned(word + k * v::size);
+          undecided[k] &= ~r;
+          any |= undecided[k];
+        }
+      }
+      if (xsimd::none(any != v(uint64_t{0}))) break;
+    }
+    for (std::size_t k = 0; k < regs; ++k) result[k].store_unaligned(out + k * v::size);
+  }
+  *words_used = used;
+  return done;
+}
+
+}  // namespace ldp::kernels::detail
+
+// Explicit instantiations for one architecture, used by arch_<name>.cpp. Each defines an
+// out-of-line entry point with external linkage, so another table may point at it (AVX-512 keeps
+// the 256-bit Bernoulli chunk of AVX2) without instantiating the same template in two TUs.
+#define LDP_KERNELS_DEFINE_CHACHA20(ARCH, ID)                                                         \
+  template void ldp::kernels::detail::chacha20_blocks_kernel::operator()<ARCH>(                       \
+      ARCH, const uint32_t*, const uint32_t*, uint32_t, unsigned char*, std::size_t) const noexcept; \
+  void ldp::kernels::detail::chacha20_blocks_##ID(const uint32_t key[8], const uint32_t nonce[3],   \
+                                                   uint32_t counter, unsigned char* out,            \
+                                                   std::size_t nblocks) noexcept {                  \
+    chacha20_blocks_kernel{}(ARCH{}, key, nonce, counter, out, nblocks);                             \
+  }
+
+#define LDP_KERNELS_DEFINE_BERNOULLI(ARCH, ID)                                                        \
+  template std::size_t ldp::kernels::detail::bernoulli_chunks_kernel::operator()<ARCH>(              \
+      ARCH, uint64_t*, std::size_t, uint64_t, unsigned, const unsigned char*, std::size_t,           \
+      std::size_t*) const noexcept;                                                                  \
+  std::size_t ldp::kernels::detail::bernoulli_chunks_##ID(                                           \
+      uint64_t* out, std::size_t nchunks, uint64_t threshold, unsigned bits,                         \
+      const unsigned char* rnd, std::size_t rnd_words, std::size_t* words_used) noexcept {           \
+    return bernoulli_chunks_kernel{}(ARCH{}, out, nchunks, threshold, bits, rnd, rnd_words,           \
+                                     words_used);                                                    \
+  }
+
+#endif
