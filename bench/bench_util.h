@@ -1,0 +1,84 @@
+// Shared pieces of ldp_bench: the kernel tables this CPU can run, fixed keys and seeds, benchmark
+// naming (PERFORMANCE.md 10: "BM_<kernel>/<impl>", the size and parameters are appended by Arg/Args)
+// and a generator adapter that counts the random bytes a sampler draws.
+#ifndef LDP_BENCH_BENCH_UTIL_H
+#define LDP_BENCH_BENCH_UTIL_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ldp/kernels/kernel_table.h"
+#include "ldp/platform/cpu.h"
+
+namespace ldp_bench {
+
+// One implementation backed by a kernel table: `name` is the <impl> part of the benchmark name.
+struct table_impl {
+  std::string name;
+  const ldp::kernels::table* table;
+};
+
+// Every compiled table the running CPU supports, under its own name (scalar first, then in
+// increasing order of preference), followed by "simd", the table the dispatcher selects.
+inline const std::vector<table_impl>& runnable_tables() {
+  static const std::vector<table_impl> impls = [] {
+    const ldp::cpu_features cpu = ldp::platform::detect_cpu();
+    std::vector<table_impl> out;
+    for (const ldp::kernels::table* t : ldp::kernels::compiled()) {
+      if (ldp::kernels::supported(*t, cpu)) out.push_back({t->name, t});
+    }
+    out.push_back({"simd", &ldp::kernels::select(cpu)});
+    return out;
+  }();
+  return impls;
+}
+
+// The table behind "simd".
+inline const ldp::kernels::table& simd_table() { return *runnable_tables().back().table; }
+
+// "BM_<kernel>/<impl>".
+inline std::string bench_name(const char* kernel, const std::string& impl) {
+  return std::string("BM_") + kernel + "/" + impl;
+}
+
+// Fixed inputs, so every implementation computes the same thing on every run.
+inline constexpr unsigned char bench_key[32] = {
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+    0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f};
+inline constexpr unsigned char bench_nonce[12] = {0x00, 0x00, 0x00, 0x09, 0x00, 0x00,
+                                                  0x00, 0x4a, 0x00, 0x00, 0x00, 0x00};
+inline constexpr unsigned char bench_seed[32] = {
+    0x6c, 0x64, 0x70, 0x6b, 0x69, 0x74, 0x2d, 0x62, 0x65, 0x6e, 0x63, 0x68, 0x2d, 0x73, 0x65, 0x65,
+    0x64, 0x2d, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64};
+inline constexpr uint64_t bench_mt_seed = 0x6c64706b6974ULL;  // for the std::mt19937_64 baselines
+
+// Wraps a generator with next_u32/next_u64 (the drbg) and counts the bytes drawn through it.
+template <class Rng>
+class counting_rng {
+ public:
+  explicit counting_rng(Rng& inner) noexcept : inner_(inner) {}
+  uint32_t next_u32() noexcept {
+    bytes_ += 4;
+    return inner_.next_u32();
+  }
+  uint64_t next_u64() noexcept {
+    bytes_ += 8;
+    return inner_.next_u64();
+  }
+  uint64_t bytes() const noexcept { return bytes_; }
+
+ private:
+  Rng& inner_;
+  uint64_t bytes_ = 0;
+};
+
+// Registration entry points, one per source file; bench_main.cpp calls them all.
+void register_chacha20_benchmarks();
+void register_bernoulli_benchmarks();
+void register_noise_benchmarks();
+
+}  // namespace ldp_bench
+
+#endif

@@ -1,0 +1,170 @@
+// Goodness of fit of every exact sampler against its exact law (MECHANISMS.md D.3).
+// Each CHECK on a p-value tests at alpha_check = 1e-7, so a test case with m such checks fails a
+// correct implementation with probability at most m * 1e-7 <= 1e-6. Seeds are fixed (derived from
+// the test's name), so CI is deterministic; the power of each check is stated beside it.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "ldp/random.h"
+#include "stats.h"
+#include "tables.h"
+
+namespace {
+
+constexpr double alpha_check = 1e-7;
+
+ldp::random::drbg seeded(const char* name) {
+  unsigned char seed[32];
+  ldp::test::seed_from_name(name, seed);
+  return ldp::random::drbg(seed, ldp::kernels::select(ldp::platform::detect_cpu()));
+}
+
+// Two-sided geometric pmf P(Y = y) on bins [-m, m] plus one "rest" bin for |y| > m.
+std::vector<double> dlap_pmf(double t, int m) {
+  const double a = std::exp(-1.0 / t);
+  const double c = (1 - a) / (1 + a);
+  std::vector<double> p;
+  double inside = 0;
+  for (int y = -m; y <= m; ++y) {
+    p.push_back(c * std::pow(a, std::abs(y)));
+    inside += p.back();
+  }
+  p.push_back(1 - inside);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("uniform_below is uniform, including n just above 2^31 where modulo bias is largest") {
+  auto rng = seeded("uniform_below gof");
+  constexpr uint64_t draws = 1000000;
+  // n = 7 and 1000: a 2% relative excess in one bin is detected with probability > 0.99 at n = 7.
+  for (uint32_t n : {7u, 1000u}) {
+    std::vector<uint64_t> counts(n, 0);
+    for (uint64_t i = 0; i < draws; ++i) ++counts[ldp::random::uniform_below(rng, n)];
+    const auto r = ldp::test::chi_square_gof(counts, std::vector<double>(n, 1.0), draws);
+    CAPTURE(n);
+    CHECK(r.p_value > alpha_check);
+  }
+  // n = 2^31 + 1 in 8 equal bins: plain "x mod n" would double the weight of the lower half.
+  const uint32_t n = 0x80000001u;
+  std::vector<uint64_t> counts(8, 0);
+  for (uint64_t i = 0; i < draws; ++i) {
+    ++counts[uint64_t{ldp::random::uniform_below(rng, n)} * 8 / n];
+  }
+  std::vector<double> p(8, 0.125);
+  CHECK(ldp::test::chi_square_gof(counts, p, draws).p_value > alpha_check);
+}
+
+TEST_CASE("bernoulli and bern_exp hit their exact probabilities (Clopper-Pearson)") {
+  auto rng = seeded("bernoulli gof");
+  constexpr uint64_t draws = 1000000;
+  // Interval half-width at p = 0.1 is about 0.0016: a 2% relative error is detected.
+  for (uint64_t threshold : {uint64_t{429496730}, uint64_t{77309411}, uint64_t{0xc0000000u}}) {
+    uint64_t ones = 0;
+    for (uint64_t i = 0; i < draws; ++i) ones += ldp::random::bernoulli(rng, threshold);
+    const auto ci = ldp::test::clopper_pearson(ones, draws, alpha_check);
+    const double p = std::ldexp(static_cast<double>(threshold), -32);
+    CAPTURE(threshold);
+    CHECK(ci.lo <= p);
+    CHECK(p <= ci.hi);
+  }
+  const struct {
+    uint64_t a, b;
+  } gammas[] = {{1, 3}, {1, 1}, {5, 2}, {7, 7000}, {0, 1}};
+  for (auto g : gammas) {
+    uint64_t ones = 0;
+    for (uint64_t i = 0; i < draws; ++i) ones += ldp::random::bern_exp(rng, g.a, g.b);
+    const auto ci = ldp::test::clopper_pearson(ones, draws, alpha_check);
+    const double p = std::exp(-static_cast<double>(g.a) / static_cast<double>(g.b));
+    CAPTURE(g.a);
+    CAPTURE(g.b);
+    CHECK(ci.lo <= p);
+    CHECK(p <= ci.hi);
+  }
+}
+
+TEST_CASE("geometric matches (1 - e^{-1/t}) e^{-y/t}") {
+  auto rng = seeded("geometric gof");
+  constexpr uint64_t draws = 1000000;
+  // t = 5/2 and t = 40: a scale off by 1% shifts the mean by 1% (about 10 standard errors).
+  for (auto [num, den] : {std::pair<uint64_t, uint64_t>{5, 2}, {40 * 65536, 65536}}) {
+    const double t = static_cast<double>(num) / static_cast<double>(den);
+    const double a = std::exp(-1.0 / t);
+    const int bins = static_cast<int>(12 * t) + 2;
+    std::vector<double> p;
+    double inside = 0;
+    for (int y = 0; y < bins; ++y) {
+      p.push_back((1 - a) * std::pow(a, y));
+      inside += p.back();
+    }
+    p.push_back(1 - inside);
+    std::vector<uint64_t> counts(p.size(), 0);
+    for (uint64_t i = 0; i < draws; ++i) {
+      const uint64_t y = ldp::random::geometric(rng, num, den);
+      ++counts[y < static_cast<uint64_t>(bins) ? y : bins];
+    }
+    CAPTURE(t);
+    CHECK(ldp::test::chi_square_gof(counts, p, draws).p_value > alpha_check);
+  }
+}
+
+TEST_CASE("discrete Laplace matches its pmf, zero included once") {
+  auto rng = seeded("dlap gof");
+  constexpr uint64_t draws = 1000000;
+  // Forgetting the (negative, 0) rejection doubles P(0): at t = 3 that moves 16% of the mass.
+  for (auto [num, den] : {std::pair<uint64_t, uint64_t>{3 * 65536, 65536}, {7, 10}}) {
+    const double t = static_cast<double>(num) / static_cast<double>(den);
+    const int m = static_cast<int>(12 * t) + 2;
+    const auto p = dlap_pmf(t, m);
+    std::vector<uint64_t> counts(p.size(), 0);
+    int64_t sum = 0;
+    for (uint64_t i = 0; i < draws; ++i) {
+      const int64_t y = ldp::random::discrete_laplace(rng, num, den);
+      sum += y;
+      ++counts[std::abs(y) <= m ? static_cast<std::size_t>(y + m) : p.size() - 1];
+    }
+    CAPTURE(t);
+    CHECK(ldp::test::chi_square_gof(counts, p, draws).p_value > alpha_check);
+    // Symmetry: the mean is 0 with variance 2a/(1-a)^2 per draw; |z| < 5.3 has tail below 1e-7.
+    const double a = std::exp(-1.0 / t);
+    const double sd = std::sqrt(2 * a / ((1 - a) * (1 - a)) / draws);
+    CHECK(std::abs(static_cast<double>(sum) / draws) < 5.3 * sd);
+  }
+}
+
+TEST_CASE("bulk Bernoulli masks: every position has the implemented probability") {
+  // R masks of k bits; position j's count is Binomial(R, p). The sum over positions of the squared
+  // standardized deviations is chi-square with k degrees of freedom. A position off by 5% relative
+  // (e.g. a lane using a wrong threshold) or a whole mask off by 1% is detected.
+  constexpr std::size_t k = 1000;  // not a multiple of 256: the tail chunk is covered
+  constexpr std::size_t masks = 4000;
+  for (const auto* t : ldp::test::runnable_tables()) {
+    for (uint64_t threshold : {uint64_t{1} << 31, uint64_t{429496730}, uint64_t{77309411}}) {
+      unsigned char seed[32];
+      ldp::test::seed_from_name("mask positions", seed);
+      seed[0] ^= static_cast<unsigned char>(threshold);
+      ldp::random::drbg rng(seed, *t);
+      std::vector<uint64_t> counts(k, 0), mask((k + 63) / 64);
+      for (std::size_t r = 0; r < masks; ++r) {
+        REQUIRE(ldp::random::fill_bernoulli_mask(rng, mask, k, threshold) == ldp::status::ok);
+        for (std::size_t j = 0; j < k; ++j) counts[j] += (mask[j / 64] >> (j % 64)) & 1;
+      }
+      const double p = std::ldexp(static_cast<double>(threshold), -32);
+      const double mean = masks * p, var = masks * p * (1 - p);
+      double stat = 0, total = 0;
+      for (uint64_t c : counts) {
+        stat += (static_cast<double>(c) - mean) * (static_cast<double>(c) - mean) / var;
+        total += static_cast<double>(c);
+      }
+      CAPTURE(t->name);
+      CAPTURE(threshold);
+      CHECK(ldp::test::chi_square_sf(stat, k) > alpha_check);
+      const auto ci = ldp::test::clopper_pearson(static_cast<uint64_t>(total), k * masks, alpha_check);
+      CHECK(ci.lo <= p);
+      CHECK(p <= ci.hi);
+    }
+  }
+}
