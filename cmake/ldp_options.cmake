@@ -7,12 +7,19 @@ if(LDP_BARE_METAL)
   set(LDP_BUILD_TOOLS OFF CACHE BOOL "" FORCE)
 endif()
 
+set(LDP_CONFIG_DRBG_BLOCKS 32 CACHE STRING
+    "ChaCha20 blocks buffered per DRBG, at least 32 (lib/base/include/ldp/base/config.h)")
+
 add_library(ldp_warnings INTERFACE)
 if(MSVC)
   target_compile_options(ldp_warnings INTERFACE /W4 $<$<BOOL:${LDP_WERROR}>:/WX>)
 else()
   target_compile_options(ldp_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
                          -Wno-sign-conversion $<$<BOOL:${LDP_WERROR}>:-Werror>)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(arm|cortex)")
+    # GCC notes that an ABI change of GCC 7.1 affects span-by-value; we build everything together.
+    target_compile_options(ldp_warnings INTERFACE -Wno-psabi)
+  endif()
 endif()
 
 if(LDP_SANITIZE)
@@ -30,5 +37,6 @@ function(ldp_device_module target)
   endif()
   target_link_libraries(${target} PRIVATE ldp_warnings)
   target_compile_definitions(${target} PUBLIC $<$<BOOL:${LDP_BARE_METAL}>:LDP_BARE_METAL>
-                                              LDP_CONFIG_SIMD=$<BOOL:${LDP_SIMD}>)
+                                              LDP_CONFIG_SIMD=$<BOOL:${LDP_SIMD}>
+                                              LDP_CONFIG_DRBG_BLOCKS=${LDP_CONFIG_DRBG_BLOCKS})
 endfunction()

@@ -31,7 +31,7 @@ regs cpuid(unsigned leaf, unsigned subleaf) {
   __cpuidex(v, static_cast<int>(leaf), static_cast<int>(subleaf));
   r = {unsigned(v[0]), unsigned(v[1]), unsigned(v[2]), unsigned(v[3])};
 #else
-  if (leaf > __get_cpuid_max(leaf & 0x80000000u, nullptr)) return r;
+  if (leaf > static_cast<unsigned>(__get_cpuid_max(leaf & 0x80000000u, nullptr))) return r;
   __cpuid_count(leaf, subleaf, r.a, r.b, r.c, r.d);
 #endif
   return r;

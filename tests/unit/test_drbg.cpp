@@ -49,17 +49,57 @@ TEST_CASE("same seed, same calls, same bytes on every kernel table") {
   CHECK(draw_mixed(other) != want);
 }
 
-TEST_CASE("the first refill is ChaCha20 block output after the 32-byte rekey") {
+TEST_CASE("the stream is 992-byte unit outputs, each keyed by the previous unit's last 32 bytes") {
   unsigned char seed[32];
   ldp::test::seed_from_name("drbg layout", seed);
   ldp::random::drbg rng(seed, ldp::kernels::scalar());
-  unsigned char got[100];
-  rng.fill(got, sizeof got);
+  std::vector<unsigned char> got(3 * 992);
+  rng.fill(got.data(), 100);  // through the buffer
+  rng.fill(got.data() + 100, got.size() - 100);
   const unsigned char nonce[12] = {};
-  unsigned char stream[132];
-  REQUIRE(ldp::random::chacha20_keystream(ldp::kernels::scalar(), seed, nonce, 0, stream) ==
-          ldp::status::ok);
-  CHECK(std::memcmp(got, stream + 32, sizeof got) == 0);
+  unsigned char key[32], unit[1024];
+  std::memcpy(key, seed, 32);
+  for (int u = 0; u < 3; ++u) {
+    REQUIRE(ldp::random::chacha20_keystream(ldp::kernels::scalar(), key, nonce, 0, unit) ==
+            ldp::status::ok);
+    CHECK(std::memcmp(got.data() + 992 * u, unit, 992) == 0);
+    std::memcpy(key, unit + 992, 32);
+  }
+}
+
+TEST_CASE("the stream does not depend on how it is read") {
+  unsigned char seed[32];
+  ldp::test::seed_from_name("drbg read pattern", seed);
+  ldp::random::drbg whole(seed, ldp::kernels::scalar());
+  std::vector<unsigned char> want(20000);
+  whole.fill(want);
+  ldp::random::drbg pieces(seed, ldp::kernels::scalar());
+  ldp::random::drbg sizes(seed, ldp::kernels::scalar());  // drives the split sizes
+  std::vector<unsigned char> got;
+  while (got.size() < want.size()) {
+    const std::size_t left = want.size() - got.size();
+    switch (sizes.next_u32() % 4) {
+      case 0: {  // a word
+        if (left < 8) break;
+        const uint64_t w = pieces.next_u64();
+        for (int i = 0; i < 8; ++i) got.push_back(static_cast<unsigned char>(w >> (8 * i)));
+        continue;
+      }
+      case 1: {  // peek and consume part of it
+        const auto view = pieces.peek(1 + sizes.next_u32() % 1024);
+        const std::size_t n = std::min<std::size_t>({view.size(), left, 1 + sizes.next_u32() % 700});
+        got.insert(got.end(), view.data(), view.data() + n);
+        pieces.consume(n);
+        continue;
+      }
+      default: break;
+    }
+    const std::size_t n = std::min<std::size_t>(left, 1 + sizes.next_u32() % 3000);
+    std::vector<unsigned char> part(n);
+    pieces.fill(part);
+    got.insert(got.end(), part.begin(), part.end());
+  }
+  CHECK(got == want);
 }
 
 TEST_CASE("a captured state reveals neither the seed nor earlier output") {

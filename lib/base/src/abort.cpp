@@ -15,10 +15,13 @@
 extern "C" LDP_WEAK void ldp_abort(const char* file, int line, const char* message) {
 #ifdef LDP_ABORT_CAN_PRINT
   std::fprintf(stderr, "ldpkit: %s:%d: %s\n", file, line, message);
+  std::abort();
 #else
+  // Bare metal: newlib's abort() goes through raise(), whose signal table is allocated on the heap,
+  // so the default hook traps instead. Firmware normally installs its own (log, then reset).
   (void)file;
   (void)line;
   (void)message;
+  for (;;) __builtin_trap();
 #endif
-  std::abort();
 }

@@ -54,6 +54,16 @@ inline u32x<Arch> rotl(u32x<Arch> x, xsimd::avx2) noexcept {
 }
 #endif
 
+// Wipes keystream left on the stack. Not ldp::secure_zero: a non-template inline function from this
+// TU could be the copy the linker keeps for every caller.
+template <class Arch>
+inline void wipe(unsigned char* p, std::size_t n, Arch) noexcept {
+  std::memset(p, 0, n);
+#if defined(__GNUC__) || defined(__clang__)
+  __asm__ __volatile__("" : : "r"(p) : "memory");
+#endif
+}
+
 template <class Arch>
 inline void quarter_round(u32x<Arch>& a, u32x<Arch>& b, u32x<Arch>& c, u32x<Arch>& d) noexcept {
   a += b; d ^= a; d = rotl<16, Arch>(d, Arch{});
@@ -95,8 +105,12 @@ void chacha20_blocks_kernel::operator()(Arch, const uint32_t key[8], const uint3
   for (std::size_t i = 0; i < lanes; ++i) lane_index[i] = static_cast<uint32_t>(i);
   const v lane_offset = v::load_aligned(lane_index);
 
-  std::size_t done = 0;
-  for (; done + lanes <= nblocks; done += lanes) {
+  // Whole groups go straight to `out`; a final partial group is computed in full on the stack and
+  // cut, which is cheaper than the scalar path for anything but a single block on SSE2/NEON.
+  alignas(Arch::alignment()) unsigned char last_group[64 * lanes];
+  for (std::size_t done = 0; done < nblocks; done += lanes) {
+    const bool whole = done + lanes <= nblocks;
+    unsigned char* base = whole ? out + 64 * done : last_group;
     v in[16] = {v(0x61707865u), v(0x3320646eu), v(0x79622d32u), v(0x6b206574u),
                 v(key[0]),      v(key[1]),      v(key[2]),      v(key[3]),
                 v(key[4]),      v(key[5]),      v(key[6]),      v(key[7]),
@@ -114,7 +128,6 @@ void chacha20_blocks_kernel::operator()(Arch, const uint32_t key[8], const uint3
       quarter_round<Arch>(x[2], x[7], x[8], x[13]);
       quarter_round<Arch>(x[3], x[4], x[9], x[14]);
     }
-    unsigned char* base = out + 64 * done;
     for (int g = 0; g < 4; ++g) {
       v r[4] = {x[4 * g] + in[4 * g], x[4 * g + 1] + in[4 * g + 1], x[4 * g + 2] + in[4 * g + 2],
                 x[4 * g + 3] + in[4 * g + 3]};
@@ -131,10 +144,10 @@ void chacha20_blocks_kernel::operator()(Arch, const uint32_t key[8], const uint3
         }
       }
     }
-  }
-  if (done < nblocks) {
-    chacha20_blocks_scalar(key, nonce, counter + static_cast<uint32_t>(done), out + 64 * done,
-                           nblocks - done);
+    if (!whole) {
+      std::memcpy(out + 64 * done, last_group, 64 * (nblocks - done));
+      wipe(last_group, sizeof last_group, Arch{});
+    }
   }
 }
 

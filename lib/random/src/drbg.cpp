@@ -30,7 +30,7 @@ status drbg::from_entropy(entropy_fn source, void* context, drbg* out,
   out->kernels_ = &k;
   std::memcpy(out->key_, seed, seed_size);
   secure_zero(out->buffer_, sizeof(out->buffer_));
-  out->position_ = sizeof(out->buffer_);
+  out->begin_ = out->end_ = 0;
   secure_zero(seed, seed_size);
   return status::ok;
 }
@@ -40,66 +40,52 @@ drbg::~drbg() {
   secure_zero(buffer_, sizeof buffer_);
 }
 
-void drbg::refill() noexcept {
-  unsigned char block[refill_blocks * 64];
+void drbg::next_unit(unsigned char* out) noexcept {
   uint32_t key_words[8];
   load_key(key_, key_words);
-  kernels_->chacha20_blocks(key_words, zero_nonce, 0, block, refill_blocks);
-  std::memcpy(key_, block, seed_size);
-  std::memcpy(buffer_, block + seed_size, sizeof buffer_);
-  position_ = 0;
-  secure_zero(block, sizeof block);
+  kernels_->chacha20_blocks(key_words, zero_nonce, 0, out, unit_blocks);
   secure_zero(key_words, sizeof key_words);
+  std::memcpy(key_, out + unit_output, seed_size);
+}
+
+// Moves the unread bytes to the front and appends as many whole units as fit. Each unit is written
+// where the previous one's key bytes were, so the output stays contiguous without copying it.
+void drbg::top_up() noexcept {
+  const std::size_t unread = end_ - begin_;
+  std::memmove(buffer_, buffer_ + begin_, unread);
+  begin_ = 0;
+  end_ = unread;
+  while (end_ + unit_blocks * 64 <= buffer_size) {
+    next_unit(buffer_ + end_);
+    end_ += unit_output;
+  }
+  std::memset(buffer_ + end_, 0, seed_size);  // the last key's bytes
 }
 
 void drbg::fill(unsigned char* out, std::size_t size) noexcept {
-  const std::size_t buffered = sizeof(buffer_) - position_;
+  const std::size_t buffered = end_ - begin_;
   const std::size_t first = size < buffered ? size : buffered;
-  std::memcpy(out, buffer_ + position_, first);
-  std::memset(buffer_ + position_, 0, first);
-  position_ += first;
+  std::memcpy(out, buffer_ + begin_, first);
+  consume(first);
   out += first;
   size -= first;
-  // Large requests bypass the buffer: block 0 under the current key becomes the next key and
-  // blocks 1, 2, ... go straight to the caller (at most 2^20 blocks per key).
-  constexpr std::size_t max_blocks = std::size_t{1} << 20;
-  while (size >= sizeof(buffer_)) {
-    std::size_t blocks = size / 64;
-    if (blocks > max_blocks) blocks = max_blocks;
-    uint32_t key_words[8];
-    load_key(key_, key_words);
-    unsigned char next[64];
-    kernels_->chacha20_blocks(key_words, zero_nonce, 0, next, 1);
-    kernels_->chacha20_blocks(key_words, zero_nonce, 1, out, blocks);
-    std::memcpy(key_, next, seed_size);
-    secure_zero(next, sizeof next);
-    secure_zero(key_words, sizeof key_words);
-    out += 64 * blocks;
-    size -= 64 * blocks;
+  // Large requests take whole units straight into the caller's memory. A unit's key bytes land at
+  // the front of what is still to be written (at least 32 bytes remain), and are overwritten.
+  while (size >= unit_blocks * 64) {
+    next_unit(out);
+    out += unit_output;
+    size -= unit_output;
   }
   if (size != 0) {
-    refill();
-    std::memcpy(out, buffer_, size);
-    std::memset(buffer_, 0, size);
-    position_ = size;
+    top_up();
+    std::memcpy(out, buffer_ + begin_, size);
+    consume(size);
   }
 }
 
-// Word draws read straight from the buffer; a member store is never dead, so a plain memset wipes.
-uint32_t drbg::next_u32() noexcept {
-  if (sizeof(buffer_) - position_ < 4) refill();
-  const uint32_t v = load_le32(buffer_ + position_);
-  std::memset(buffer_ + position_, 0, 4);
-  position_ += 4;
-  return v;
-}
-
-uint64_t drbg::next_u64() noexcept {
-  if (sizeof(buffer_) - position_ < 8) refill();
-  const uint64_t v = load_le64(buffer_ + position_);
-  std::memset(buffer_ + position_, 0, 8);
-  position_ += 8;
-  return v;
+span<const unsigned char> drbg::peek(std::size_t min_bytes) noexcept {
+  if (end_ - begin_ < min_bytes) top_up();
+  return {buffer_ + begin_, end_ - begin_};
 }
 
 }  // namespace ldp::random

@@ -20,14 +20,15 @@
 #define LDP_CONFIG_SIMD 1
 #endif
 
-// LDP_CONFIG_MASK_BUFFER_WORDS: 256-bit random words buffered on the stack by the Bernoulli mask
-// filler (32 bytes each). At least 32, the worst case of one 256-lane chunk at 32-bit thresholds.
-#ifndef LDP_CONFIG_MASK_BUFFER_WORDS
-#define LDP_CONFIG_MASK_BUFFER_WORDS 64
+// LDP_CONFIG_DRBG_BLOCKS: ChaCha20 blocks (64 bytes) buffered by each random::drbg. At least 32, so
+// that the Bernoulli mask kernel can read the worst case of one chunk (32 words of 32 bytes) in
+// place next to a 16-block refill unit. It changes memory use only, never the random stream.
+#ifndef LDP_CONFIG_DRBG_BLOCKS
+#define LDP_CONFIG_DRBG_BLOCKS 32
 #endif
 
-#if LDP_CONFIG_MASK_BUFFER_WORDS < 32
-#error "LDP_CONFIG_MASK_BUFFER_WORDS must be at least 32"
+#if LDP_CONFIG_DRBG_BLOCKS < 32
+#error "LDP_CONFIG_DRBG_BLOCKS must be at least 32"
 #endif
 
 #endif

@@ -17,7 +17,7 @@
 namespace ldp::random {
 
 // invalid_argument unless 1 <= bits <= 32 and threshold <= 2^bits; buffer_too_small unless out
-// holds ceil(nbits / 64) words. Uses LDP_CONFIG_MASK_BUFFER_WORDS * 32 bytes of stack.
+// holds ceil(nbits / 64) words. Reads the generator's buffer in place: no stack buffer.
 [[nodiscard]] status fill_bernoulli_mask(drbg& rng, span<uint64_t> out, std::size_t nbits,
                                          uint64_t threshold, unsigned bits = 32) noexcept;
 

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Target ratios of PERFORMANCE.md from one ldp_bench run.
+
+Usage:
+    ldp_bench --benchmark_format=json --benchmark_out=FILE [--benchmark_repetitions=N ...]
+    python3 bench/ratios.py FILE
+
+Each benchmark's time is its `median` aggregate when the run used repetitions, otherwise the
+median of its plain iteration runs (a single run without repetitions). Times come from
+`real_time`; a throughput ratio A / B of two benchmarks of the same size is time(B) / time(A).
+Prints a Markdown table: metric | value | goal | met. Missing benchmarks give "n/a"; rows
+without a goal are informative ("-").
+"""
+
+import json
+import statistics
+import sys
+
+TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+CHACHA_BYTES = 65536
+BERNOULLI_BITS = (1024, 65536, 1048576)
+BERNOULLI_PPM = (500000, 100000, 18000)
+NOISE_SAMPLES = 4096
+
+
+def load_times(path):
+    """Maps run name ("BM_x/impl/size...") to (real time in ns per iteration, benchmark record)."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    medians, plain = {}, {}
+    for b in data.get("benchmarks", []):
+        if b.get("error_occurred"):
+            continue
+        name = b.get("run_name", b["name"])
+        ns = float(b["real_time"]) * TO_NS[b.get("time_unit", "ns")]
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                medians[name] = (ns, b)
+        else:
+            plain.setdefault(name, []).append((ns, b))
+    times = {}
+    for name, runs in plain.items():
+        runs.sort(key=lambda r: r[0])
+        times[name] = (statistics.median_low([r[0] for r in runs]), runs[len(runs) // 2][1])
+    times.update(medians)  # medians win when repetitions were used
+    return data.get("context", {}), times
+
+
+class Table:
+    def __init__(self, times):
+        self.times = times
+        self.rows = []
+
+    def ns(self, name):
+        entry = self.times.get(name)
+        return entry[0] if entry else None
+
+    def counter(self, name, key):
+        entry = self.times.get(name)
+        if not entry or key not in entry[1]:
+            return None
+        return float(entry[1][key])
+
+    def speedup(self, fast, slow):
+        """Throughput of `fast` over that of `slow` (same work per iteration)."""
+        a, b = self.ns(fast), self.ns(slow)
+        return b / a if a and b else None
+
+    def add(self, metric, value, goal=None, fmt="{:.2f}"):
+        """goal is (text, predicate) or None for an informative row."""
+        shown = "n/a" if value is None else fmt.format(value)
+        if goal is None:
+            goal_text, met = "-", "-"
+        else:
+            goal_text, predicate = goal
+            met = "n/a" if value is None else ("yes" if predicate(value) else "no")
+        self.rows.append((metric, shown, goal_text, met))
+
+    def render(self):
+        lines = ["| metric | value | goal | met |", "|---|---|---|---|"]
+        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        return "\n".join(lines)
+
+
+def at_least(x):
+    return ("≥ {:g}".format(x), lambda v: v >= x)
+
+
+def below(x):
+    return ("< {:g}".format(x), lambda v: v < x)
+
+
+def impls_of(times, kernel, suffix):
+    """The <impl> names of BM_<kernel>/<impl><suffix>, in order of first appearance."""
+    prefix = "BM_{}/".format(kernel)
+    seen = []
+    for name in times:
+        if name.startswith(prefix) and name.endswith(suffix):
+            impl = name[len(prefix):len(name) - len(suffix)]
+            if "/" not in impl and impl not in seen:
+                seen.append(impl)
+    return seen
+
+
+def chacha20_rows(t):
+    size = "/{}".format(CHACHA_BYTES)
+    simd = "BM_chacha20/simd" + size
+    for lib in ("openssl", "sodium"):
+        t.add("chacha20 simd / {} throughput @{} B".format(lib, CHACHA_BYTES),
+              t.speedup(simd, "BM_chacha20/{}{}".format(lib, size)), at_least(0.7))
+    naive = "BM_chacha20/naive" + size
+    tables = [i for i in impls_of(t.times, "chacha20", size)
+              if i not in ("naive", "openssl", "sodium")]
+    # scalar and simd always get a row, so a missing one shows as n/a.
+    tables = ["scalar"] + [i for i in tables if i not in ("scalar", "simd")] + ["simd"]
+    for impl in tables:
+        # PERFORMANCE.md 3: the scalar table must at least match the reference loop.
+        goal = at_least(1.0) if impl == "scalar" else None
+        t.add("chacha20 {} / naive throughput @{} B".format(impl, CHACHA_BYTES),
+              t.speedup("BM_chacha20/{}{}".format(impl, size), naive), goal)
+    ns = t.ns(simd)
+    t.add("chacha20 simd GB/s @{} B".format(CHACHA_BYTES), CHACHA_BYTES / ns if ns else None)
+    # PERFORMANCE.md 3: at 64 B the latency is recorded only.
+    t.add("chacha20 simd ns @64 B (latency)", t.ns("BM_chacha20/simd/64"), fmt="{:.1f}")
+
+
+def bernoulli_rows(t):
+    for k in BERNOULLI_BITS:
+        for ppm in BERNOULLI_PPM:
+            args = "/{}/{}".format(k, ppm)
+            label = "k={} q={:g}".format(k, ppm / 1e6)
+            naive = "BM_bernoulli/naive" + args
+            t.add("bernoulli simd / naive speed, " + label,
+                  t.speedup("BM_bernoulli/simd" + args, naive), at_least(20))
+            t.add("bernoulli scalar / naive speed, " + label,
+                  t.speedup("BM_bernoulli/scalar" + args, naive))
+            rng_bytes = t.counter("BM_bernoulli/simd" + args, "rng_bytes_per_item")
+            t.add("bernoulli simd rng_bytes_per_item, " + label, rng_bytes, fmt="{:.3f}")
+            # PERFORMANCE.md 4: time <= 1.25 x (keystream bytes / BM_chacha20 throughput of the same
+            # impl), i.e. the keystream share of the time is >= 0.8.
+            bern_ns = t.ns("BM_bernoulli/simd" + args)
+            chacha_ns = t.ns("BM_chacha20/simd/{}".format(CHACHA_BYTES))
+            bound = None
+            if rng_bytes is not None and bern_ns and chacha_ns:
+                bound = rng_bytes * k * chacha_ns / CHACHA_BYTES / bern_ns
+            t.add("bernoulli simd RNG-bound fraction, " + label, bound, at_least(0.8))
+
+
+def noise_rows(t):
+    size = "/{}".format(NOISE_SAMPLES)
+    cks = "BM_dlap/scalar_cks" + size
+    cks_ns = t.ns(cks)
+    t.add("dlap scalar_cks ns per sample (t = 10)",
+          cks_ns / NOISE_SAMPLES if cks_ns else None, below(100), fmt="{:.1f}")
+    naive_ns = t.ns("BM_dlap/naive" + size)
+    t.add("dlap naive ns per sample (t = 10)",
+          naive_ns / NOISE_SAMPLES if naive_ns else None, fmt="{:.1f}")
+    t.add("dlap scalar_cks / naive time per sample",
+          cks_ns / naive_ns if cks_ns and naive_ns else None)
+    t.add("dlap scalar_cks rng_bytes_per_item", t.counter(cks, "rng_bytes_per_item"),
+          fmt="{:.1f}")
+    for kernel in ("geometric", "bern_exp"):
+        ns = t.ns("BM_{}/scalar_cks{}".format(kernel, size))
+        t.add("{} scalar_cks ns per sample".format(kernel),
+              ns / NOISE_SAMPLES if ns else None, fmt="{:.1f}")
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: ratios.py BENCHMARK_JSON\n")
+        return 2
+    context, times = load_times(argv[1])
+    t = Table(times)
+    chacha20_rows(t)
+    bernoulli_rows(t)
+    noise_rows(t)
+    host = context.get("host_name", "?")
+    cpus = context.get("num_cpus", "?")
+    mhz = context.get("mhz_per_cpu", "?")
+    table = context.get("ldp_simd_table", "?")
+    print("ldp_bench on {} ({} CPUs, {} MHz), simd table: {}\n".format(host, cpus, mhz, table))
+    print(t.render())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
