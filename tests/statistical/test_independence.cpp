@@ -41,18 +41,12 @@ double adjacent_word_p_value(const std::vector<uint32_t>& words) {
   return ldp::test::chi_square_independence(table).p_value;
 }
 
-ldp::random::drbg seeded(const char* name, const ldp::kernels::table& t) {
-  unsigned char seed[32];
-  ldp::test::seed_from_name(name, seed);
-  return ldp::random::drbg(seed, t);
-}
-
 const std::size_t mask_lags[] = {1, 2, 7, 8, 9, 32, 63, 64, 65, 255, 256, 257};
 
 }  // namespace
 
 TEST_CASE("DRBG: adjacent bits, bytes and words are independent") {
-  auto rng = seeded("drbg independence", ldp::kernels::select(ldp::platform::detect_cpu()));
+  auto rng = ldp::test::seeded_drbg("drbg independence");
   std::vector<unsigned char> bytes(1 << 24);  // 8M byte pairs: about 128 per cell of 256 x 256
   rng.fill(bytes);
   CHECK(adjacent_byte_p_value(bytes) > alpha_check);
@@ -67,7 +61,7 @@ TEST_CASE("DRBG: adjacent bits, bytes and words are independent") {
 }
 
 TEST_CASE("the stream tests reject a generator that reuses words or bytes") {
-  auto rng = seeded("broken stream", ldp::kernels::scalar());
+  auto rng = ldp::test::seeded_drbg("broken stream", ldp::kernels::scalar());
   std::vector<uint32_t> words(1 << 20);
   for (std::size_t i = 0; i < words.size(); i += 2) words[i] = words[i + 1] = rng.next_u32();
   CHECK(adjacent_word_p_value(words) < 1e-12);
@@ -84,7 +78,7 @@ TEST_CASE("Bernoulli masks: bits at reuse-prone lags are independent, on every t
   constexpr std::size_t k = 1 << 16, masks = 64;  // 4M bits per threshold
   for (const auto* t : ldp::test::runnable_tables()) {
     for (uint64_t threshold : {uint64_t{429496730}, uint64_t{77309411}}) {
-      auto rng = seeded("mask independence", *t);
+      auto rng = ldp::test::seeded_drbg("mask independence", *t);
       std::vector<uint64_t> bits(masks * k / 64);
       for (std::size_t m = 0; m < masks; ++m) {
         REQUIRE(ldp::random::fill_bernoulli_mask(
@@ -105,7 +99,7 @@ TEST_CASE("Bernoulli masks: bits at reuse-prone lags are independent, on every t
 TEST_CASE("the mask test rejects Fuchsia Cobalt's byte-indexing bug") {
   // Byte b's bit i compared word r[b + i] (instead of r[8b + i]) with the threshold, so adjacent
   // bytes share 7 of their 8 words. The same lag test must flag it at lag 7.
-  auto rng = seeded("cobalt bug", ldp::kernels::scalar());
+  auto rng = ldp::test::seeded_drbg("cobalt bug", ldp::kernels::scalar());
   constexpr std::size_t nbytes = 1 << 19;
   const uint32_t threshold = 429496730;
   std::vector<uint32_t> r(nbytes + 8);

@@ -15,12 +15,6 @@ namespace {
 
 constexpr double alpha_check = 1e-7;
 
-ldp::random::drbg seeded(const char* name) {
-  unsigned char seed[32];
-  ldp::test::seed_from_name(name, seed);
-  return ldp::random::drbg(seed, ldp::kernels::select(ldp::platform::detect_cpu()));
-}
-
 // Two-sided geometric pmf P(Y = y) on bins [-m, m] plus one "rest" bin for |y| > m.
 std::vector<double> dlap_pmf(double t, int m) {
   const double a = std::exp(-1.0 / t);
@@ -38,7 +32,7 @@ std::vector<double> dlap_pmf(double t, int m) {
 }  // namespace
 
 TEST_CASE("uniform_below is uniform, including n just above 2^31 where modulo bias is largest") {
-  auto rng = seeded("uniform_below gof");
+  auto rng = ldp::test::seeded_drbg("uniform_below gof");
   constexpr uint64_t draws = 1000000;
   // n = 7 and 1000: a 2% relative excess in one bin is detected with probability > 0.99 at n = 7.
   for (uint32_t n : {7u, 1000u}) {
@@ -59,7 +53,7 @@ TEST_CASE("uniform_below is uniform, including n just above 2^31 where modulo bi
 }
 
 TEST_CASE("bernoulli and bern_exp hit their exact probabilities (Clopper-Pearson)") {
-  auto rng = seeded("bernoulli gof");
+  auto rng = ldp::test::seeded_drbg("bernoulli gof");
   constexpr uint64_t draws = 1000000;
   // Interval half-width at p = 0.1 is about 0.0016: a 2% relative error is detected.
   for (uint64_t threshold : {uint64_t{429496730}, uint64_t{77309411}, uint64_t{0xc0000000u}}) {
@@ -87,7 +81,7 @@ TEST_CASE("bernoulli and bern_exp hit their exact probabilities (Clopper-Pearson
 }
 
 TEST_CASE("geometric matches (1 - e^{-1/t}) e^{-y/t}") {
-  auto rng = seeded("geometric gof");
+  auto rng = ldp::test::seeded_drbg("geometric gof");
   constexpr uint64_t draws = 1000000;
   // t = 5/2 and t = 40: a scale off by 1% shifts the mean by 1% (about 10 standard errors).
   for (auto [num, den] : {std::pair<uint64_t, uint64_t>{5, 2}, {40 * 65536, 65536}}) {
@@ -112,7 +106,7 @@ TEST_CASE("geometric matches (1 - e^{-1/t}) e^{-y/t}") {
 }
 
 TEST_CASE("discrete Laplace matches its pmf, zero included once") {
-  auto rng = seeded("dlap gof");
+  auto rng = ldp::test::seeded_drbg("dlap gof");
   constexpr uint64_t draws = 1000000;
   // Forgetting the (negative, 0) rejection doubles P(0): at t = 3 that moves 16% of the mass.
   for (auto [num, den] : {std::pair<uint64_t, uint64_t>{3 * 65536, 65536}, {7, 10}}) {

@@ -30,11 +30,12 @@ double stirling_error(double a) {
                                             r2 * (1.0 / 156 + r2 * (-3617.0 / 122400))))))));
 }
 
-// t - ln(1 + t) where 1 + t = num / den > 0, without the cancellation of the direct form near
-// t = 0. Far from 0 the log is taken of the ratio itself: rebuilding 1 + t from a rounded t would
+// t - ln(1 + t) where 1 + t = num / den > 0 and t = diff / den, diff = num - den being supplied
+// by the caller as accurately as it knows it. Without the cancellation of the direct form near
+// t = 0; far from 0 the log is taken of the ratio itself, as 1 + t rebuilt from a rounded t would
 // lose the digits of a tiny ratio.
-double log_ratio_deficit(double num, double den) {
-  const double t = (num - den) / den;
+double log_ratio_deficit(double num, double den, double diff) {
+  const double t = diff / den;
   if (std::fabs(t) >= 0.5) return t - std::log(num / den);
   // With v = t / (2 + t): ln(1 + t) = 2 atanh(v) and t - 2v = t v, so the result is
   // t v - 2 (v^3/3 + v^5/5 + ...), where the first term dominates (|v| <= 1/3).
@@ -54,14 +55,19 @@ double log_ratio_deficit(double num, double den) {
 // ln(x^a e^-x / Gamma(a)), written as -a (t - ln(1 + t)) + ... with 1 + t = x / a, so that no
 // two large logarithms are subtracted.
 double log_gamma_kernel(double a, double x) {
-  return -a * log_ratio_deficit(x, a) + 0.5 * (std::log(a) - log_two_pi) - stirling_error(a);
+  return -a * log_ratio_deficit(x, a, x - a) + 0.5 * (std::log(a) - log_two_pi) -
+         stirling_error(a);
 }
 
-// ln(x^a y^b / B(a, b)) with y = 1 - x given exactly by the caller, by the same device around the
-// mode a / (a + b).
+// ln(x^a y^b / B(a, b)) for y = 1 - x, by the same device around the mode (p, q) =
+// (a, b) / (a + b). The smaller of x and y is exact (it is the caller's input, or its complement
+// when that was >= 1/2), so both distances to the mode are taken from it.
 double log_beta_kernel(double a, double b, double x, double y) {
   const double s = a + b;
-  return -a * log_ratio_deficit(x, a / s) - b * log_ratio_deficit(y, b / s) +
+  const double p = a / s;
+  const double q = b / s;
+  const double x_minus_p = x <= y ? x - p : q - y;
+  return -a * log_ratio_deficit(x, p, x_minus_p) - b * log_ratio_deficit(y, q, -x_minus_p) +
          0.5 * (std::log(a) + std::log(b) - std::log(s) - log_two_pi) + stirling_error(s) -
          stirling_error(a) - stirling_error(b);
 }
@@ -113,19 +119,57 @@ double gamma_q_fraction(double a, double x) {
   return std::exp(log_gamma_kernel(a, x)) / g;
 }
 
-// I_x(a, b) by its continued fraction, with y = 1 - x; converges quickly for
-// x < (a + 1) / (a + b + 2).
+// I_x(a, b) by its continued fraction 1 / (1 + d1 / (1 + d2 / (1 + ...))), with y = 1 - x;
+// converges quickly for x < (a + 1) / (a + b + 2).
+//
+// For x near 1 the odd terms have 1 + d_{2m+1} = O(1 - x), and the textbook Lentz recurrences
+// C' = 1 + d / C, D' = 1 / (1 + d D) then cancel catastrophically (5e-11 relative error at
+// a = 1e6, b = 0.5). The C and D entering an odd step come from an even step and lie near 1, so
+// the loop carries their offsets from 1 and the odd step uses C' = (1 + d + (C - 1)) / C,
+// D' = 1 / (1 + d + d (D - 1)), with 1 + d from a form in y where that is better conditioned.
 double beta_fraction(double a, double b, double x, double y) {
-  const double g = continued_fraction(1.0, [&](int j, double& aj, double& bj) {
-    const int m = j / 2;
+  constexpr double tiny = 1e-300;
+  constexpr double eps = 1e-16;
+  const bool near_one = x > 0.5;  // then b < a + 1, and y = 1 - x exactly or y is the exact input
+  double f = 1.0;
+  double c = 1.0;
+  double d = 0.0;
+  double c_minus_1 = 0.0;  // C - 1 and D - 1 after the last even step (or before the first step)
+  double d_minus_1 = -1.0;
+  bool previous_converged = false;
+  for (int j = 1; j <= max_iterations; ++j) {
+    const double m = j / 2;
+    double c_next = 0.0;
+    double d_denominator = 0.0;
     if (j % 2 == 1) {
-      aj = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+      // d = -num x / den, and den - num = a (2m + 1 - b) + m (3m + 2 - b).
+      const double num = (a + m) * (a + b + m);
+      const double den = (a + 2 * m) * (a + 2 * m + 1);
+      const double dj = -num * x / den;
+      const double one_plus_dj = near_one
+                                     ? (a * (2 * m + 1 - b) + m * (3 * m + 2 - b) + num * y) / den
+                                     : (den - num * x) / den;
+      c_next = (one_plus_dj + c_minus_1) / c;
+      d_denominator = one_plus_dj + dj * d_minus_1;
     } else {
-      aj = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+      const double dj = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+      c_next = 1.0 + dj / c;
+      d_denominator = 1.0 + dj * d;
+      c_minus_1 = dj / c;
+      d_minus_1 = -dj * d / d_denominator;
     }
-    bj = 1.0;
-  });
-  return std::exp(log_beta_kernel(a, b, x, y)) / (a * g);
+    if (c_next == 0.0) c_next = tiny;
+    if (d_denominator == 0.0) d_denominator = tiny;
+    c = c_next;
+    d = 1.0 / d_denominator;
+    const double delta = c * d;
+    f *= delta;
+    // Even terms can be negligible while odd ones are not, so two in a row must be.
+    const bool converged = std::fabs(delta - 1.0) <= eps;
+    if (converged && previous_converged) return std::exp(log_beta_kernel(a, b, x, y)) / (a * f);
+    previous_converged = converged;
+  }
+  return nan;
 }
 
 struct beta_tails {

@@ -8,6 +8,7 @@
 
 #include "ldp/kernels.h"
 #include "ldp/platform.h"
+#include "ldp/random/drbg.h"
 
 namespace ldp::test {
 
@@ -29,6 +30,17 @@ inline void seed_from_name(const char* name, unsigned char seed[32]) {
     h = (h ^ static_cast<uint64_t>(w)) * 0x100000001b3u;
     for (int i = 0; i < 8; ++i) seed[8 * w + i] = static_cast<unsigned char>(h >> (8 * i));
   }
+}
+
+// A generator keyed from a test name, on the given table (the dispatcher's choice by default).
+inline random::drbg seeded_drbg(const char* name, const kernels::table& t) {
+  unsigned char seed[32];
+  seed_from_name(name, seed);
+  return random::drbg(seed, t);
+}
+
+inline random::drbg seeded_drbg(const char* name) {
+  return seeded_drbg(name, kernels::select(platform::detect_cpu()));
 }
 
 }  // namespace ldp::test

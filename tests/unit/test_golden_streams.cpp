@@ -24,9 +24,7 @@ struct fnv1a {
 };
 
 uint64_t drbg_digest(const ldp::kernels::table& t) {
-  unsigned char seed[32];
-  ldp::test::seed_from_name("golden drbg", seed);
-  ldp::random::drbg rng(seed, t);
+  auto rng = ldp::test::seeded_drbg("golden drbg", t);
   std::vector<unsigned char> bytes(5000);
   rng.fill(bytes);
   fnv1a f;
@@ -36,9 +34,7 @@ uint64_t drbg_digest(const ldp::kernels::table& t) {
 }
 
 uint64_t mask_digest(const ldp::kernels::table& t) {
-  unsigned char seed[32];
-  ldp::test::seed_from_name("golden mask", seed);
-  ldp::random::drbg rng(seed, t);
+  auto rng = ldp::test::seeded_drbg("golden mask", t);
   fnv1a f;
   for (uint64_t threshold : {uint64_t{429496730}, uint64_t{77309411}, uint64_t{1} << 31}) {
     std::vector<uint64_t> mask(157);
@@ -49,9 +45,7 @@ uint64_t mask_digest(const ldp::kernels::table& t) {
 }
 
 uint64_t sampler_digest(const ldp::kernels::table& t) {
-  unsigned char seed[32];
-  ldp::test::seed_from_name("golden samplers", seed);
-  ldp::random::drbg rng(seed, t);
+  auto rng = ldp::test::seeded_drbg("golden samplers", t);
   fnv1a f;
   for (int i = 0; i < 1000; ++i) {
     f.add(ldp::random::uniform_below(rng, 1000), 4);
