@@ -122,11 +122,11 @@ double gamma_q_fraction(double a, double x) {
 // I_x(a, b) by its continued fraction 1 / (1 + d1 / (1 + d2 / (1 + ...))), with y = 1 - x;
 // converges quickly for x < (a + 1) / (a + b + 2).
 //
-// For x near 1 the odd terms have 1 + d_{2m+1} = O(1 - x), and the textbook Lentz recurrences
-// C' = 1 + d / C, D' = 1 / (1 + d D) then cancel catastrophically (5e-11 relative error at
-// a = 1e6, b = 0.5). The C and D entering an odd step come from an even step and lie near 1, so
-// the loop carries their offsets from 1 and the odd step uses C' = (1 + d + (C - 1)) / C,
-// D' = 1 / (1 + d + d (D - 1)), with 1 + d from a form in y where that is better conditioned.
+// Near x = 1 the fraction's value is O(1 - x) and comes from odd terms 1 + d_{2m+1} = O(1 - x).
+// Formed from x those lose the digits of 1 - x that x cannot hold (in the symmetric branch x is
+// a rounded 1 - x_in), so they are formed from the exact y, and the odd step is rearranged as
+// C' = (1 + d + (C - 1)) / C, D' = 1 / (1 + d + d (D - 1)) for 1 + d to enter directly, with
+// C - 1 and D - 1 carried over from the even step before it.
 double beta_fraction(double a, double b, double x, double y) {
   constexpr double tiny = 1e-300;
   constexpr double eps = 1e-16;
@@ -201,8 +201,8 @@ double from_bits(uint64_t u) {
 // steps to resolve a quantile near 1e-300).
 template <class Predicate>
 double bisect_unit_interval(Predicate reached) {
-  uint64_t lo = 0;                     // 0.0
-  uint64_t hi = 0x3ff0000000000000u;   // 1.0
+  uint64_t lo = 0;                    // 0.0
+  uint64_t hi = 0x3ff0000000000000u;  // 1.0
   while (hi - lo > 1) {
     const uint64_t mid = lo + (hi - lo) / 2;
     if (reached(from_bits(mid))) {

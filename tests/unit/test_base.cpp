@@ -17,6 +17,7 @@ TEST_CASE("status numbers are stable and names are unique") {
   CHECK(static_cast<int>(ldp::status::malformed_report) == 4);
   CHECK(static_cast<int>(ldp::status::entropy_failure) == 7);
   CHECK(static_cast<int>(ldp::status::unsupported) == 10);
+  CHECK(static_cast<int>(ldp::status::invalid_parameters) == 15);
   std::set<std::string> names;
   for (int32_t i = 0; i < ldp::status_count; ++i) {
     const std::string name = ldp::status_name(static_cast<ldp::status>(i));

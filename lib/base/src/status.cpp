@@ -18,6 +18,11 @@ const char* status_name(status s) noexcept {
     case status::overflow: return "overflow";
     case status::checksum_mismatch: return "checksum_mismatch";
     case status::unsupported: return "unsupported";
+    case status::wrong_length: return "wrong_length";
+    case status::unknown_mechanism: return "unknown_mechanism";
+    case status::reserved_bits_set: return "reserved_bits_set";
+    case status::out_of_range: return "out_of_range";
+    case status::invalid_parameters: return "invalid_parameters";
   }
 #else
   (void)s;

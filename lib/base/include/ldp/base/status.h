@@ -20,10 +20,15 @@ enum class [[nodiscard]] status : int32_t {
   overflow = 8,             // a result does not fit its type (values saturate where documented)
   checksum_mismatch = 9,    // stored or transmitted bytes fail their checksum
   unsupported = 10,         // the operation or CPU feature is not available in this build
+  wrong_length = 11,        // untrusted bytes are shorter or longer than their format requires
+  unknown_mechanism = 12,   // a mechanism id this build does not know
+  reserved_bits_set = 13,   // a reserved field, flag or padding bit is not zero
+  out_of_range = 14,        // an index or value lies outside what the parameters allow
+  invalid_parameters = 15,  // a parameter block violates its mechanism's constraints
 };
 
 // Number of defined codes; counters indexed by status use arrays of this size.
-inline constexpr int32_t status_count = 11;
+inline constexpr int32_t status_count = 16;
 
 [[nodiscard]] constexpr bool is_ok(status s) noexcept { return s == status::ok; }
 

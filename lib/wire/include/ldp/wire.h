@@ -1,0 +1,12 @@
+// Umbrella header of ldp::wire, the format shared by device and server (docs/wire_format.md).
+#ifndef LDP_WIRE_H
+#define LDP_WIRE_H
+
+#include "ldp/wire/batch.h"
+#include "ldp/wire/checksum.h"
+#include "ldp/wire/mechanism.h"
+#include "ldp/wire/params.h"
+#include "ldp/wire/report.h"
+#include "ldp/wire/state.h"
+
+#endif

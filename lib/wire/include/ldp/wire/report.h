@@ -1,0 +1,101 @@
+// Reports (docs/wire_format.md, "Report" and "Payloads"): a 10-byte header (format version,
+// mechanism, parameter fingerprint) and a payload whose shape the mechanism fixes. The encoder is
+// device code: no allocation, sizes known at compile time. The decoder takes untrusted bytes and
+// answers with a specific status, never an assertion; it returns views into the input, so it does
+// not allocate either.
+#ifndef LDP_WIRE_REPORT_H
+#define LDP_WIRE_REPORT_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ldp/base/span.h"
+#include "ldp/base/status.h"
+#include "ldp/wire/mechanism.h"
+#include "ldp/wire/params.h"
+
+namespace ldp::wire {
+
+inline constexpr uint8_t report_version = 1;
+inline constexpr std::size_t report_header_size = 10;
+inline constexpr std::size_t varint_max_size = 10;
+
+// Bytes of an index field holding values in [0, n): 1 up to n = 2^8, 2 up to 2^16, 3 up to 2^24,
+// else 4.
+[[nodiscard]] constexpr std::size_t index_bytes(uint64_t n) noexcept {
+  return n <= (uint64_t{1} << 8) ? 1 : n <= (uint64_t{1} << 16) ? 2 : n <= (uint64_t{1} << 24) ? 3 : 4;
+}
+
+// The largest payload the parameters allow (exact for every fixed-size payload kind).
+[[nodiscard]] constexpr std::size_t max_payload_size(const params& p) noexcept {
+  const uint64_t d = p.get(field::domain);
+  switch (kind_of(p.mech)) {
+    case payload_kind::index:
+      return index_bytes(p.mech == mechanism::hr ? p.get(field::hadamard_dim) : d);
+    case payload_kind::unary_bits: return static_cast<std::size_t>((d + 7) / 8);
+    case payload_kind::hash_bucket: return 8 + index_bytes(p.get(field::hash_range));
+    case payload_kind::sketch_row:
+      return index_bytes(p.get(field::sketch_rows)) +
+             static_cast<std::size_t>((p.get(field::sketch_columns) + 7) / 8);
+    case payload_kind::sketch_cell:
+      return index_bytes(p.get(field::sketch_rows)) + index_bytes(p.get(field::sketch_columns)) + 1;
+    case payload_kind::fixed_value: return varint_max_size;
+    case payload_kind::fixed_vector: return static_cast<std::size_t>(d) * varint_max_size;
+    case payload_kind::bit: return 1;
+    case payload_kind::coordinate_bit: return index_bytes(p.get(field::hadamard_dim)) + 1;
+    case payload_kind::coordinate_value:
+      return index_bytes(p.get(field::hadamard_dim)) + varint_max_size;
+    case payload_kind::sparse_pairs: {
+      const uint64_t s = p.get(field::sparsity);
+      return index_bytes(s + 1) + static_cast<std::size_t>(s) * (index_bytes(d) + varint_max_size);
+    }
+  }
+  return 0;
+}
+
+[[nodiscard]] constexpr std::size_t max_report_size(const params& p) noexcept {
+  return report_header_size + max_payload_size(p);
+}
+
+// A report's fields. Which ones are meaningful depends on the payload kind (wire_format.md,
+// table 5). To encode, fill them in; decoding fills them and points `bits` and `entries` into the
+// input buffer, which must outlive the report.
+struct report {
+  mechanism mech = mechanism::none;
+  uint64_t fingerprint = 0;
+  uint32_t index = 0;                 // index, bucket, row, or coordinate
+  uint32_t column = 0;                // sketch_cell
+  uint64_t seed = 0;                  // hash_bucket
+  uint8_t bit = 0;                    // sketch_cell sign, bit, coordinate_bit
+  int64_t value = 0;                  // fixed_value, coordinate_value
+  span<const unsigned char> bits;     // unary_bits (d bits), sketch_row (m bits), packed LSB first
+  span<const int64_t> values;         // encode: fixed_vector (d values), sparse_pairs values
+  span<const uint32_t> indices;       // encode: sparse_pairs indices, strictly increasing
+  uint32_t count = 0;                 // decode: entries of fixed_vector or sparse_pairs
+  span<const unsigned char> entries;  // decode: their validated encoding; see read_vector/read_sparse
+};
+
+// Payload only (batch records) and full report (header + payload). The encoder checks the fields
+// against the parameters (out_of_range, invalid_argument) so a device cannot emit a report the
+// server would reject.
+[[nodiscard]] status encode_payload(const params& p, const report& r, span<unsigned char> out,
+                                    std::size_t* written) noexcept;
+[[nodiscard]] status encode_report(const params& p, uint64_t fingerprint, const report& r,
+                                   span<unsigned char> out, std::size_t* written) noexcept;
+
+// Strict decoding of exactly `bytes`. decode_report checks, in order: length of the header
+// (wrong_length), version (unsupported_version), mechanism (unknown_mechanism, then
+// parameter_mismatch if it is not the block's), fingerprint (parameter_mismatch), then the payload.
+[[nodiscard]] status decode_payload(const params& p, span<const unsigned char> bytes,
+                                    report* out) noexcept;
+[[nodiscard]] status decode_report(const params& p, uint64_t fingerprint,
+                                   span<const unsigned char> bytes, report* out) noexcept;
+
+// The entries of a decoded fixed_vector (out.size() >= count) or sparse_pairs report.
+[[nodiscard]] status read_vector(const report& r, span<int64_t> out) noexcept;
+[[nodiscard]] status read_sparse(const params& p, const report& r, span<uint32_t> indices,
+                                 span<int64_t> values) noexcept;
+
+}  // namespace ldp::wire
+
+#endif

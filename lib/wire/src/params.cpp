@@ -1,0 +1,189 @@
+#include "ldp/wire/params.h"
+
+#include <initializer_list>
+
+#include "ldp/base/bits.h"
+#include "ldp/wire/checksum.h"
+
+namespace ldp::wire {
+namespace {
+
+constexpr uint32_t bit(field f) { return 1u << static_cast<int>(f); }
+
+constexpr uint32_t frequency = bit(field::domain) | bit(field::threshold_bits);
+constexpr uint32_t thresholds = bit(field::threshold_keep) | bit(field::threshold_other);
+constexpr uint32_t sketch = bit(field::threshold_other) | bit(field::sketch_rows) |
+                            bit(field::sketch_columns) | bit(field::hash_seed);
+constexpr uint32_t range = bit(field::frac_bits) | bit(field::clip_lo) | bit(field::clip_hi);
+constexpr uint32_t scale = bit(field::scale_num) | bit(field::scale_den);
+constexpr uint32_t rotation = bit(field::domain) | bit(field::hadamard_dim) | bit(field::rotation_seed);
+
+// Exactly these fields, no more: one canonical block per parameter set (wire_format.md table 3).
+uint32_t required_fields(mechanism m) {
+  switch (m) {
+    case mechanism::grr: return frequency | bit(field::threshold_keep);
+    case mechanism::sue:
+    case mechanism::oue: return frequency | thresholds;
+    case mechanism::blh:
+    case mechanism::olh: return frequency | bit(field::threshold_keep) | bit(field::hash_range);
+    case mechanism::hr: return frequency | bit(field::threshold_keep) | bit(field::hadamard_dim);
+    case mechanism::cms:
+    case mechanism::hcms: return frequency | sketch;
+    case mechanism::kent_vote:
+      return frequency | thresholds | bit(field::round) | bit(field::observations);
+    case mechanism::laplace: return range | scale;
+    case mechanism::laplace_vector: return bit(field::domain) | range | scale;
+    case mechanism::duchi: return bit(field::threshold_bits) | thresholds | range;
+    case mechanism::vector_duchi: return rotation | bit(field::threshold_bits) | thresholds | range;
+    case mechanism::vector_laplace: return rotation | range | scale;
+    case mechanism::sparse_vector: return bit(field::domain) | bit(field::sparsity) | range;
+    case mechanism::kent_refine:
+      return bit(field::round) | bit(field::interval_lo) | bit(field::interval_hi) |
+             bit(field::frac_bits) | scale | bit(field::observations);
+    case mechanism::none: break;
+  }
+  return 0;
+}
+
+constexpr bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+constexpr unsigned char fingerprint_key[16] = {'l', 'd', 'p', 'k', 'i', 't', ' ', 'p',
+                                               'a', 'r', 'a', 'm', 's', ' ', 'v', '1'};
+
+bool ranges_hold(const params& p) {
+  const auto has = [&](field f) { return p.has(f); };
+  const auto get = [&](field f) { return p.get(f); };
+  const payload_kind kind = kind_of(p.mech);
+  const bool unary = kind == payload_kind::unary_bits;
+  if (has(field::domain)) {
+    const uint64_t d = get(field::domain);
+    // A frequency oracle needs two items; a vector may have one coordinate.
+    const bool oracle = static_cast<int>(kind) <= static_cast<int>(payload_kind::sketch_cell);
+    if (d < (oracle ? 2u : 1u) || d > (uint64_t{1} << 31)) return false;
+    if (unary && d > (uint64_t{1} << 24)) return false;  // a report of at most 2 MiB
+  }
+  if (has(field::threshold_bits)) {
+    const uint64_t w = get(field::threshold_bits);
+    if (w < 1 || w > 63) return false;
+    for (field f : {field::threshold_keep, field::threshold_other}) {
+      if (has(f) && get(f) > (uint64_t{1} << w)) return false;
+    }
+  }
+  if (has(field::hash_range)) {
+    const uint64_t g = get(field::hash_range);
+    if (g < 2 || g > (uint64_t{1} << 31) || (p.mech == mechanism::blh && g != 2)) return false;
+  }
+  if (has(field::sketch_rows) && (get(field::sketch_rows) < 1 || get(field::sketch_rows) > 65536)) {
+    return false;
+  }
+  if (has(field::sketch_columns)) {
+    const uint64_t m = get(field::sketch_columns);
+    if (m < 2 || m > (uint64_t{1} << 24) || (p.mech == mechanism::hcms && !is_pow2(m))) return false;
+  }
+  if (has(field::hadamard_dim)) {
+    const uint64_t k = get(field::hadamard_dim);
+    const uint64_t d = get(field::domain);
+    if (!is_pow2(k) || k > (uint64_t{1} << 30)) return false;
+    if (p.mech == mechanism::hr ? k <= d : k < d) return false;  // HR leaves row 0 unused
+  }
+  if (has(field::frac_bits) && get(field::frac_bits) > 62) return false;
+  if (has(field::clip_lo) && p.get_signed(field::clip_lo) >= p.get_signed(field::clip_hi)) return false;
+  if (has(field::interval_lo) && p.get_signed(field::interval_lo) >= p.get_signed(field::interval_hi)) {
+    return false;
+  }
+  if (has(field::scale_num) && (get(field::scale_num) == 0 || get(field::scale_den) == 0)) return false;
+  if (has(field::sparsity)) {
+    const uint64_t s = get(field::sparsity);
+    if (s < 1 || s > get(field::domain) || s > 65535) return false;
+  }
+  if (has(field::round)) {
+    const uint64_t expected = p.mech == mechanism::kent_vote ? 1 : 2;
+    if (get(field::round) != expected) return false;
+  }
+  if (has(field::observations) && get(field::observations) == 0) return false;
+  return true;
+}
+
+}  // namespace
+
+status validate(const params& p) noexcept {
+  if (!is_known(p.mech)) return status::unknown_mechanism;
+  if (p.present != required_fields(p.mech)) return status::invalid_parameters;
+  return ranges_hold(p) ? status::ok : status::invalid_parameters;
+}
+
+status encode_params(const params& p, span<unsigned char> out, std::size_t* written) noexcept {
+  *written = 0;
+  const status s = validate(p);
+  if (s != status::ok) return s;
+  std::size_t size = 3, count = 0;
+  for (int t = 1; t <= field_max; ++t) {
+    if (p.has(static_cast<field>(t))) {
+      size += 1 + field_width(static_cast<field>(t));
+      ++count;
+    }
+  }
+  if (out.size() < size) return status::buffer_too_small;
+  unsigned char* o = out.data();
+  *o++ = params_version;
+  *o++ = static_cast<unsigned char>(p.mech);
+  *o++ = static_cast<unsigned char>(count);
+  for (int t = 1; t <= field_max; ++t) {
+    const field f = static_cast<field>(t);
+    if (!p.has(f)) continue;
+    *o++ = static_cast<unsigned char>(t);
+    const std::size_t width = field_width(f);
+    if (width == seed_size) {
+      const unsigned char* seed = f == field::hash_seed ? p.hash_seed : p.rotation_seed;
+      for (std::size_t i = 0; i < seed_size; ++i) *o++ = seed[i];
+    } else {
+      for (std::size_t i = 0; i < width; ++i) *o++ = static_cast<unsigned char>(p.get(f) >> (8 * i));
+    }
+  }
+  *written = size;
+  return status::ok;
+}
+
+status decode_params(span<const unsigned char> bytes, params* out) noexcept {
+  *out = params{};
+  if (bytes.size() < 3) return status::wrong_length;
+  if (bytes[0] != params_version) return status::unsupported_version;
+  params p;
+  p.mech = static_cast<mechanism>(bytes[1]);
+  if (!is_known(p.mech)) return status::unknown_mechanism;
+  const std::size_t count = bytes[2];
+  std::size_t at = 3;
+  int previous = 0;
+  for (std::size_t n = 0; n < count; ++n) {
+    if (at >= bytes.size()) return status::wrong_length;
+    const int tag = bytes[at++];
+    // Tags strictly increase: no duplicates, one canonical order.
+    if (tag <= previous || tag > field_max) return status::malformed_report;
+    previous = tag;
+    const field f = static_cast<field>(tag);
+    const std::size_t width = field_width(f);
+    if (bytes.size() - at < width) return status::wrong_length;
+    if (width == seed_size) {
+      p.set_seed(f, bytes.data() + at);
+    } else {
+      uint64_t v = 0;
+      for (std::size_t i = 0; i < width; ++i) v |= uint64_t{bytes[at + i]} << (8 * i);
+      p.set(f, v);
+    }
+    at += width;
+  }
+  if (at != bytes.size()) return status::wrong_length;
+  const status s = validate(p);
+  if (s != status::ok) return s;
+  *out = p;
+  return status::ok;
+}
+
+uint64_t fingerprint(const params& p) noexcept {
+  unsigned char block[params_max_size];
+  std::size_t size = 0;
+  if (encode_params(p, block, &size) != status::ok) return 0;
+  return siphash24(fingerprint_key, span<const unsigned char>(block, size));
+}
+
+}  // namespace ldp::wire

@@ -1,0 +1,238 @@
+#include "ldp/wire/report.h"
+
+#include "codec.h"
+
+namespace ldp::wire {
+namespace {
+
+using detail::reader;
+using detail::writer;
+
+// The bound of the payload's index field (its values lie in [0, bound)).
+uint64_t index_bound(const params& p) {
+  switch (kind_of(p.mech)) {
+    case payload_kind::index:
+      return p.mech == mechanism::hr ? p.get(field::hadamard_dim) : p.get(field::domain);
+    case payload_kind::hash_bucket: return p.get(field::hash_range);
+    case payload_kind::sketch_row:
+    case payload_kind::sketch_cell: return p.get(field::sketch_rows);
+    case payload_kind::coordinate_bit:
+    case payload_kind::coordinate_value: return p.get(field::hadamard_dim);
+    default: return 0;
+  }
+}
+
+uint64_t bit_count(const params& p) {
+  return kind_of(p.mech) == payload_kind::sketch_row ? p.get(field::sketch_columns)
+                                                     : p.get(field::domain);
+}
+
+// The bits past `nbits` in the last byte are padding and must be zero.
+bool padding_clear(span<const unsigned char> bits, uint64_t nbits) {
+  return nbits % 8 == 0 || (bits[bits.size() - 1] >> (nbits % 8)) == 0;
+}
+
+// Sparse values are non-zero and inside the clipping range.
+bool sparse_value_ok(const params& p, int64_t v) {
+  return v != 0 && v >= p.get_signed(field::clip_lo) && v <= p.get_signed(field::clip_hi);
+}
+
+status encode_fields(const params& p, const report& r, writer& w) {
+  const payload_kind kind = kind_of(p.mech);
+  const uint64_t bound = index_bound(p);
+  const std::size_t ib = index_bytes(bound);
+  switch (kind) {
+    case payload_kind::index:
+    case payload_kind::coordinate_bit:
+    case payload_kind::coordinate_value:
+    case payload_kind::sketch_row:
+    case payload_kind::sketch_cell:
+    case payload_kind::hash_bucket:
+      if (kind == payload_kind::hash_bucket) w.put_le(r.seed, 8);
+      if (r.index >= bound) return status::out_of_range;
+      w.put_le(r.index, ib);
+      break;
+    default: break;
+  }
+  switch (kind) {
+    case payload_kind::unary_bits:
+    case payload_kind::sketch_row: {
+      const uint64_t nbits = bit_count(p);
+      if (r.bits.size() != (nbits + 7) / 8) return status::invalid_argument;
+      if (!padding_clear(r.bits, nbits)) return status::reserved_bits_set;
+      w.put_bytes(r.bits);
+      break;
+    }
+    case payload_kind::sketch_cell:
+      if (r.column >= p.get(field::sketch_columns)) return status::out_of_range;
+      w.put_le(r.column, index_bytes(p.get(field::sketch_columns)));
+      [[fallthrough]];
+    case payload_kind::bit:
+    case payload_kind::coordinate_bit:
+      if (r.bit > 1) return status::out_of_range;
+      w.put_le(r.bit, 1);
+      break;
+    case payload_kind::fixed_value:
+    case payload_kind::coordinate_value: w.put_varint(r.value); break;
+    case payload_kind::fixed_vector:
+      if (r.values.size() != p.get(field::domain)) return status::invalid_argument;
+      for (int64_t v : r.values) w.put_varint(v);
+      break;
+    case payload_kind::sparse_pairs: {
+      const uint64_t s = p.get(field::sparsity), d = p.get(field::domain);
+      if (r.indices.size() != r.values.size()) return status::invalid_argument;
+      if (r.indices.size() > s) return status::out_of_range;
+      w.put_le(r.indices.size(), index_bytes(s + 1));
+      for (std::size_t i = 0; i < r.indices.size(); ++i) {
+        if (r.indices[i] >= d || (i > 0 && r.indices[i] <= r.indices[i - 1])) return status::out_of_range;
+        if (!sparse_value_ok(p, r.values[i])) return status::out_of_range;
+        w.put_le(r.indices[i], index_bytes(d));
+        w.put_varint(r.values[i]);
+      }
+      break;
+    }
+    default: break;
+  }
+  return w.overflow ? status::buffer_too_small : status::ok;
+}
+
+}  // namespace
+
+status encode_payload(const params& p, const report& r, span<unsigned char> out,
+                      std::size_t* written) noexcept {
+  *written = 0;
+  const status valid = validate(p);
+  if (valid != status::ok) return valid;
+  writer w(out);
+  const status s = encode_fields(p, r, w);
+  if (s == status::ok) *written = static_cast<std::size_t>(w.at - out.data());
+  return s;
+}
+
+status encode_report(const params& p, uint64_t fp, const report& r, span<unsigned char> out,
+                     std::size_t* written) noexcept {
+  *written = 0;
+  if (out.size() < report_header_size) return status::buffer_too_small;
+  std::size_t payload = 0;
+  const status s = encode_payload(p, r, out.subspan(report_header_size), &payload);
+  if (s != status::ok) return s;
+  writer w(out);
+  w.put_le(report_version, 1);
+  w.put_le(static_cast<uint8_t>(p.mech), 1);
+  w.put_le(fp, 8);
+  *written = report_header_size + payload;
+  return status::ok;
+}
+
+status decode_payload(const params& p, span<const unsigned char> bytes, report* out) noexcept {
+  *out = report{};
+  const status valid = validate(p);
+  if (valid != status::ok) return valid;
+  reader in(bytes);
+  report r;
+  r.mech = p.mech;
+  const payload_kind kind = kind_of(p.mech);
+  const uint64_t bound = index_bound(p);
+  if (kind == payload_kind::hash_bucket) r.seed = in.get_le(8);
+  if (bound != 0) {
+    const uint64_t index = in.get_le(index_bytes(bound));
+    if (in.error == status::ok && index >= bound) in.fail(status::out_of_range);
+    r.index = static_cast<uint32_t>(index);
+  }
+  switch (kind) {
+    case payload_kind::unary_bits:
+    case payload_kind::sketch_row: {
+      const uint64_t nbits = bit_count(p);
+      r.bits = in.get_bytes(static_cast<std::size_t>((nbits + 7) / 8));
+      if (in.error == status::ok && !padding_clear(r.bits, nbits)) in.fail(status::reserved_bits_set);
+      break;
+    }
+    case payload_kind::sketch_cell: {
+      const uint64_t m = p.get(field::sketch_columns);
+      const uint64_t column = in.get_le(index_bytes(m));
+      if (in.error == status::ok && column >= m) in.fail(status::out_of_range);
+      r.column = static_cast<uint32_t>(column);
+    }
+      [[fallthrough]];
+    case payload_kind::bit:
+    case payload_kind::coordinate_bit: {
+      const uint64_t b = in.get_le(1);
+      if (in.error == status::ok && b > 1) in.fail(status::reserved_bits_set);
+      r.bit = static_cast<uint8_t>(b);
+      break;
+    }
+    case payload_kind::fixed_value:
+    case payload_kind::coordinate_value: r.value = in.get_varint(); break;
+    case payload_kind::fixed_vector: {
+      const unsigned char* first = in.at;
+      const uint64_t d = p.get(field::domain);
+      for (uint64_t i = 0; i < d && in.error == status::ok; ++i) in.get_varint();
+      r.count = static_cast<uint32_t>(d);
+      r.entries = span<const unsigned char>(first, static_cast<std::size_t>(in.at - first));
+      break;
+    }
+    case payload_kind::sparse_pairs: {
+      const uint64_t s = p.get(field::sparsity), d = p.get(field::domain);
+      const uint64_t count = in.get_le(index_bytes(s + 1));
+      if (in.error == status::ok && count > s) in.fail(status::out_of_range);
+      const unsigned char* first = in.at;
+      uint64_t previous = 0;
+      for (uint64_t i = 0; i < count && in.error == status::ok; ++i) {
+        const uint64_t index = in.get_le(index_bytes(d));
+        const int64_t value = in.get_varint();
+        if (in.error != status::ok) break;
+        if (index >= d || (i > 0 && index <= previous) || !sparse_value_ok(p, value)) {
+          in.fail(status::out_of_range);
+        }
+        previous = index;
+      }
+      r.count = static_cast<uint32_t>(count);
+      r.entries = span<const unsigned char>(first, static_cast<std::size_t>(in.at - first));
+      break;
+    }
+    default: break;
+  }
+  if (in.error == status::ok && in.left() != 0) in.fail(status::wrong_length);
+  if (in.error != status::ok) return in.error;
+  *out = r;
+  return status::ok;
+}
+
+status decode_report(const params& p, uint64_t fp, span<const unsigned char> bytes,
+                     report* out) noexcept {
+  *out = report{};
+  reader in(bytes);
+  const uint64_t version = in.get_le(1);
+  const auto mech = static_cast<mechanism>(in.get_le(1));
+  const uint64_t got = in.get_le(8);
+  if (in.error != status::ok) return in.error;
+  if (version != report_version) return status::unsupported_version;
+  if (!is_known(mech)) return status::unknown_mechanism;
+  if (mech != p.mech || got != fp) return status::parameter_mismatch;
+  const status s = decode_payload(p, bytes.subspan(report_header_size), out);
+  if (s == status::ok) out->fingerprint = got;
+  return s;
+}
+
+status read_vector(const report& r, span<int64_t> out) noexcept {
+  if (kind_of(r.mech) != payload_kind::fixed_vector) return status::invalid_argument;
+  if (out.size() < r.count) return status::buffer_too_small;
+  reader in(r.entries);
+  for (uint32_t i = 0; i < r.count; ++i) out[i] = in.get_varint();
+  return in.error;
+}
+
+status read_sparse(const params& p, const report& r, span<uint32_t> indices,
+                   span<int64_t> values) noexcept {
+  if (kind_of(r.mech) != payload_kind::sparse_pairs || r.mech != p.mech) return status::invalid_argument;
+  if (indices.size() < r.count || values.size() < r.count) return status::buffer_too_small;
+  reader in(r.entries);
+  const std::size_t width = index_bytes(p.get(field::domain));
+  for (uint32_t i = 0; i < r.count; ++i) {
+    indices[i] = static_cast<uint32_t>(in.get_le(width));
+    values[i] = in.get_varint();
+  }
+  return in.error;
+}
+
+}  // namespace ldp::wire
