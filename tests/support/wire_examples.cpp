@@ -1,0 +1,229 @@
+#include "wire_examples.h"
+
+#include <stdexcept>
+
+namespace ldp::test {
+
+using wire::field;
+using wire::mechanism;
+
+std::vector<mechanism> all_mechanisms() {
+  std::vector<mechanism> out;
+  for (int v = 1; v < 256; ++v) {
+    if (wire::is_known(static_cast<mechanism>(v))) out.push_back(static_cast<mechanism>(v));
+  }
+  return out;
+}
+
+wire::params example_params(mechanism m) {
+  wire::params p;
+  p.mech = m;
+  unsigned char seed[wire::seed_size];
+  for (std::size_t i = 0; i < wire::seed_size; ++i) seed[i] = static_cast<unsigned char>(0xa0 + i);
+  const auto frequency = [&](uint64_t keep) {
+    p.set(field::domain, 10).set(field::threshold_bits, 32).set(field::threshold_keep, keep);
+  };
+  const auto range = [&] {
+    p.set(field::frac_bits, 16).set_signed(field::clip_lo, -(int64_t{1} << 16));
+    p.set_signed(field::clip_hi, int64_t{1} << 16);
+  };
+  const auto scale = [&] { p.set(field::scale_num, 3 * 65536).set(field::scale_den, 65536); };
+  switch (m) {
+    case mechanism::grr: frequency(996300628); break;
+    case mechanism::sue:
+    case mechanism::oue:
+      frequency(m == mechanism::sue ? 2673442470u : 2147483648u);
+      p.set(field::threshold_other, m == mechanism::sue ? 1621524826u : 1155094610u);
+      break;
+    case mechanism::blh:
+    case mechanism::olh:
+      frequency(m == mechanism::blh ? 3139872686u : 2041685230u);
+      p.set(field::hash_range, m == mechanism::blh ? 2 : 4);
+      break;
+    case mechanism::hr: frequency(3139872686u); p.set(field::hadamard_dim, 16); break;
+    case mechanism::cms:
+    case mechanism::hcms:
+      p.set(field::domain, 1000).set(field::threshold_bits, 32);
+      p.set(field::threshold_other, m == mechanism::cms ? 1621524826u : 1155094610u);
+      p.set(field::sketch_rows, 16).set(field::sketch_columns, m == mechanism::cms ? 100 : 128);
+      p.set_seed(field::hash_seed, seed);
+      break;
+    case mechanism::kent_vote:
+      frequency(2673442470u);
+      p.set(field::threshold_other, 1621524826u).set(field::round, 1).set(field::observations, 64);
+      break;
+    case mechanism::laplace: range(); scale(); break;
+    case mechanism::laplace_vector: p.set(field::domain, 4); range(); scale(); break;
+    case mechanism::duchi:
+      p.set(field::threshold_bits, 32).set(field::threshold_keep, 3139872686u);
+      p.set(field::threshold_other, 1155094610u);
+      range();
+      break;
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+      p.set(field::domain, 100).set(field::hadamard_dim, 128).set_seed(field::rotation_seed, seed);
+      range();
+      if (m == mechanism::vector_duchi) {
+        p.set(field::threshold_bits, 32).set(field::threshold_keep, 3139872686u);
+        p.set(field::threshold_other, 1155094610u);
+      } else {
+        scale();
+      }
+      break;
+    case mechanism::sparse_vector: p.set(field::domain, 1000).set(field::sparsity, 4); range(); break;
+    case mechanism::kent_refine:
+      p.set(field::round, 2).set(field::frac_bits, 16).set_signed(field::interval_lo, -6554);
+      p.set_signed(field::interval_hi, 19661).set(field::observations, 64);
+      scale();
+      break;
+    case mechanism::none: throw std::invalid_argument("no example for mechanism none");
+  }
+  return p;
+}
+
+example_report make_report(const wire::params& p, unsigned variant) {
+  example_report e;
+  wire::report& r = e.fields;
+  r.mech = p.mech;
+  const uint64_t v = variant;
+  const uint64_t d = p.get(field::domain);
+  switch (wire::kind_of(p.mech)) {
+    case wire::payload_kind::index:
+      r.index = static_cast<uint32_t>((3 + 5 * v) % (p.mech == mechanism::hr ? p.get(field::hadamard_dim) : d));
+      break;
+    case wire::payload_kind::unary_bits:
+    case wire::payload_kind::sketch_row: {
+      const uint64_t nbits = wire::kind_of(p.mech) == wire::payload_kind::unary_bits
+                                 ? d : p.get(field::sketch_columns);
+      e.bits.assign(static_cast<std::size_t>((nbits + 7) / 8), 0);
+      for (uint64_t j = 0; j < nbits; ++j) {
+        if ((j * 7 + v) % 3 == 0) e.bits[j / 8] = static_cast<unsigned char>(e.bits[j / 8] | (1u << (j % 8)));
+      }
+      r.bits = e.bits;
+      if (p.mech == mechanism::cms) r.index = static_cast<uint32_t>(v % p.get(field::sketch_rows));
+      break;
+    }
+    case wire::payload_kind::hash_bucket:
+      r.seed = 0x0123456789abcdefu ^ (v * 0x9e3779b97f4a7c15u);
+      r.index = static_cast<uint32_t>(v % p.get(field::hash_range));
+      break;
+    case wire::payload_kind::sketch_cell:
+      r.index = static_cast<uint32_t>((5 + v) % p.get(field::sketch_rows));
+      r.column = static_cast<uint32_t>((77 + 13 * v) % p.get(field::sketch_columns));
+      r.bit = static_cast<uint8_t>(v & 1);
+      break;
+    case wire::payload_kind::fixed_value: r.value = (v % 2 ? -1 : 1) * static_cast<int64_t>(12345 + 1000 * v); break;
+    case wire::payload_kind::fixed_vector:
+      for (uint64_t i = 0; i < d; ++i) e.values.push_back(static_cast<int64_t>(i * 70000) - 100000 + static_cast<int64_t>(v));
+      r.values = e.values;
+      break;
+    case wire::payload_kind::bit: r.bit = static_cast<uint8_t>(1 - (v & 1)); break;
+    case wire::payload_kind::coordinate_bit:
+      r.index = static_cast<uint32_t>((17 + 31 * v) % p.get(field::hadamard_dim));
+      r.bit = static_cast<uint8_t>(v & 1);
+      break;
+    case wire::payload_kind::coordinate_value:
+      r.index = static_cast<uint32_t>((17 + 31 * v) % p.get(field::hadamard_dim));
+      r.value = -static_cast<int64_t>(300000 + v);
+      break;
+    case wire::payload_kind::sparse_pairs: {
+      const uint64_t count = (v % p.get(field::sparsity)) + 1;
+      for (uint64_t i = 0; i < count; ++i) {
+        e.indices.push_back(static_cast<uint32_t>(2 + i * 250 + v));
+        e.values.push_back((i % 2 ? -1 : 1) * static_cast<int64_t>(1000 * (i + 1) + v));
+      }
+      r.indices = e.indices;
+      r.values = e.values;
+      break;
+    }
+  }
+  return e;
+}
+
+std::string to_hex(const unsigned char* data, std::size_t size) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < size; ++i) {
+    out += digits[data[i] >> 4];
+    out += digits[data[i] & 15];
+  }
+  return out;
+}
+
+std::vector<unsigned char> from_hex(const std::string& hex) {
+  std::vector<unsigned char> out;
+  int high = -1;
+  for (char c : hex) {
+    int v;
+    if (c >= '0' && c <= '9') v = c - '0';
+    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+    else if (c == ' ' || c == '\t') continue;
+    else throw std::invalid_argument("not a hex digit");
+    if (high < 0) {
+      high = v;
+    } else {
+      out.push_back(static_cast<unsigned char>(high * 16 + v));
+      high = -1;
+    }
+  }
+  if (high >= 0) throw std::invalid_argument("odd number of hex digits");
+  return out;
+}
+
+std::string describe(const wire::params& p, const wire::report& r) {
+  std::string s;
+  const auto add = [&](const std::string& key, const std::string& value) {
+    if (!s.empty()) s += ' ';
+    s += key + '=' + value;
+  };
+  switch (wire::kind_of(p.mech)) {
+    case wire::payload_kind::index: add("index", std::to_string(r.index)); break;
+    case wire::payload_kind::unary_bits: add("bits", to_hex(r.bits.data(), r.bits.size())); break;
+    case wire::payload_kind::hash_bucket:
+      add("seed", std::to_string(r.seed));
+      add("bucket", std::to_string(r.index));
+      break;
+    case wire::payload_kind::sketch_row:
+      add("row", std::to_string(r.index));
+      add("bits", to_hex(r.bits.data(), r.bits.size()));
+      break;
+    case wire::payload_kind::sketch_cell:
+      add("row", std::to_string(r.index));
+      add("column", std::to_string(r.column));
+      add("bit", std::to_string(r.bit));
+      break;
+    case wire::payload_kind::fixed_value: add("value", std::to_string(r.value)); break;
+    case wire::payload_kind::fixed_vector: {
+      std::vector<int64_t> values(r.count);
+      if (wire::read_vector(r, values) != status::ok) return "unreadable";
+      std::string list;
+      for (int64_t v : values) list += (list.empty() ? "" : ",") + std::to_string(v);
+      add("vector", list);
+      break;
+    }
+    case wire::payload_kind::bit: add("bit", std::to_string(r.bit)); break;
+    case wire::payload_kind::coordinate_bit:
+      add("coordinate", std::to_string(r.index));
+      add("bit", std::to_string(r.bit));
+      break;
+    case wire::payload_kind::coordinate_value:
+      add("coordinate", std::to_string(r.index));
+      add("value", std::to_string(r.value));
+      break;
+    case wire::payload_kind::sparse_pairs: {
+      std::vector<uint32_t> idx(r.count);
+      std::vector<int64_t> val(r.count);
+      if (wire::read_sparse(p, r, idx, val) != status::ok) return "unreadable";
+      std::string list;
+      for (uint32_t i = 0; i < r.count; ++i) {
+        list += (list.empty() ? "" : ",") + std::to_string(idx[i]) + ":" + std::to_string(val[i]);
+      }
+      add("sparse", list);
+      break;
+    }
+  }
+  return s;
+}
+
+}  // namespace ldp::test
