@@ -8,6 +8,7 @@
 #include "ldp/kernels.h"
 #include "ldp/platform.h"
 #include "ldp/random.h"
+#include "ldp/wire.h"
 
 namespace {
 
@@ -46,6 +47,26 @@ int main() {
     return 3;
   }
   sink = stream[95];
+  // An OUE report for d = 64 in a buffer sized at compile time from the parameter block.
+  constexpr ldp::wire::params oue = [] {
+    ldp::wire::params p;
+    p.mech = ldp::wire::mechanism::oue;
+    p.set(ldp::wire::field::domain, 64).set(ldp::wire::field::threshold_bits, 32);
+    p.set(ldp::wire::field::threshold_keep, 2147483648u);
+    p.set(ldp::wire::field::threshold_other, 1155094610u);
+    return p;
+  }();
+  unsigned char report_bytes[ldp::wire::max_report_size(oue)];
+  unsigned char bits[8];
+  for (int i = 0; i < 8; ++i) bits[i] = static_cast<unsigned char>(mask[i / 8] >> (8 * (i % 8)));
+  ldp::wire::report report;
+  report.bits = bits;
+  std::size_t report_size = 0;
+  if (ldp::wire::encode_report(oue, ldp::wire::fingerprint(oue), report, report_bytes, &report_size) !=
+      ldp::status::ok) {
+    return 4;
+  }
+  sink = report_bytes[report_size - 1];
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);
   sink = static_cast<uint64_t>(ldp::platform::detect_cpu().neon);

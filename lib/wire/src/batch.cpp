@@ -108,7 +108,7 @@ status batch_reader::next_chunk(chunk_view* out) noexcept {
   }
   out->records = static_cast<uint32_t>(records);
   out->size = size;
-  const span<const unsigned char> covered = rest_.first(chunk_header_size + body_size);
+  const span<const unsigned char> covered = rest_.first(size - chunk_trailer_size);
   const uint32_t crc = static_cast<uint32_t>(reader(rest_.subspan(covered.size())).get_le(4));
   rest_ = rest_.subspan(size);
   if (crc != crc32c(covered)) return status::checksum_mismatch;
