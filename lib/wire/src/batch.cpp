@@ -65,9 +65,7 @@ status batch_reader::open(span<const unsigned char> bytes) noexcept {
   const uint64_t flags = in.get_le(1);
   const uint64_t block_size = in.get_le(2);
   if (in.error != status::ok) return in.error;
-  for (int i = 0; i < 4; ++i) {
-    if (magic[i] != batch_magic[i]) return status::malformed_report;
-  }
+  if (!detail::is_magic(magic, batch_magic)) return status::malformed_report;
   if (version != batch_version) return status::unsupported_version;
   if (flags != 0) return status::reserved_bits_set;
   const span<const unsigned char> block = in.get_bytes(static_cast<std::size_t>(block_size));

@@ -99,6 +99,15 @@ struct reader {
   }
 };
 
+// The 4-byte magic of a batch or state file.
+inline bool is_magic(span<const unsigned char> got, const unsigned char (&want)[4]) {
+  if (got.size() != 4) return false;
+  for (int i = 0; i < 4; ++i) {
+    if (got[i] != want[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace ldp::wire::detail
 
 #endif

@@ -39,9 +39,7 @@ status decode_state(span<const unsigned char> file, state_header* out,
   h.body_crc = static_cast<uint32_t>(in.get_le(4));
   const uint64_t header_crc = in.get_le(4);
   if (in.error != status::ok) return in.error;
-  for (int i = 0; i < 4; ++i) {
-    if (magic[i] != state_magic[i]) return status::malformed_report;
-  }
+  if (!detail::is_magic(magic, state_magic)) return status::malformed_report;
   if (version != state_version) return status::unsupported_version;
   if (reserved != 0) return status::reserved_bits_set;
   if (header_crc != crc32c(file.first(state_header_size - 4))) return status::checksum_mismatch;

@@ -29,7 +29,7 @@ inline constexpr uint32_t max_chunk_body = uint32_t{1} << 24;
 class chunk_writer {
  public:
   explicit chunk_writer(span<unsigned char> out) noexcept : out_(out) {}
-  // buffer_too_small when the record does not fit (finish and start a new chunk);
+  // buffer_too_small when the record does not fit (finish, then start another chunk);
   // invalid_argument for an empty payload or a body past max_chunk_body.
   [[nodiscard]] status add(span<const unsigned char> payload) noexcept;
   // The finished chunk (empty if the buffer cannot hold even the header and trailer).
