@@ -1,4 +1,4 @@
-# Shared body of the Debian Linux cross toolchains (aarch64, armhf, riscv64).
+# Shared body of the Debian Linux cross toolchains (aarch64, armhf, riscv64, s390x).
 #
 # The including file sets, before include():
 #   LDP_CROSS_TRIPLE     GNU triple of the Debian cross compiler, e.g. aarch64-linux-gnu

@@ -1,0 +1,175 @@
+// Seed corpora for the fuzz targets: `write_fuzz_seeds GOLDEN_DIR OUT_DIR` writes
+//   OUT_DIR/report/<golden name>.bin  every golden file as [u16 LE block length][block][report]
+//   OUT_DIR/batch/<name>.bin          per mechanism a valid batch (2 chunks of 3 records and the
+//                                     terminator) and corrupted variants of it
+// so the fuzzers start from inputs that reach every payload kind and every batch status.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ldp/wire.h"
+#include "wire_examples.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ldp::status;
+using bytes = std::vector<unsigned char>;
+
+struct golden {
+  std::string name;
+  bytes params;
+  bytes report;
+};
+
+std::vector<golden> read_golden(const fs::path& root) {
+  std::vector<golden> out;
+  for (const char* sub : {"valid", "invalid"}) {
+    for (const auto& entry : fs::directory_iterator(root / sub)) {
+      if (entry.path().extension() != ".txt") continue;
+      golden g;
+      g.name = entry.path().stem().string();
+      std::ifstream in(entry.path());
+      std::string line;
+      while (std::getline(in, line)) {
+        if (line.rfind("params ", 0) == 0) g.params = ldp::test::from_hex(line.substr(7));
+        if (line.rfind("report ", 0) == 0) g.report = ldp::test::from_hex(line.substr(7));
+      }
+      out.push_back(g);
+    }
+  }
+  return out;
+}
+
+void write(const fs::path& path, const bytes& b) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  if (!out) {
+    std::fprintf(stderr, "cannot write %s\n", path.string().c_str());
+    std::exit(1);
+  }
+}
+
+void check(status s, const char* what) {
+  if (s != status::ok) {
+    std::fprintf(stderr, "%s: %s\n", what, ldp::status_name(s));
+    std::exit(1);
+  }
+}
+
+bytes header(const ldp::wire::params& p) {
+  bytes out(64 + ldp::wire::params_max_size);
+  std::size_t size = 0;
+  check(ldp::wire::encode_batch_header(p, out, &size), "encode_batch_header");
+  out.resize(size);
+  return out;
+}
+
+bytes chunk(const std::vector<bytes>& payloads) {
+  std::size_t total = 0;
+  for (const bytes& b : payloads) total += b.size() + ldp::wire::varint_max_size;
+  bytes buffer(ldp::wire::chunk_header_size + total + ldp::wire::chunk_trailer_size);
+  ldp::wire::chunk_writer writer(buffer);
+  for (const bytes& b : payloads) check(writer.add(b), "chunk_writer::add");
+  const auto done = writer.finish();
+  return bytes(done.begin(), done.end());
+}
+
+bytes payload(const ldp::wire::params& p, unsigned variant) {
+  const auto e = ldp::test::make_report(p, variant);
+  bytes out(ldp::wire::max_payload_size(p));
+  std::size_t size = 0;
+  check(ldp::wire::encode_payload(p, e.fields, out, &size), "encode_payload");
+  out.resize(size);
+  return out;
+}
+
+void append(bytes& to, const bytes& from) { to.insert(to.end(), from.begin(), from.end()); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: write_fuzz_seeds GOLDEN_DIR OUT_DIR\n");
+    return 2;
+  }
+  const fs::path out = argv[2];
+  fs::create_directories(out / "report");
+  fs::create_directories(out / "batch");
+
+  const std::vector<golden> goldens = read_golden(argv[1]);
+  if (goldens.empty()) {
+    std::fprintf(stderr, "no golden files in %s\n", argv[1]);
+    return 1;
+  }
+  std::map<uint8_t, std::vector<bytes>> broken_payloads;  // per mechanism id of the block
+  for (const golden& g : goldens) {
+    bytes seed{static_cast<unsigned char>(g.params.size()), static_cast<unsigned char>(g.params.size() >> 8)};
+    append(seed, g.params);
+    append(seed, g.report);
+    write(out / "report" / (g.name + ".bin"), seed);
+    if (g.report.size() > ldp::wire::report_header_size && g.params.size() > 1) {
+      broken_payloads[g.params[1]].emplace_back(g.report.begin() + ldp::wire::report_header_size,
+                                                g.report.end());
+    }
+  }
+
+  const bytes terminator = chunk({});
+  for (ldp::wire::mechanism m : ldp::test::all_mechanisms()) {
+    const auto p = ldp::test::example_params(m);
+    std::string name = ldp::wire::mechanism_name(m);
+    const bytes first = chunk({payload(p, 0), payload(p, 1), payload(p, 2)});
+    const bytes second = chunk({payload(p, 3), payload(p, 4), payload(p, 5)});
+    bytes valid = header(p);
+    const std::size_t header_size = valid.size();
+    append(valid, first);
+    append(valid, second);
+    append(valid, terminator);
+    write(out / "batch" / (name + "_valid.bin"), valid);
+
+    bytes flipped = valid;  // a body byte of the first chunk: checksum_mismatch, then chunk two
+    flipped[header_size + ldp::wire::chunk_header_size + 1] ^= 0x40;
+    write(out / "batch" / (name + "_chunk_crc.bin"), flipped);
+
+    bytes unterminated(valid.begin(), valid.end() - static_cast<std::ptrdiff_t>(terminator.size()));
+    write(out / "batch" / (name + "_unterminated.bin"), unterminated);
+
+    bytes trailing = valid;
+    trailing.push_back(0);
+    write(out / "batch" / (name + "_trailing_byte.bin"), trailing);
+
+    bytes bad_header = valid;  // the header's CRC no longer matches
+    bad_header[header_size - 5] ^= 0x01;
+    write(out / "batch" / (name + "_header_crc.bin"), bad_header);
+
+    // A correct CRC over a chunk that claims four records and holds three.
+    bytes overcount = first;
+    overcount[0] = 4;
+    const uint32_t crc = ldp::wire::crc32c(
+        ldp::span<const unsigned char>(overcount.data(), overcount.size() - ldp::wire::chunk_trailer_size));
+    for (int i = 0; i < 4; ++i) {
+      overcount[overcount.size() - 4 + static_cast<std::size_t>(i)] = static_cast<unsigned char>(crc >> (8 * i));
+    }
+    bytes miscounted = header(p);
+    append(miscounted, overcount);
+    append(miscounted, terminator);
+    write(out / "batch" / (name + "_record_count.bin"), miscounted);
+
+    // Well-framed records holding the payload of every golden file of the mechanism, most of which
+    // the decoder rejects.
+    const auto broken = broken_payloads.find(static_cast<uint8_t>(m));
+    if (broken != broken_payloads.end()) {
+      bytes rejected = header(p);
+      append(rejected, chunk(broken->second));
+      append(rejected, terminator);
+      write(out / "batch" / (name + "_bad_records.bin"), rejected);
+    }
+  }
+  return 0;
+}

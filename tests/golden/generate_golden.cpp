@@ -1,0 +1,356 @@
+// Writes the golden report files: `generate_golden DIR` fills DIR/valid and DIR/invalid with one
+// <name>.txt per case: a `#` comment, `params <hex>`, `report <hex>`, then `expect <describe()>`
+// (valid) or `status <status_name>` (invalid). Each case states the status it is meant to produce
+// and the generator decodes it before writing, so a decoder change makes it fail instead of
+// silently rewriting the expectations. unit.golden_up_to_date compares its output with the
+// checked-in tests/golden; unit.test_wire_golden decodes the checked-in files on every target.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ldp/wire.h"
+#include "wire_examples.h"
+
+namespace {
+
+using ldp::status;
+using ldp::wire::field;
+using ldp::wire::mechanism;
+using ldp::wire::payload_kind;
+using bytes = std::vector<unsigned char>;
+
+struct golden_case {
+  std::string name;
+  std::string comment;
+  ldp::wire::params params;
+  bytes report;
+  status expected;  // ok for the valid files
+};
+
+// Little-endian fields and zigzag LEB128 varints, built by hand so that broken encodings (which the
+// library's encoder refuses to produce) can be written too.
+struct builder {
+  bytes out;
+  builder& le(uint64_t v, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<unsigned char>(v >> (8 * i)));
+    return *this;
+  }
+  builder& raw(std::initializer_list<unsigned char> b) {
+    out.insert(out.end(), b);
+    return *this;
+  }
+  builder& uvarint(uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out.push_back(static_cast<unsigned char>((v & 0x7f) | 0x80));
+    out.push_back(static_cast<unsigned char>(v));
+    return *this;
+  }
+  builder& varint(int64_t v) {
+    return uvarint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+  }
+};
+
+std::string file_stem(mechanism m) {
+  std::string s = ldp::wire::mechanism_name(m);
+  for (char& c : s) {
+    if (c == '-') c = '_';
+  }
+  return s;
+}
+
+builder header(const ldp::wire::params& p) {
+  builder b;
+  b.le(ldp::wire::report_version, 1).le(static_cast<uint8_t>(p.mech), 1);
+  b.le(ldp::wire::fingerprint(p), 8);
+  return b;
+}
+
+bytes encode(const ldp::wire::params& p, const ldp::wire::report& r) {
+  bytes out(ldp::wire::max_report_size(p));
+  std::size_t size = 0;
+  const status s = ldp::wire::encode_report(p, ldp::wire::fingerprint(p), r, out, &size);
+  if (s != status::ok) {
+    std::fprintf(stderr, "encode_report(%s): %s\n", ldp::wire::mechanism_name(p.mech), ldp::status_name(s));
+    std::exit(1);
+  }
+  out.resize(size);
+  return out;
+}
+
+bytes example(const ldp::wire::params& p, unsigned variant = 0) {
+  return encode(p, ldp::test::make_report(p, variant).fields);
+}
+
+// One representative mechanism per payload kind, for the cases every kind gets.
+mechanism representative(payload_kind k) {
+  switch (k) {
+    case payload_kind::index: return mechanism::grr;
+    case payload_kind::unary_bits: return mechanism::sue;
+    case payload_kind::hash_bucket: return mechanism::olh;
+    case payload_kind::sketch_row: return mechanism::cms;
+    case payload_kind::sketch_cell: return mechanism::hcms;
+    case payload_kind::fixed_value: return mechanism::laplace;
+    case payload_kind::fixed_vector: return mechanism::laplace_vector;
+    case payload_kind::bit: return mechanism::duchi;
+    case payload_kind::coordinate_bit: return mechanism::vector_duchi;
+    case payload_kind::coordinate_value: return mechanism::vector_laplace;
+    case payload_kind::sparse_pairs: return mechanism::sparse_vector;
+  }
+  return mechanism::none;
+}
+
+std::vector<golden_case> all_cases() {
+  std::vector<golden_case> cases;
+  const auto params = [](mechanism m) { return ldp::test::example_params(m); };
+  const auto add = [&](mechanism m, const std::string& suffix, const std::string& comment, bytes report,
+                       status expected) {
+    cases.push_back({file_stem(m) + "_" + suffix, comment, params(m), std::move(report), expected});
+  };
+  const auto payload = [&](mechanism m, const std::string& suffix, const std::string& comment,
+                           const builder& body, status expected) {
+    builder b = header(params(m));
+    b.out.insert(b.out.end(), body.out.begin(), body.out.end());
+    add(m, suffix, comment, b.out, expected);
+  };
+
+  // Valid: the example report of every mechanism, then edge values.
+  for (mechanism m : ldp::test::all_mechanisms()) {
+    add(m, "valid", "the example report (make_report variant 0)", example(params(m)), status::ok);
+  }
+  payload(mechanism::grr, "valid_last_index", "index d - 1 = 9, the largest allowed",
+          builder().le(9, 1), status::ok);
+  payload(mechanism::sue, "valid_all_ones", "all d = 10 bits set, padding clear",
+          builder().raw({0xff, 0x03}), status::ok);
+  payload(mechanism::laplace, "valid_int64_min", "value INT64_MIN: a 10-byte varint",
+          builder().varint(std::numeric_limits<int64_t>::min()), status::ok);
+  payload(mechanism::laplace, "valid_int64_max", "value INT64_MAX: a 10-byte varint",
+          builder().varint(std::numeric_limits<int64_t>::max()), status::ok);
+  payload(mechanism::sparse_vector, "valid_empty", "count 0: no non-zero coordinate",
+          builder().le(0, 1), status::ok);
+  payload(mechanism::sparse_vector, "valid_full",
+          "s = 4 pairs: first and last index, clip_lo and clip_hi values",
+          builder().le(4, 1).le(0, 2).varint(-65536).le(1, 2).varint(1).le(500, 2).varint(-1)
+              .le(999, 2).varint(65536),
+          status::ok);
+
+  // Every kind: one byte short, one byte extra, and the three header checks.
+  for (int k = 0; k <= static_cast<int>(payload_kind::sparse_pairs); ++k) {
+    const mechanism m = representative(static_cast<payload_kind>(k));
+    const bytes valid = example(params(m));
+    bytes shorter(valid.begin(), valid.end() - 1), longer = valid;
+    longer.push_back(0);
+    add(m, "truncated", "the example report without its last byte", shorter, status::wrong_length);
+    add(m, "extra_byte", "the example report with a zero byte appended", longer, status::wrong_length);
+    bytes foreign = valid;
+    foreign[2] ^= 0x01;
+    add(m, "foreign_fingerprint", "lowest fingerprint bit flipped", foreign, status::parameter_mismatch);
+    bytes version = valid;
+    version[0] = 2;
+    add(m, "unknown_version", "report format version 2", version, status::unsupported_version);
+    bytes unknown = valid;
+    unknown[1] = 0x7f;
+    add(m, "unknown_mechanism", "mechanism id 0x7f, assigned to nothing", unknown,
+        status::unknown_mechanism);
+  }
+
+  // Header.
+  add(mechanism::grr, "empty", "no bytes at all", {}, status::wrong_length);
+  {
+    const bytes valid = example(params(mechanism::grr));
+    add(mechanism::grr, "header_truncated", "9 of the 10 header bytes",
+        bytes(valid.begin(), valid.begin() + 9), status::wrong_length);
+    bytes other = valid;
+    other[1] = static_cast<unsigned char>(mechanism::hr);
+    add(mechanism::grr, "other_mechanism", "a known mechanism (hr) that is not the block's", other,
+        status::parameter_mismatch);
+    bytes none = valid;
+    none[1] = 0;
+    add(mechanism::grr, "mechanism_none", "mechanism id 0 (none)", none, status::unknown_mechanism);
+    bytes version = valid;
+    version[0] = 0;
+    add(mechanism::grr, "version_zero", "report format version 0", version, status::unsupported_version);
+  }
+
+  // index: d = 10 (grr), K = 16 (hr).
+  payload(mechanism::grr, "index_out_of_range", "index 10 = d", builder().le(10, 1), status::out_of_range);
+  payload(mechanism::grr, "index_ff", "index 0xff", builder().le(0xff, 1), status::out_of_range);
+  payload(mechanism::hr, "index_out_of_range", "index 16 = K", builder().le(16, 1), status::out_of_range);
+
+  // unary_bits: d = 10, two bytes, bits 10..15 are padding.
+  payload(mechanism::sue, "padding_bit_set", "bit 10, the first padding bit, set",
+          builder().raw({0x00, 0x04}), status::reserved_bits_set);
+  payload(mechanism::oue, "padding_bit_set", "bit 15, the last padding bit, set",
+          builder().raw({0x01, 0x80}), status::reserved_bits_set);
+  payload(mechanism::kent_vote, "padding_bit_set", "every bit set, padding included",
+          builder().raw({0xff, 0xff}), status::reserved_bits_set);
+
+  // hash_bucket: 8-byte seed, then the bucket (g = 4 for olh, 2 for blh).
+  payload(mechanism::olh, "bucket_out_of_range", "bucket 4 = g", builder().le(1, 8).le(4, 1),
+          status::out_of_range);
+  payload(mechanism::blh, "bucket_out_of_range", "bucket 2 = g", builder().le(1, 8).le(2, 1),
+          status::out_of_range);
+  payload(mechanism::olh, "seed_only", "the seed without its bucket", builder().le(1, 8),
+          status::wrong_length);
+
+  // sketch_row: row (k = 16), then m = 100 bits in 13 bytes, bits 100..103 are padding.
+  {
+    builder bits;
+    for (int i = 0; i < 13; ++i) bits.le(0, 1);
+    builder row_out = builder().le(16, 1);
+    row_out.out.insert(row_out.out.end(), bits.out.begin(), bits.out.end());
+    payload(mechanism::cms, "row_out_of_range", "row 16 = k", row_out, status::out_of_range);
+    builder padded = builder().le(3, 1);
+    padded.out.insert(padded.out.end(), bits.out.begin(), bits.out.end());
+    padded.out.back() = 0x10;
+    payload(mechanism::cms, "padding_bit_set", "bit 100, the first padding bit, set", padded,
+            status::reserved_bits_set);
+  }
+
+  // sketch_cell: row (k = 16), column (m = 128), sign byte.
+  payload(mechanism::hcms, "row_out_of_range", "row 16 = k", builder().le(16, 1).le(5, 1).le(1, 1),
+          status::out_of_range);
+  payload(mechanism::hcms, "column_out_of_range", "column 128 = m",
+          builder().le(5, 1).le(128, 1).le(1, 1), status::out_of_range);
+  payload(mechanism::hcms, "sign_reserved_bits", "sign byte 0x02",
+          builder().le(5, 1).le(7, 1).le(2, 1), status::reserved_bits_set);
+
+  // fixed_value: one canonical zigzag varint.
+  payload(mechanism::laplace, "overlong_varint", "value 0 encoded in two bytes (80 00)",
+          builder().raw({0x80, 0x00}), status::malformed_report);
+  payload(mechanism::laplace, "overlong_varint_trailing_zero", "value 1 as 82 80 00",
+          builder().raw({0x82, 0x80, 0x00}), status::malformed_report);
+  payload(mechanism::laplace, "varint_eleven_bytes", "ten continuation bytes, then 00",
+          builder().raw({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00}),
+          status::malformed_report);
+  payload(mechanism::laplace, "varint_above_bit_63", "tenth byte 02: bit 64 set",
+          builder().raw({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}),
+          status::malformed_report);
+  payload(mechanism::kent_refine, "overlong_varint", "value -1 as 81 00",
+          builder().raw({0x81, 0x00}), status::malformed_report);
+  payload(mechanism::kent_refine, "unterminated_varint", "a varint whose last byte has the continuation bit",
+          builder().raw({0x90, 0x80}), status::wrong_length);
+
+  // fixed_vector: d = 4 varints.
+  payload(mechanism::laplace_vector, "overlong_varint", "third of four entries encoded as 80 00",
+          builder().varint(1).varint(2).raw({0x80, 0x00}).varint(4), status::malformed_report);
+  payload(mechanism::laplace_vector, "missing_entry", "three well-formed entries of four",
+          builder().varint(1).varint(2).varint(3), status::wrong_length);
+  payload(mechanism::laplace_vector, "extra_entry", "five well-formed entries of four",
+          builder().varint(1).varint(2).varint(3).varint(4).varint(5), status::wrong_length);
+
+  // bit: one byte holding 0 or 1.
+  payload(mechanism::duchi, "reserved_bits", "bit byte 0x02", builder().le(2, 1), status::reserved_bits_set);
+  payload(mechanism::duchi, "high_bit", "bit byte 0x81", builder().le(0x81, 1), status::reserved_bits_set);
+
+  // coordinate_bit: coordinate (K = 128), bit byte.
+  payload(mechanism::vector_duchi, "coordinate_out_of_range", "coordinate 128 = K",
+          builder().le(128, 1).le(1, 1), status::out_of_range);
+  payload(mechanism::vector_duchi, "reserved_bits", "bit byte 0x03", builder().le(17, 1).le(3, 1),
+          status::reserved_bits_set);
+
+  // coordinate_value: coordinate (K = 128), varint.
+  payload(mechanism::vector_laplace, "coordinate_out_of_range", "coordinate 128 = K",
+          builder().le(128, 1).varint(-5), status::out_of_range);
+  payload(mechanism::vector_laplace, "overlong_varint", "value 0 as 80 80 00",
+          builder().le(17, 1).raw({0x80, 0x80, 0x00}), status::malformed_report);
+
+  // sparse_pairs: count (1 byte, s = 4), then 2-byte index (d = 1000) + varint value in
+  // [clip_lo, clip_hi] = [-65536, 65536], non-zero.
+  payload(mechanism::sparse_vector, "count_above_sparsity", "count 5 > s = 4, five valid pairs",
+          builder().le(5, 1).le(1, 2).varint(1).le(2, 2).varint(1).le(3, 2).varint(1).le(4, 2).varint(1)
+              .le(5, 2).varint(1),
+          status::out_of_range);
+  payload(mechanism::sparse_vector, "indices_decreasing", "indices 7 then 3",
+          builder().le(2, 1).le(7, 2).varint(10).le(3, 2).varint(10), status::out_of_range);
+  payload(mechanism::sparse_vector, "indices_repeated", "index 7 twice",
+          builder().le(2, 1).le(7, 2).varint(10).le(7, 2).varint(20), status::out_of_range);
+  payload(mechanism::sparse_vector, "zero_value", "a pair with value 0",
+          builder().le(2, 1).le(7, 2).varint(10).le(8, 2).varint(0), status::out_of_range);
+  payload(mechanism::sparse_vector, "value_above_clip", "value 65537 > clip_hi",
+          builder().le(1, 1).le(7, 2).varint(65537), status::out_of_range);
+  payload(mechanism::sparse_vector, "value_below_clip", "value -65537 < clip_lo",
+          builder().le(1, 1).le(7, 2).varint(-65537), status::out_of_range);
+  payload(mechanism::sparse_vector, "index_out_of_range", "index 1000 = d",
+          builder().le(1, 1).le(1000, 2).varint(10), status::out_of_range);
+  payload(mechanism::sparse_vector, "overlong_varint", "value 1 as 82 00",
+          builder().le(1, 1).le(7, 2).raw({0x82, 0x00}), status::malformed_report);
+  payload(mechanism::sparse_vector, "missing_pair", "count 3, two pairs",
+          builder().le(3, 1).le(7, 2).varint(10).le(8, 2).varint(10), status::wrong_length);
+  return cases;
+}
+
+std::string spaced_hex(const bytes& b) {
+  std::string out;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += ldp::test::to_hex(&b[i], 1);
+  }
+  return out;
+}
+
+// Decodes the case as the golden test will, and returns the file's last line, or "" if the bytes
+// do not produce the status the case claims.
+std::string outcome(const golden_case& c, const bytes& block) {
+  ldp::wire::params p;
+  if (ldp::wire::decode_params(block, &p) != status::ok) return "";
+  ldp::wire::report r;
+  const status s = ldp::wire::decode_report(p, ldp::wire::fingerprint(p), c.report, &r);
+  if (s != c.expected) {
+    std::fprintf(stderr, "%s: decodes to %s, expected %s\n", c.name.c_str(), ldp::status_name(s),
+                 ldp::status_name(c.expected));
+    return "";
+  }
+  return s == status::ok ? "expect " + ldp::test::describe(p, r) : std::string("status ") + ldp::status_name(s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: generate_golden DIR\n");
+    return 2;
+  }
+  const std::filesystem::path root = argv[1];
+  std::filesystem::create_directories(root / "valid");
+  std::filesystem::create_directories(root / "invalid");
+  int failures = 0;
+  std::vector<std::string> seen;
+  for (const golden_case& c : all_cases()) {
+    for (const std::string& name : seen) {
+      if (name == c.name) {
+        std::fprintf(stderr, "%s: duplicate case name\n", c.name.c_str());
+        ++failures;
+      }
+    }
+    seen.push_back(c.name);
+    bytes block(ldp::wire::params_max_size);
+    std::size_t size = 0;
+    if (ldp::wire::encode_params(c.params, block, &size) != status::ok) {
+      std::fprintf(stderr, "%s: invalid parameters\n", c.name.c_str());
+      ++failures;
+      continue;
+    }
+    block.resize(size);
+    const std::string last = outcome(c, block);
+    if (last.empty()) {
+      ++failures;
+      continue;
+    }
+    const auto path = root / (c.expected == status::ok ? "valid" : "invalid") / (c.name + ".txt");
+    std::ofstream out(path, std::ios::binary);
+    out << "# " << c.comment << "\n"
+        << "params " << spaced_hex(block) << "\n"
+        << "report" << (c.report.empty() ? "" : " ") << spaced_hex(c.report) << "\n"
+        << last << "\n";
+    if (!out) {
+      std::fprintf(stderr, "%s: cannot write\n", path.string().c_str());
+      ++failures;
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
