@@ -97,7 +97,8 @@ example_report make_report(const wire::params& p, unsigned variant) {
                                  ? d : p.get(field::sketch_columns);
       e.bits.assign(static_cast<std::size_t>((nbits + 7) / 8), 0);
       for (uint64_t j = 0; j < nbits; ++j) {
-        if ((j * 7 + v) % 3 == 0) e.bits[j / 8] = static_cast<unsigned char>(e.bits[j / 8] | (1u << (j % 8)));
+        const auto byte = static_cast<std::size_t>(j / 8);
+        if ((j * 7 + v) % 3 == 0) e.bits[byte] = static_cast<unsigned char>(e.bits[byte] | (1u << (j % 8)));
       }
       r.bits = e.bits;
       if (p.mech == mechanism::cms) r.index = static_cast<uint32_t>(v % p.get(field::sketch_rows));

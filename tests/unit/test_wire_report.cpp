@@ -85,7 +85,7 @@ ldp::test::example_report random_report(const ldp::wire::params& p, ldp::random:
     case payload_kind::unary_bits:
     case payload_kind::sketch_row: {
       const uint64_t nbits = ldp::wire::kind_of(p.mech) == payload_kind::unary_bits ? d : p.get(field::sketch_columns);
-      e.bits.assign((nbits + 7) / 8, 0);
+      e.bits.assign(static_cast<std::size_t>((nbits + 7) / 8), 0);
       rng.fill(e.bits);
       if (nbits % 8 != 0) e.bits.back() = static_cast<unsigned char>(e.bits.back() & ((1u << (nbits % 8)) - 1));
       r.bits = e.bits;
