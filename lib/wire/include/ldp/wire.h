@@ -4,7 +4,10 @@
 
 #include "ldp/wire/batch.h"
 #include "ldp/wire/checksum.h"
+#include "ldp/wire/det_math.h"
+#include "ldp/wire/hash.h"
 #include "ldp/wire/mechanism.h"
+#include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"

@@ -1,0 +1,45 @@
+// Parameter blocks of the frequency oracles from (epsilon, d, ...), MECHANISMS.md A.1-A.6 with the
+// rounding procedure of D.1: ideal probabilities in (deterministic) double precision, thresholds
+// rounded toward privacy, then the implemented epsilon computed from the integers (Table D.1) and
+// the thresholds stepped toward privacy until epsilon_impl * (1 + 2^-40) <= epsilon. The one
+// routine both halves use, so devices may also derive blocks themselves.
+#ifndef LDP_WIRE_ORACLE_PARAMS_H
+#define LDP_WIRE_ORACLE_PARAMS_H
+
+#include <cstdint>
+
+#include "ldp/base/status.h"
+#include "ldp/wire/params.h"
+
+namespace ldp::wire {
+
+// All thresholds are out of 2^32.
+inline constexpr unsigned oracle_threshold_bits = 32;
+
+struct derived_params {
+  params block;
+  double epsilon_impl = 0;  // the level the integers implement, <= the epsilon asked for
+  status code = status::ok;  // invalid_argument for epsilon or sizes out of range
+};
+
+// epsilon in (0, 40]; d >= 2 (and the limits of docs/wire_format.md table 3).
+[[nodiscard]] derived_params make_grr(double epsilon, uint32_t d) noexcept;
+[[nodiscard]] derived_params make_sue(double epsilon, uint32_t d) noexcept;
+[[nodiscard]] derived_params make_oue(double epsilon, uint32_t d) noexcept;
+[[nodiscard]] derived_params make_blh(double epsilon, uint32_t d) noexcept;
+// g is the integer near e^epsilon + 1 with the smaller implemented variance (A.4); g = 0 chooses.
+[[nodiscard]] derived_params make_olh(double epsilon, uint32_t d, uint32_t g = 0) noexcept;
+[[nodiscard]] derived_params make_hr(double epsilon, uint32_t d) noexcept;
+// k rows of m columns (HCMS: m a power of two), hash family from a public 32-byte seed.
+[[nodiscard]] derived_params make_cms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
+                                      const unsigned char hash_seed[seed_size]) noexcept;
+[[nodiscard]] derived_params make_hcms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
+                                       const unsigned char hash_seed[seed_size]) noexcept;
+
+// epsilon_impl of a frequency-oracle block from its integers (MECHANISMS.md Table D.1); +inf when
+// a probability is 0 or 1 where the mechanism needs it strictly inside, NaN for other mechanisms.
+[[nodiscard]] double implemented_epsilon(const params& p) noexcept;
+
+}  // namespace ldp::wire
+
+#endif

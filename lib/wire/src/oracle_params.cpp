@@ -1,0 +1,190 @@
+#include "ldp/wire/oracle_params.h"
+
+#include <initializer_list>
+#include <limits>
+
+#include "ldp/wire/det_math.h"
+
+namespace ldp::wire {
+namespace {
+
+constexpr uint64_t one = uint64_t{1} << oracle_threshold_bits;
+constexpr double one_d = 4294967296.0;
+constexpr double infinity = std::numeric_limits<double>::infinity();
+constexpr double margin = 1.0 + 1.0 / 1099511627776.0;  // 1 + 2^-40, absorbs det_log rounding
+
+// ln(a) + ln(b) - ln(c) - ln(e), each argument an integer below 2^53 (exact as a double).
+double log_ratio(double a, double b, double c, double e) {
+  if (a <= 0 || b <= 0 || c <= 0 || e <= 0) return infinity;
+  return (det_log(a) + det_log(b)) - (det_log(c) + det_log(e));
+}
+
+// GRR-style: keep T, otherwise uniform over the other `others` values. ln(T * others / (2^w - T)).
+double keep_epsilon(uint64_t t, uint64_t others) {
+  return log_ratio(static_cast<double>(t), static_cast<double>(others), one_d - static_cast<double>(t), 1);
+}
+
+bool valid_epsilon(double epsilon) { return epsilon > 0 && epsilon <= 40; }
+
+derived_params fail() {
+  derived_params out;
+  out.code = status::invalid_argument;
+  return out;
+}
+
+// Rounds a keep probability down, then steps it down until the implemented level fits.
+template <class Epsilon>
+uint64_t keep_threshold(double p, double epsilon, Epsilon implemented) {
+  uint64_t t = static_cast<uint64_t>(p * one_d);  // floor: toward privacy
+  if (t >= one) t = one - 1;
+  while (t > 0 && implemented(t) > epsilon / margin) --t;
+  return t;
+}
+
+// Rounds a flip (or other-value) probability up, then steps it up until the level fits.
+template <class Epsilon>
+uint64_t flip_threshold(double q, double epsilon, Epsilon implemented) {
+  double scaled = q * one_d;
+  uint64_t t = static_cast<uint64_t>(scaled);
+  if (static_cast<double>(t) < scaled) ++t;  // ceiling
+  if (t == 0) t = 1;
+  while (t < one / 2 && implemented(t) > epsilon / margin) ++t;
+  return t;
+}
+
+derived_params finish(params p) {
+  derived_params out;
+  out.block = p;
+  out.epsilon_impl = implemented_epsilon(p);
+  out.code = validate(p);
+  if (out.code == status::ok && !(out.epsilon_impl < infinity)) out.code = status::invalid_argument;
+  return out;
+}
+
+params frequency_block(mechanism m, uint32_t d) {
+  params p;
+  p.mech = m;
+  p.set(field::domain, d).set(field::threshold_bits, oracle_threshold_bits);
+  return p;
+}
+
+// GRR on a domain of n symbols: keep with e^eps / (e^eps + n - 1).
+uint64_t grr_threshold(double epsilon, uint64_t n) {
+  const double e = det_exp(epsilon);
+  return keep_threshold(e / (e + static_cast<double>(n - 1)), epsilon,
+                        [n](uint64_t t) { return keep_epsilon(t, n - 1); });
+}
+
+double olh_leading_term(uint64_t t, uint64_t g) {
+  const double p = static_cast<double>(t) / one_d, q = 1.0 / static_cast<double>(g);
+  return q * (1 - q) / ((p - q) * (p - q));
+}
+
+}  // namespace
+
+double implemented_epsilon(const params& p) noexcept {
+  const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
+  switch (p.mech) {
+    case mechanism::grr: return keep_epsilon(keep, p.get(field::domain) - 1);
+    case mechanism::blh:
+    case mechanism::olh: return keep_epsilon(keep, p.get(field::hash_range) - 1);
+    case mechanism::hr: return keep_epsilon(keep, 1);
+    case mechanism::sue:
+    case mechanism::oue:
+    case mechanism::kent_vote:
+      // General unary encoding, one-hot input: ln[T_p (2^w - T_q) / (T_q (2^w - T_p))].
+      return log_ratio(static_cast<double>(keep), one_d - static_cast<double>(other),
+                       static_cast<double>(other), one_d - static_cast<double>(keep));
+    case mechanism::cms: return 2 * keep_epsilon(one - other, 1);
+    case mechanism::hcms: return keep_epsilon(one - other, 1);
+    default: return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+derived_params make_grr(double epsilon, uint32_t d) noexcept {
+  if (!valid_epsilon(epsilon) || d < 2) return fail();
+  params p = frequency_block(mechanism::grr, d);
+  p.set(field::threshold_keep, grr_threshold(epsilon, d));
+  return finish(p);
+}
+
+derived_params make_sue(double epsilon, uint32_t d) noexcept {
+  if (!valid_epsilon(epsilon) || d < 2) return fail();
+  // One-hot inputs differ in two bits: each carries epsilon / 2 (MECHANISMS.md A.2, classic bug).
+  const double e = det_exp(epsilon / 2);
+  const auto level = [](uint64_t t) { return 2 * keep_epsilon(t, 1); };
+  const uint64_t keep = keep_threshold(e / (1 + e), epsilon, level);
+  params p = frequency_block(mechanism::sue, d);
+  p.set(field::threshold_keep, keep).set(field::threshold_other, one - keep);
+  return finish(p);
+}
+
+derived_params make_oue(double epsilon, uint32_t d) noexcept {
+  if (!valid_epsilon(epsilon) || d < 2) return fail();
+  // p = 1/2 exactly; q = 1 / (e^eps + 1) rounded up.
+  const auto level = [](uint64_t t) { return keep_epsilon(one - t, 1); };
+  const uint64_t other = flip_threshold(1 / (det_exp(epsilon) + 1), epsilon, level);
+  params p = frequency_block(mechanism::oue, d);
+  p.set(field::threshold_keep, one / 2).set(field::threshold_other, other);
+  return finish(p);
+}
+
+derived_params make_blh(double epsilon, uint32_t d) noexcept { return make_olh(epsilon, d, 2); }
+
+derived_params make_olh(double epsilon, uint32_t d, uint32_t g) noexcept {
+  if (!valid_epsilon(epsilon) || d < 2) return fail();
+  if (g == 0) {
+    // Whichever of floor(e^eps) + 1 and ceil(e^eps) + 1 has the smaller implemented variance.
+    const double e = det_exp(epsilon);
+    const double lo = static_cast<double>(static_cast<uint64_t>(e)) + 1;
+    uint64_t best = 0;
+    double best_term = infinity;
+    for (double candidate : {lo, lo + 1}) {
+      const auto c = static_cast<uint64_t>(candidate < 2 ? 2 : candidate);
+      const double term = olh_leading_term(grr_threshold(epsilon, c), c);
+      if (term < best_term) {
+        best_term = term;
+        best = c;
+      }
+    }
+    g = static_cast<uint32_t>(best > (uint64_t{1} << 31) ? (uint64_t{1} << 31) : best);
+  }
+  if (g < 2) return fail();
+  params p = frequency_block(g == 2 ? mechanism::blh : mechanism::olh, d);
+  p.set(field::threshold_keep, grr_threshold(epsilon, g)).set(field::hash_range, g);
+  return finish(p);
+}
+
+derived_params make_hr(double epsilon, uint32_t d) noexcept {
+  if (!valid_epsilon(epsilon) || d < 2 || d >= (uint32_t{1} << 30)) return fail();
+  uint64_t k = 1;
+  while (k <= d) k <<= 1;  // 2^ceil(log2(d + 1)): row 0 is unusable
+  params p = frequency_block(mechanism::hr, d);
+  p.set(field::threshold_keep, grr_threshold(epsilon, 2)).set(field::hadamard_dim, k);
+  return finish(p);
+}
+
+derived_params make_cms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
+                        const unsigned char hash_seed[seed_size]) noexcept {
+  if (!valid_epsilon(epsilon) || d < 2) return fail();
+  // Flip each of the m signs with 1 / (1 + e^{eps/2}): two signs differ between inputs.
+  const auto level = [](uint64_t t) { return 2 * keep_epsilon(one - t, 1); };
+  const uint64_t flip = flip_threshold(1 / (1 + det_exp(epsilon / 2)), epsilon, level);
+  params p = frequency_block(mechanism::cms, d);
+  p.set(field::threshold_other, flip).set(field::sketch_rows, k).set(field::sketch_columns, m);
+  p.set_seed(field::hash_seed, hash_seed);
+  return finish(p);
+}
+
+derived_params make_hcms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
+                         const unsigned char hash_seed[seed_size]) noexcept {
+  if (!valid_epsilon(epsilon) || d < 2) return fail();
+  const auto level = [](uint64_t t) { return keep_epsilon(one - t, 1); };
+  const uint64_t flip = flip_threshold(1 / (1 + det_exp(epsilon)), epsilon, level);
+  params p = frequency_block(mechanism::hcms, d);
+  p.set(field::threshold_other, flip).set(field::sketch_rows, k).set(field::sketch_columns, m);
+  p.set_seed(field::hash_seed, hash_seed);
+  return finish(p);
+}
+
+}  // namespace ldp::wire
