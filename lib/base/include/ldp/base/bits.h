@@ -14,6 +14,13 @@ constexpr uint32_t rotl32(uint32_t x, unsigned n) noexcept {
   return (x << (n & 31u)) | (x >> ((32u - n) & 31u));
 }
 
+// Set bits of a 32-bit word (SWAR; no CPU-specific instruction needed).
+constexpr uint32_t popcount32(uint32_t x) noexcept {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  return (((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 inline uint32_t load_le32(const unsigned char* p) noexcept {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }

@@ -1,0 +1,8 @@
+// Umbrella header of ldp::device (ARCHITECTURE.md, lib/device): the randomizers.
+#ifndef LDP_DEVICE_H
+#define LDP_DEVICE_H
+
+#include "ldp/device/coins.h"
+#include "ldp/device/frequency.h"
+
+#endif

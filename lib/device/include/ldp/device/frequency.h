@@ -1,0 +1,157 @@
+// Device side of the frequency oracles (MECHANISMS.md A.1-A.6): GRR, SUE, OUE, BLH, OLH, HR, CMS and
+// HCMS. A device holds one item v in [0, d) and writes one wire report (docs/wire_format.md). No
+// heap, no exceptions: unary and sketch encodings take a caller workspace of workspace_words(p)
+// 64-bit words, and every size is a constant expression of the parameter block.
+#ifndef LDP_DEVICE_FREQUENCY_H
+#define LDP_DEVICE_FREQUENCY_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ldp/base/bits.h"
+#include "ldp/base/span.h"
+#include "ldp/base/status.h"
+#include "ldp/device/coins.h"
+#include "ldp/random/drbg.h"
+#include "ldp/wire/hash.h"
+#include "ldp/wire/params.h"
+#include "ldp/wire/report.h"
+
+namespace ldp::device {
+
+// 64-bit words of workspace the oracle needs: d bits for SUE/OUE, m bits for CMS, else none.
+[[nodiscard]] constexpr std::size_t workspace_words(const wire::params& p) noexcept {
+  switch (p.mech) {
+    case wire::mechanism::sue:
+    case wire::mechanism::oue: return static_cast<std::size_t>((p.get(wire::field::domain) + 63) / 64);
+    case wire::mechanism::cms:
+      return static_cast<std::size_t>((p.get(wire::field::sketch_columns) + 63) / 64);
+    default: return 0;
+  }
+}
+
+// Fills the report fields for `value` with coins from `coins`. For SUE, OUE and CMS, r->bits points
+// into `workspace` afterwards. invalid_argument for a block that is not a frequency oracle or a
+// workspace that is too small; out_of_range for value >= d.
+template <class Coins>
+status randomize_fields(const wire::params& p, uint32_t value, Coins& coins, span<uint64_t> workspace,
+                        wire::report* r) noexcept;
+
+// The report bytes (header + payload) for `value`.
+[[nodiscard]] status randomize(const wire::params& p, uint64_t fingerprint, uint32_t value,
+                               random::drbg& rng, span<uint64_t> workspace, span<unsigned char> out,
+                               std::size_t* written) noexcept;
+
+// The payload only, for a batch record.
+[[nodiscard]] status randomize_payload(const wire::params& p, uint32_t value, random::drbg& rng,
+                                       span<uint64_t> workspace, span<unsigned char> out,
+                                       std::size_t* written) noexcept;
+
+// ---------------------------------------------------------------------------------------------
+// Implementation (templates: the audit instantiates them with its own coins).
+
+namespace detail {
+
+// GRR on n symbols (A.1): keep x with T / 2^32, else uniform over the n - 1 others.
+template <class Coins>
+uint32_t grr(uint32_t x, uint64_t n, uint64_t keep, Coins& coins) noexcept {
+  if (coins.bernoulli(keep)) return x;
+  const uint32_t r = coins.uniform_below(static_cast<uint32_t>(n - 1));
+  return r + (r >= x ? 1u : 0u);
+}
+
+// Unary and sketch bits leave as little-endian bytes over the same memory (wire bits(n)).
+inline span<const unsigned char> words_to_bytes(span<uint64_t> words, std::size_t nbits) noexcept {
+  auto* bytes = reinterpret_cast<unsigned char*>(words.data());
+  for (std::size_t i = 0; i < (nbits + 63) / 64; ++i) {
+    const uint64_t w = words[i];
+    store_le64(bytes + 8 * i, w);
+  }
+  return {bytes, (nbits + 7) / 8};
+}
+
+inline void set_bit(span<uint64_t> words, uint64_t j, bool value) noexcept {
+  const uint64_t bit = uint64_t{1} << (j % 64);
+  uint64_t& w = words[static_cast<std::size_t>(j / 64)];
+  w = (w & ~bit) | (value ? bit : 0);  // branch-free on the value (no timing on the true item)
+}
+
+}  // namespace detail
+
+template <class Coins>
+status randomize_fields(const wire::params& p, uint32_t value, Coins& coins, span<uint64_t> workspace,
+                        wire::report* r) noexcept {
+  using wire::field;
+  using wire::mechanism;
+  *r = wire::report{};
+  r->mech = p.mech;
+  const uint64_t d = p.get(field::domain);
+  if (value >= d) return status::out_of_range;
+  if (workspace.size() < workspace_words(p)) return status::workspace_too_small;
+  const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
+  switch (p.mech) {
+    case mechanism::grr: r->index = detail::grr(value, d, keep, coins); return status::ok;
+    case mechanism::sue:
+    case mechanism::oue: {
+      // All d positions Bernoulli(q), then the true one redrawn: Bernoulli(p) for SUE, a raw bit
+      // (p = 1/2 exactly) for OUE (A.3). Each random word feeds one set of lanes only.
+      const status s = coins.mask(workspace, static_cast<std::size_t>(d), other);
+      if (s != status::ok) return s;
+      const bool bit = p.mech == mechanism::sue ? coins.bernoulli(keep) : coins.raw_bit();
+      detail::set_bit(workspace, value, bit);
+      r->bits = detail::words_to_bytes(workspace, static_cast<std::size_t>(d));
+      return status::ok;
+    }
+    case mechanism::blh:
+    case mechanism::olh: {
+      // A fresh seed per report, private but revealed (A.4); then GRR on the g buckets.
+      const uint64_t g = p.get(field::hash_range);
+      r->seed = coins.raw_u64();
+      const uint32_t bucket = wire::hash_to_range(wire::report_hash_key(r->seed), value, static_cast<uint32_t>(g));
+      r->index = detail::grr(bucket, g, keep, coins);
+      return status::ok;
+    }
+    case mechanism::hr: {
+      // Row v + 1 (A.5): y uniform on C_v = {y : popcount(row & y) even} with T / 2^32, else on
+      // its complement. Flipping the row's lowest set bit moves y between the two halves.
+      const uint32_t row = value + 1;
+      const bool in_set = coins.bernoulli(keep);
+      uint32_t y = coins.uniform_below(static_cast<uint32_t>(p.get(field::hadamard_dim)));
+      const bool even = (popcount32(row & y) & 1u) == 0;
+      if (even != in_set) y ^= row & (0u - row);
+      r->index = y;
+      return status::ok;
+    }
+    case mechanism::cms: {
+      // Row j uniform (revealed); the m signs are -1 except +1 at h_j(v), each flipped with q_f.
+      // Bit 1 means +1 on the wire.
+      const uint64_t m = p.get(field::sketch_columns);
+      const uint32_t j = coins.uniform_below(static_cast<uint32_t>(p.get(field::sketch_rows)));
+      const uint32_t h = wire::hash_to_range(wire::sketch_hash_key(p.hash_seed, j), value, static_cast<uint32_t>(m));
+      const status s = coins.mask(workspace, static_cast<std::size_t>(m), other);
+      if (s != status::ok) return s;
+      workspace[h / 64] ^= uint64_t{1} << (h % 64);  // flips of the -1 signs, and of the one +1
+      r->index = j;
+      r->bits = detail::words_to_bytes(workspace, static_cast<std::size_t>(m));
+      return status::ok;
+    }
+    case mechanism::hcms: {
+      // Row j and column l uniform (revealed); the sign H_m[l, h_j(v)], flipped with q (A.6).
+      const uint64_t m = p.get(field::sketch_columns);
+      const uint32_t j = coins.uniform_below(static_cast<uint32_t>(p.get(field::sketch_rows)));
+      const uint32_t l = coins.uniform_below(static_cast<uint32_t>(m));
+      const uint32_t h = wire::hash_to_range(wire::sketch_hash_key(p.hash_seed, j), value, static_cast<uint32_t>(m));
+      const bool plus = (popcount32(l & h) & 1u) == 0;
+      const bool flip = coins.bernoulli(other);
+      r->index = j;
+      r->column = l;
+      r->bit = static_cast<uint8_t>(plus != flip ? 1 : 0);
+      return status::ok;
+    }
+    default: return status::invalid_argument;
+  }
+}
+
+}  // namespace ldp::device
+
+#endif
