@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "ldp/base.h"
+#include "ldp/device.h"
 #include "ldp/kernels.h"
 #include "ldp/platform.h"
 #include "ldp/random.h"
@@ -57,14 +58,18 @@ int main() {
     return p;
   }();
   unsigned char report_bytes[ldp::wire::max_report_size(oue)];
-  unsigned char bits[8];
-  for (int i = 0; i < 8; ++i) bits[i] = static_cast<unsigned char>(mask[i / 8] >> (8 * (i % 8)));
-  ldp::wire::report report;
-  report.bits = bits;
+  uint64_t workspace[ldp::device::workspace_words(oue)];
   std::size_t report_size = 0;
-  if (ldp::wire::encode_report(oue, ldp::wire::fingerprint(oue), report, report_bytes, &report_size) !=
-      ldp::status::ok) {
+  if (ldp::device::randomize(oue, ldp::wire::fingerprint(oue), 17, rng, workspace, report_bytes,
+                             &report_size) != ldp::status::ok) {
     return 4;
+  }
+  sink = report_bytes[report_size - 1];
+  // A device may derive its own block: the derivation is deterministic across platforms.
+  const ldp::wire::derived_params grr = ldp::wire::make_grr(1.0, 10);
+  if (ldp::device::randomize(grr.block, ldp::wire::fingerprint(grr.block), 3, rng, {}, report_bytes,
+                             &report_size) != ldp::status::ok) {
+    return 5;
   }
   sink = report_bytes[report_size - 1];
   const ldp::q_result q = ldp::to_q32(0.25, 15);
