@@ -60,14 +60,14 @@ bool in_event(const ldp::wire::params& p, const ldp::wire::report& r, uint32_t v
     }
     case mechanism::cms: {
       const auto m = static_cast<uint32_t>(p.get(field::sketch_columns));
-      const auto key = ldp::wire::sketch_hash_key(p.hash_seed, r.index);
-      const uint32_t hv = ldp::wire::hash_to_range(key, v, m), hw = ldp::wire::hash_to_range(key, w, m);
+      const ldp::wire::sketch_hash hash(p.hash_seed);
+      const uint32_t hv = hash(r.index, v, m), hw = hash(r.index, w, m);
       return hv != hw && bit(r, hv) && !bit(r, hw);
     }
     default: {  // hcms: v's and w's true signs differ, and b carries v's
       const auto m = static_cast<uint32_t>(p.get(field::sketch_columns));
-      const auto key = ldp::wire::sketch_hash_key(p.hash_seed, r.index);
-      const uint32_t hv = ldp::wire::hash_to_range(key, v, m), hw = ldp::wire::hash_to_range(key, w, m);
+      const ldp::wire::sketch_hash hash(p.hash_seed);
+      const uint32_t hv = hash(r.index, v, m), hw = hash(r.index, w, m);
       const bool tv = (ldp::popcount32(r.column & hv) & 1) == 0;
       const bool tw = (ldp::popcount32(r.column & hw) & 1) == 0;
       return tv != tw && r.bit == (tv ? 1 : 0);

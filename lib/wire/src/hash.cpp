@@ -28,12 +28,20 @@ hash_key report_hash_key(uint64_t seed) noexcept {
   return expand(report_key, context, sizeof context);
 }
 
-hash_key sketch_hash_key(const unsigned char hash_seed[seed_size], uint32_t row) noexcept {
-  // Key: the seed's first 16 bytes; message: its last 16 bytes and the row number.
-  unsigned char context[20];
-  for (int i = 0; i < 16; ++i) context[i] = hash_seed[16 + i];
-  store_le32(context + 16, row);
-  return expand(hash_seed, context, sizeof context);
+sketch_hash::sketch_hash(const unsigned char hash_seed[seed_size]) noexcept {
+  for (int i = 0; i < 16; ++i) {
+    key_[i] = hash_seed[i];
+    prefix_[i] = hash_seed[16 + i];
+  }
+}
+
+uint32_t sketch_hash::operator()(uint32_t row, uint32_t value, uint32_t m) const noexcept {
+  unsigned char message[24];
+  for (int i = 0; i < 16; ++i) message[i] = prefix_[i];
+  store_le32(message + 16, row);
+  store_le32(message + 20, value);
+  const uint64_t h = siphash24(key_, span<const unsigned char>(message, sizeof message)) >> 32;
+  return static_cast<uint32_t>((h * m) >> 32);
 }
 
 }  // namespace ldp::wire

@@ -127,7 +127,7 @@ status randomize_fields(const wire::params& p, uint32_t value, Coins& coins, spa
       // Bit 1 means +1 on the wire.
       const uint64_t m = p.get(field::sketch_columns);
       const uint32_t j = coins.uniform_below(static_cast<uint32_t>(p.get(field::sketch_rows)));
-      const uint32_t h = wire::hash_to_range(wire::sketch_hash_key(p.hash_seed, j), value, static_cast<uint32_t>(m));
+      const uint32_t h = wire::sketch_hash(p.hash_seed)(j, value, static_cast<uint32_t>(m));
       const status s = coins.mask(workspace, static_cast<std::size_t>(m), other);
       if (s != status::ok) return s;
       workspace[h / 64] ^= uint64_t{1} << (h % 64);  // flips of the -1 signs, and of the one +1
@@ -140,7 +140,7 @@ status randomize_fields(const wire::params& p, uint32_t value, Coins& coins, spa
       const uint64_t m = p.get(field::sketch_columns);
       const uint32_t j = coins.uniform_below(static_cast<uint32_t>(p.get(field::sketch_rows)));
       const uint32_t l = coins.uniform_below(static_cast<uint32_t>(m));
-      const uint32_t h = wire::hash_to_range(wire::sketch_hash_key(p.hash_seed, j), value, static_cast<uint32_t>(m));
+      const uint32_t h = wire::sketch_hash(p.hash_seed)(j, value, static_cast<uint32_t>(m));
       const bool plus = (popcount32(l & h) & 1u) == 0;
       const bool flip = coins.bernoulli(other);
       r->index = j;

@@ -1,0 +1,111 @@
+// Private pieces shared by the frequency-oracle aggregators (not part of the public API):
+// the A.0 template estimator, the normal quantile of a confidence level, an in-place FWHT on exact
+// integer counts, little-endian I/O for the state body, and one factory per oracle family.
+#ifndef LDP_SERVER_SRC_DETAIL_H
+#define LDP_SERVER_SRC_DETAIL_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ldp/base/span.h"
+#include "ldp/base/status.h"
+#include "ldp/server/frequency.h"
+#include "ldp/wire/params.h"
+
+namespace ldp::server::detail {
+
+// Accepted reports per aggregator are capped at 2^62 (never reached in practice). Every count is
+// bounded by the number of reports, so with this cap all sums, signed sketch cells and FWHT stages
+// stay exact in int64, and merging two states can be checked for overflow up front.
+inline constexpr uint64_t max_reports = uint64_t{1} << 62;
+
+// ---- Estimation (estimation.cpp) -----------------------------------------------------------
+
+// An implemented probability T / 2^w from the block (MECHANISMS.md D.1: p-hat, q-hat).
+[[nodiscard]] double threshold_probability(const wire::params& p, wire::field f) noexcept;
+
+// z with P(|Z| <= z) = confidence for a standard normal Z: erfc(z / sqrt 2) = 1 - confidence,
+// solved by bisection. 0 for confidence 0, +inf for 1, NaN outside [0, 1].
+[[nodiscard]] double confidence_z(double confidence) noexcept;
+
+// A plug-in count clipped to [0, n] (A.0).
+[[nodiscard]] double clip_count(double c, double n) noexcept;
+
+// The A.0 template for a "pure" oracle: a report supports the true value with probability p and
+// any other value with probability q (implemented values).
+struct support_model {
+  double p = 0;
+  double q = 0;
+
+  // True when p == q, where no estimator exists (epsilon_impl = 0).
+  [[nodiscard]] bool degenerate() const noexcept { return !(p - q != 0); }
+  // (C_v - n q) / (p - q).
+  [[nodiscard]] double count(double support, double n) const noexcept { return (support - n * q) / (p - q); }
+  // n q (1 - q) / (p - q)^2 + c_v (1 - p - q) / (p - q), with c_v = the estimate clipped to [0, n].
+  [[nodiscard]] double variance(double estimate, double n) const noexcept {
+    return n * leading() + clip_count(estimate, n) * (1 - p - q) / (p - q);
+  }
+  // The coefficient of n in the variance: q (1 - q) / (p - q)^2.
+  [[nodiscard]] double leading() const noexcept { return q * (1 - q) / ((p - q) * (p - q)); }
+};
+
+// The implemented support model of a pure oracle block (MECHANISMS.md A.1-A.5): GRR p-hat = T/2^w,
+// q-hat = (1 - p-hat)/(d - 1); SUE/OUE T_keep/2^w, T_other/2^w; BLH/OLH p-hat, q* = 1/g; HR
+// p-hat, 1/2. Other mechanisms give p = q = 0 (degenerate).
+[[nodiscard]] support_model pure_model(const wire::params& p) noexcept;
+
+// The CMS/HCMS scale c = 1/(1 - 2 q-hat) with q-hat = T_other/2^w (A.6); inf when q-hat = 1/2.
+[[nodiscard]] double sketch_scale(const wire::params& p) noexcept;
+
+// An estimate with its interval count +- z sqrt(variance).
+[[nodiscard]] estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept;
+
+// In-place fast Walsh-Hadamard transform in Sylvester (natural) order: x <- H x with
+// H[r, y] = (-1)^popcount(r & y). x.size() must be a power of two. Exact as long as every partial
+// sum fits in int64 (|x| summed over all entries below 2^63, which max_reports guarantees here).
+void fwht(span<int64_t> x) noexcept;
+
+// ---- State body I/O (little-endian, frequency_aggregator.cpp documents the layout) ----------
+
+void put_u16(std::vector<unsigned char>& out, uint16_t v);
+void put_u32(std::vector<unsigned char>& out, uint32_t v);
+void put_u64(std::vector<unsigned char>& out, uint64_t v);
+void put_u64s(std::vector<unsigned char>& out, const std::vector<uint64_t>& values);
+
+// A bounds-checked cursor: a read past the end clears `ok` and returns 0 (or an empty span).
+struct body_reader {
+  span<const unsigned char> rest;
+  bool ok = true;
+
+  explicit body_reader(span<const unsigned char> bytes) noexcept : rest(bytes) {}
+  span<const unsigned char> bytes(std::size_t n) noexcept;
+  uint64_t u16() noexcept;
+  uint64_t u32() noexcept;
+  uint64_t u64() noexcept;
+};
+
+// Reads exactly values.size() u64 from `bytes` (wrong_length otherwise).
+[[nodiscard]] status read_u64s(span<const unsigned char> bytes, std::vector<uint64_t>& values) noexcept;
+
+// Cells of a count array as a size_t, or false when that many u64 do not fit in memory on this
+// target (a 32-bit size_t, say).
+[[nodiscard]] bool cell_count(uint64_t cells, std::size_t* out) noexcept;
+
+// ---- One factory per oracle family --------------------------------------------------------
+// Each checks what validate() cannot (a block whose estimator divides by zero is
+// invalid_parameters; a state too large for this target is overflow), then allocates (which may
+// throw: frequency_aggregator::create catches).
+
+using aggregator_ptr = std::unique_ptr<frequency_aggregator>;
+
+[[nodiscard]] status make_grr_aggregator(const wire::params& p, aggregator_ptr* out);       // grr.cpp
+[[nodiscard]] status make_unary_aggregator(const wire::params& p, aggregator_ptr* out);     // unary.cpp
+[[nodiscard]] status make_local_hash_aggregator(const wire::params& p, aggregator_ptr* out);  // local_hashing.cpp
+[[nodiscard]] status make_hr_aggregator(const wire::params& p, aggregator_ptr* out);        // hadamard_response.cpp
+[[nodiscard]] status make_sketch_aggregator(const wire::params& p, aggregator_ptr* out);    // sketch.cpp
+
+}  // namespace ldp::server::detail
+
+#endif

@@ -1,0 +1,154 @@
+// Shared estimation pieces: MECHANISMS.md A.0 (the variance template, plug-in c_v clipped to
+// [0, n]), A.5/A.6 (the FWHT decode of HR and HCMS) and the normal-approximation interval.
+#include <cmath>
+#include <limits>
+
+#include "detail.h"
+#include "ldp/base/bits.h"
+
+namespace ldp::server::detail {
+
+double threshold_probability(const wire::params& p, wire::field f) noexcept {
+  const int w = static_cast<int>(p.get(wire::field::threshold_bits));
+  return std::ldexp(static_cast<double>(p.get(f)), -w);
+}
+
+support_model pure_model(const wire::params& p) noexcept {
+  using wire::field;
+  using wire::mechanism;
+  support_model model;
+  model.p = threshold_probability(p, field::threshold_keep);
+  switch (p.mech) {
+    case mechanism::grr: {
+      // (1 - T/2^w)/(d - 1) = (2^w - T)/(2^w (d - 1)), with 2^w - T exact in integers.
+      const int w = static_cast<int>(p.get(field::threshold_bits));
+      const uint64_t rest = (uint64_t{1} << w) - p.get(field::threshold_keep);
+      model.q = std::ldexp(static_cast<double>(rest), -w) / static_cast<double>(p.get(field::domain) - 1);
+      break;
+    }
+    case mechanism::sue:
+    case mechanism::oue: model.q = threshold_probability(p, field::threshold_other); break;
+    case mechanism::blh:
+    case mechanism::olh: model.q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;  // q* (A.4)
+    case mechanism::hr: model.q = 0.5; break;  // orthogonal rows (A.5)
+    default: model = support_model{}; break;
+  }
+  return model;
+}
+
+double sketch_scale(const wire::params& p) noexcept {
+  return 1 / (1 - 2 * threshold_probability(p, wire::field::threshold_other));
+}
+
+double confidence_z(double confidence) noexcept {
+  if (!(confidence >= 0 && confidence <= 1)) return std::numeric_limits<double>::quiet_NaN();
+  if (confidence == 0) return 0;
+  if (confidence == 1) return std::numeric_limits<double>::infinity();
+  // P(|Z| > z) = erfc(z / sqrt 2) decreases from 1 at z = 0 to 0: bisect until the bracket stops
+  // shrinking (erfc underflows to 0 near z = 38.5, so [0, 64] brackets every representable tail).
+  const double tail = 1 - confidence;
+  const double inv_sqrt2 = 0.70710678118654752440;
+  double lo = 0, hi = 64;
+  for (int i = 0; i < 256; ++i) {
+    const double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    if (std::erfc(mid * inv_sqrt2) > tail) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo + (hi - lo) / 2;
+}
+
+double clip_count(double c, double n) noexcept {
+  if (!(c > 0)) return 0;  // also maps NaN to 0
+  return c < n ? c : n;
+}
+
+estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept {
+  estimate e;
+  e.item = item;
+  e.count = count;
+  e.variance = variance;
+  const double half = z * std::sqrt(variance > 0 ? variance : 0.0);
+  e.ci_low = count - half;
+  e.ci_high = count + half;
+  return e;
+}
+
+void fwht(span<int64_t> x) noexcept {
+  const std::size_t n = x.size();
+  for (std::size_t h = 1; h < n; h <<= 1) {
+    for (std::size_t i = 0; i < n; i += 2 * h) {
+      for (std::size_t j = i; j < i + h; ++j) {
+        const int64_t a = x[j], b = x[j + h];
+        x[j] = a + b;
+        x[j + h] = a - b;
+      }
+    }
+  }
+}
+
+void put_u16(std::vector<unsigned char>& out, uint16_t v) {
+  out.push_back(static_cast<unsigned char>(v));
+  out.push_back(static_cast<unsigned char>(v >> 8));
+}
+
+void put_u32(std::vector<unsigned char>& out, uint32_t v) {
+  unsigned char b[4];
+  store_le32(b, v);
+  out.insert(out.end(), b, b + 4);
+}
+
+void put_u64(std::vector<unsigned char>& out, uint64_t v) {
+  unsigned char b[8];
+  store_le64(b, v);
+  out.insert(out.end(), b, b + 8);
+}
+
+void put_u64s(std::vector<unsigned char>& out, const std::vector<uint64_t>& values) {
+  out.reserve(out.size() + 8 * values.size());
+  for (uint64_t v : values) put_u64(out, v);
+}
+
+span<const unsigned char> body_reader::bytes(std::size_t n) noexcept {
+  if (!ok || rest.size() < n) {
+    ok = false;
+    return {};
+  }
+  const span<const unsigned char> out = rest.first(n);
+  rest = rest.subspan(n);
+  return out;
+}
+
+uint64_t body_reader::u16() noexcept {
+  const span<const unsigned char> b = bytes(2);
+  return ok ? uint64_t{b[0]} | uint64_t{b[1]} << 8 : 0;
+}
+
+uint64_t body_reader::u32() noexcept {
+  const span<const unsigned char> b = bytes(4);
+  return ok ? load_le32(b.data()) : 0;
+}
+
+uint64_t body_reader::u64() noexcept {
+  const span<const unsigned char> b = bytes(8);
+  return ok ? load_le64(b.data()) : 0;
+}
+
+status read_u64s(span<const unsigned char> bytes, std::vector<uint64_t>& values) noexcept {
+  if (bytes.size() / 8 != values.size() || bytes.size() % 8 != 0) return status::wrong_length;
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = load_le64(bytes.data() + 8 * i);
+  return status::ok;
+}
+
+bool cell_count(uint64_t cells, std::size_t* out) noexcept {
+  // Twice the cells must fit: merging and decoding copy a count array.
+  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<std::size_t>::max() / 16);
+  if (cells > limit) return false;
+  *out = static_cast<std::size_t>(cells);
+  return true;
+}
+
+}  // namespace ldp::server::detail

@@ -1,0 +1,75 @@
+// Hadamard response (HR, high-privacy variant) aggregation and estimation, MECHANISMS.md A.5.
+// State: the histogram h[K] of reported y. Item v uses row r = v + 1 and is supported by
+// C_v = {y : popcount(r & y) even}. One FWHT of h gives (H h)[r] = 2 S_r - n for every row at once,
+// so c-hat_v = (H h)[v + 1] / (2 p-hat - 1). The server's q is 1/2 exactly (orthogonal rows), so
+// the variance is the A.0 template with (p-hat, 1/2): n / (2 p-hat - 1)^2 - c_v.
+#include "detail.h"
+#include "ldp/base/bits.h"
+
+namespace ldp::server::detail {
+namespace {
+
+using wire::field;
+
+class hr_aggregator final : public frequency_aggregator {
+ public:
+  hr_aggregator(const wire::params& p, std::size_t k, support_model model)
+      : frequency_aggregator(p), model_(model), hist_(k) {}
+
+ protected:
+  status ingest(const wire::report& r) noexcept override {
+    if (r.index >= hist_.size()) return status::out_of_range;  // the decoder already checks
+    ++hist_[r.index];
+    return status::ok;
+  }
+
+  void merge_counts(const frequency_aggregator& other) override {
+    const auto& o = static_cast<const hr_aggregator&>(other);
+    for (std::size_t y = 0; y < hist_.size(); ++y) hist_[y] += o.hist_[y];
+  }
+
+  void write_body(std::vector<unsigned char>& out) const override { put_u64s(out, hist_); }
+
+  status read_body(span<const unsigned char> body) override {
+    const status s = read_u64s(body, hist_);
+    if (s != status::ok) return s;
+    uint64_t total = 0;
+    for (uint64_t h : hist_) {
+      if (!checked_add(total, h, &total)) return status::malformed_report;
+    }
+    return total == reports_ ? status::ok : status::malformed_report;
+  }
+
+  std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
+    // Every entry and every FWHT stage is bounded by n <= 2^62 in magnitude: exact in int64.
+    std::vector<int64_t> transformed(hist_.size());
+    for (std::size_t y = 0; y < hist_.size(); ++y) transformed[y] = static_cast<int64_t>(hist_[y]);
+    fwht(transformed);
+    const auto n = static_cast<double>(reports_);
+    const double scale = 2 * model_.p - 1;
+    std::vector<estimate> out;
+    out.reserve(items.size());
+    for (uint32_t v : items) {
+      const double c = static_cast<double>(transformed[std::size_t{v} + 1]) / scale;
+      out.push_back(make_estimate(v, c, model_.variance(c, n), z));
+    }
+    return out;
+  }
+
+ private:
+  support_model model_;
+  std::vector<uint64_t> hist_;
+};
+
+}  // namespace
+
+status make_hr_aggregator(const wire::params& p, aggregator_ptr* out) {
+  const support_model model = pure_model(p);  // q = 1/2, the first "two p's" trap
+  if (model.degenerate()) return status::invalid_parameters;
+  std::size_t cells = 0;
+  if (!cell_count(p.get(field::hadamard_dim), &cells)) return status::overflow;
+  *out = std::make_unique<hr_aggregator>(p, cells, model);
+  return status::ok;
+}
+
+}  // namespace ldp::server::detail

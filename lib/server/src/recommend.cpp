@@ -1,0 +1,93 @@
+// Choosing an oracle, MECHANISMS.md A.8: every frequency oracle's block is built with the shared
+// wire routines (so the thresholds, and integer g, are the implemented ones) and ranked by the
+// coefficient of n in Var[c-hat_v] at c_v = 0:
+//   GRR, SUE, OUE   q(1 - q)/(p - q)^2 with the implemented p-hat, q-hat (A.0)
+//   BLH, OLH        the same with q* = 1/g (A.4)
+//   HR              1/(2 p-hat - 1)^2 (A.5)
+//   CMS             (m/(m-1))^2 (c^2 - 1)/4 + 1/(m - 1), c = 1/(1 - 2 q-hat_f) (A.6 at f(x) = 0)
+//   HCMS            (m/(m-1))^2 (c^2 - 1/m^2),           c = 1/(1 - 2 q-hat)  (A.6 at f(x) = 0)
+// The sketches' data-dependent collision term is left out. [impl] CMS and HCMS are sized k = 16
+// rows by m = 1024 columns (a power of two, as HCMS needs), with an all-zero public hash seed
+// (the variance does not depend on it). OLH takes the wire's choice of integer g; when that
+// choice is 2 the block is BLH, listed once.
+#include <algorithm>
+#include <cmath>
+
+#include "detail.h"
+#include "ldp/wire/oracle_params.h"
+#include "ldp/wire/report.h"
+
+namespace ldp::server {
+namespace {
+
+using wire::field;
+using wire::mechanism;
+
+constexpr uint32_t sketch_rows = 16;
+constexpr uint32_t sketch_columns = 1024;
+
+double leading_variance(const wire::params& p) {
+  switch (p.mech) {
+    case mechanism::grr:
+    case mechanism::sue:
+    case mechanism::oue:
+    case mechanism::blh:
+    case mechanism::olh:
+    case mechanism::hr: return detail::pure_model(p).leading();  // HR: 1/(2 p-hat - 1)^2
+    case mechanism::cms:
+    case mechanism::hcms: {
+      const double c = detail::sketch_scale(p);
+      const auto m = static_cast<double>(p.get(field::sketch_columns));
+      const double ratio2 = (m / (m - 1)) * (m / (m - 1));
+      if (p.mech == mechanism::cms) return ratio2 * (c * c - 1) / 4 + 1 / (m - 1);
+      return ratio2 * (c * c - 1 / (m * m));
+    }
+    default: return std::nan("");
+  }
+}
+
+}  // namespace
+
+std::vector<recommendation> recommend(uint32_t d, double epsilon, uint64_t n) {
+  try {
+    const unsigned char seed[wire::seed_size] = {};
+    const wire::derived_params candidates[] = {
+        wire::make_grr(epsilon, d),
+        wire::make_sue(epsilon, d),
+        wire::make_oue(epsilon, d),
+        wire::make_blh(epsilon, d),
+        wire::make_olh(epsilon, d),
+        wire::make_hr(epsilon, d),
+        wire::make_cms(epsilon, d, sketch_rows, sketch_columns, seed),
+        wire::make_hcms(epsilon, d, sketch_rows, sketch_columns, seed),
+    };
+    std::vector<recommendation> out;
+    for (const wire::derived_params& c : candidates) {
+      if (c.code != status::ok) continue;
+      const wire::params& p = c.block;
+      const bool seen = std::any_of(out.begin(), out.end(), [&](const recommendation& r) { return r.mech == p.mech; });
+      if (seen) continue;  // make_olh chose g = 2: that is BLH
+      recommendation r;
+      r.mech = p.mech;
+      if (p.mech == mechanism::blh || p.mech == mechanism::olh) {
+        r.g_or_k = static_cast<uint32_t>(p.get(field::hash_range));
+      } else if (p.mech == mechanism::cms || p.mech == mechanism::hcms) {
+        r.g_or_k = static_cast<uint32_t>(p.get(field::sketch_rows));
+        r.m = static_cast<uint32_t>(p.get(field::sketch_columns));
+      }
+      r.variance_per_report = leading_variance(p);
+      if (!std::isfinite(r.variance_per_report)) continue;
+      r.std_error = std::sqrt(static_cast<double>(n) * r.variance_per_report);
+      r.report_bytes = wire::max_report_size(p);
+      out.push_back(r);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const recommendation& a, const recommendation& b) {
+      return a.variance_per_report < b.variance_per_report;
+    });
+    return out;
+  } catch (...) {
+    return {};
+  }
+}
+
+}  // namespace ldp::server

@@ -1,0 +1,272 @@
+// CMS and HCMS (Apple 2017) aggregation and estimation, MECHANISMS.md A.6.
+//
+// Rows use the public hash family h_j(x) = wire::sketch_hash(hash_seed)(j, x, m).
+// Wire conventions (device side): a CMS report (row j, m bits) has bit l = 1 for +1; the one-hot
+// position h_j(x) starts at +1, the others at -1, and every bit is flipped with q_f = T_other/2^w.
+// An HCMS report (row j, column l, bit b) has b = 1 for +1: the true sign H_m[l, h_j(x)] flipped
+// with probability T_other/2^w.
+//
+// State (exact integers): n_j per row, and per cell (j, l) CMS ones[j][l] (row-j reports whose bit
+// l is 1) or HCMS sum[j][l] (+1 per bit 1, -1 per bit 0). Finalized sketch M, with
+// c = 1/(1 - 2 q-hat):
+//   CMS   M[j][l] = k ((c/2)(2 ones[j][l] - n_j) + n_j/2)
+//   HCMS  M[j][.] = k c (H_m sum[j][.])            (one FWHT of length m per row)
+// Estimate: f-hat(x) = (m/(m-1)) ((1/k) sum_j M[j][h_j(x)] - n/m).
+// Variance [derived in A.6], with f the plug-in estimates clipped to [0, n]:
+//   CMS   (m/(m-1))^2 n (c^2 - 1)/4 + (n - f(x))/(m - 1) + collisions
+//   HCMS  (m/(m-1))^2 [n c^2 - f(x) - (n - f(x))/m^2]    + collisions
+// where collisions = sum_{x' != x} f(x')(f(x') - 1) / (k (m - 1)) runs over the distinct items being
+// estimated (all d for estimate_all; for a candidate list it covers the candidates only, a lower
+// bound), with each f(x')(f(x') - 1) taken as at least 0.
+#include <algorithm>
+#include <cmath>
+
+#include "detail.h"
+#include "ldp/base/bits.h"
+#include "ldp/wire/hash.h"
+
+namespace ldp::server::detail {
+namespace {
+
+using wire::field;
+using wire::mechanism;
+
+class sketch_aggregator : public frequency_aggregator {
+ public:
+  sketch_aggregator(const wire::params& p, double c)
+      : frequency_aggregator(p),
+        k_(static_cast<uint32_t>(p.get(field::sketch_rows))),
+        m_(static_cast<uint32_t>(p.get(field::sketch_columns))),
+        c_(c),
+        rows_(k_) {}
+
+ protected:
+  // The finalized sketch M, k x m row-major.
+  virtual std::vector<double> finalize() const = 0;
+  // The variance without the collision term, for plug-in count f (clipped) and n reports.
+  virtual double noise_variance(double f, double n) const = 0;
+  // Cells: append, merge, read with the invariants of the layout.
+  virtual void write_cells(std::vector<unsigned char>& out) const = 0;
+  virtual void merge_cells(const sketch_aggregator& other) = 0;
+  virtual status read_cells(span<const unsigned char> bytes) = 0;
+
+  status count_row(uint32_t row) noexcept {
+    if (row >= k_) return status::out_of_range;  // the decoder already checks
+    ++rows_[row];
+    return status::ok;
+  }
+
+  void merge_counts(const frequency_aggregator& other) final {
+    const auto& o = static_cast<const sketch_aggregator&>(other);
+    merge_cells(o);
+    for (std::size_t j = 0; j < rows_.size(); ++j) rows_[j] += o.rows_[j];
+  }
+
+  void write_body(std::vector<unsigned char>& out) const final {
+    put_u64s(out, rows_);
+    write_cells(out);
+  }
+
+  status read_body(span<const unsigned char> body) final {
+    const std::size_t row_bytes = 8 * rows_.size();
+    if (body.size() < row_bytes) return status::wrong_length;
+    status s = read_u64s(body.first(row_bytes), rows_);
+    if (s != status::ok) return s;
+    uint64_t total = 0;
+    for (uint64_t r : rows_) {
+      if (!checked_add(total, r, &total)) return status::malformed_report;
+    }
+    if (total != reports_) return status::malformed_report;
+    return read_cells(body.subspan(row_bytes));
+  }
+
+  std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const final {
+    const wire::sketch_hash hash(params_.hash_seed);
+    const std::vector<double> sketch = finalize();
+
+    const auto n = static_cast<double>(reports_);
+    const double k = k_, m = m_;
+    const double ratio = m / (m - 1);
+    std::vector<double> counts(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      double sum = 0;
+      for (uint32_t j = 0; j < k_; ++j) {
+        sum += sketch[std::size_t{j} * m_ + hash(j, items[i], m_)];
+      }
+      counts[i] = ratio * (sum / k - n / m);
+    }
+
+    // Collision term over the distinct items being estimated.
+    const auto pair_term = [n](double f) {
+      const double c = clip_count(f, n);
+      const double t = c * (c - 1);
+      return t > 0 ? t : 0.0;
+    };
+    std::vector<std::size_t> order(items.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return items[a] < items[b]; });
+    double pairs = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (i == 0 || items[order[i]] != items[order[i - 1]]) pairs += pair_term(counts[order[i]]);
+    }
+
+    std::vector<estimate> out;
+    out.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const double f = clip_count(counts[i], n);
+      double others = pairs - pair_term(counts[i]);
+      if (others < 0) others = 0;  // rounding
+      const double variance = noise_variance(f, n) + others / (k * (m - 1));
+      out.push_back(make_estimate(items[i], counts[i], variance, z));
+    }
+    return out;
+  }
+
+  uint32_t k_;
+  uint32_t m_;
+  double c_;
+  std::vector<uint64_t> rows_;  // n_j
+};
+
+class cms_aggregator final : public sketch_aggregator {
+ public:
+  cms_aggregator(const wire::params& p, std::size_t cells, double c)
+      : sketch_aggregator(p, c), ones_(cells) {}
+
+ protected:
+  status ingest(const wire::report& r) noexcept override {
+    if (r.bits.size() != (std::size_t{m_} + 7) / 8) return status::wrong_length;  // decoder checks
+    const status s = count_row(r.index);
+    if (s != status::ok) return s;
+    uint64_t* row = ones_.data() + std::size_t{r.index} * m_;
+    for (std::size_t byte = 0; byte < r.bits.size(); ++byte) {
+      unsigned bits = r.bits[byte];
+      const std::size_t base = 8 * byte;
+      for (std::size_t b = 0; bits != 0; ++b, bits >>= 1) {
+        if ((bits & 1u) != 0 && base + b < m_) ++row[base + b];  // padding is zero anyway
+      }
+    }
+    return status::ok;
+  }
+
+  std::vector<double> finalize() const override {
+    std::vector<double> sketch(ones_.size());
+    const double k = k_;
+    for (uint32_t j = 0; j < k_; ++j) {
+      const uint64_t nj = rows_[j];
+      for (uint32_t l = 0; l < m_; ++l) {
+        const std::size_t at = std::size_t{j} * m_ + l;
+        // 2 ones - n_j = ones - (n_j - ones), exact in int64 (ones <= n_j <= 2^62).
+        const int64_t signs = static_cast<int64_t>(ones_[at]) - static_cast<int64_t>(nj - ones_[at]);
+        sketch[at] = k * ((c_ / 2) * static_cast<double>(signs) + static_cast<double>(nj) / 2);
+      }
+    }
+    return sketch;
+  }
+
+  double noise_variance(double f, double n) const override {
+    const double m = m_, ratio = m / (m - 1);
+    return ratio * ratio * n * (c_ * c_ - 1) / 4 + (n - f) / (m - 1);
+  }
+
+  void write_cells(std::vector<unsigned char>& out) const override { put_u64s(out, ones_); }
+
+  void merge_cells(const sketch_aggregator& other) override {
+    const auto& o = static_cast<const cms_aggregator&>(other);
+    for (std::size_t i = 0; i < ones_.size(); ++i) ones_[i] += o.ones_[i];
+  }
+
+  status read_cells(span<const unsigned char> bytes) override {
+    const status s = read_u64s(bytes, ones_);
+    if (s != status::ok) return s;
+    for (uint32_t j = 0; j < k_; ++j) {
+      for (uint32_t l = 0; l < m_; ++l) {
+        if (ones_[std::size_t{j} * m_ + l] > rows_[j]) return status::malformed_report;
+      }
+    }
+    return status::ok;
+  }
+
+ private:
+  std::vector<uint64_t> ones_;
+};
+
+class hcms_aggregator final : public sketch_aggregator {
+ public:
+  hcms_aggregator(const wire::params& p, std::size_t cells, double c)
+      : sketch_aggregator(p, c), sum_(cells) {}
+
+ protected:
+  status ingest(const wire::report& r) noexcept override {
+    if (r.column >= m_ || r.bit > 1) return status::out_of_range;  // the decoder already checks
+    const status s = count_row(r.index);
+    if (s != status::ok) return s;
+    sum_[std::size_t{r.index} * m_ + r.column] += r.bit != 0 ? 1 : -1;
+    return status::ok;
+  }
+
+  std::vector<double> finalize() const override {
+    std::vector<double> sketch(sum_.size());
+    std::vector<int64_t> row(m_);
+    const double scale = static_cast<double>(k_) * c_;
+    for (uint32_t j = 0; j < k_; ++j) {
+      const int64_t* first = sum_.data() + std::size_t{j} * m_;
+      std::copy(first, first + m_, row.begin());
+      fwht(row);  // |values| <= n_j at every stage: exact
+      for (uint32_t l = 0; l < m_; ++l) sketch[std::size_t{j} * m_ + l] = scale * static_cast<double>(row[l]);
+    }
+    return sketch;
+  }
+
+  double noise_variance(double f, double n) const override {
+    const double m = m_, ratio = m / (m - 1);
+    return ratio * ratio * (n * c_ * c_ - f - (n - f) / (m * m));
+  }
+
+  void write_cells(std::vector<unsigned char>& out) const override {
+    out.reserve(out.size() + 8 * sum_.size());
+    for (int64_t v : sum_) put_u64(out, static_cast<uint64_t>(v));
+  }
+
+  void merge_cells(const sketch_aggregator& other) override {
+    const auto& o = static_cast<const hcms_aggregator&>(other);
+    for (std::size_t i = 0; i < sum_.size(); ++i) sum_[i] += o.sum_[i];
+  }
+
+  status read_cells(span<const unsigned char> bytes) override {
+    if (bytes.size() % 8 != 0 || bytes.size() / 8 != sum_.size()) return status::wrong_length;
+    for (std::size_t i = 0; i < sum_.size(); ++i) sum_[i] = static_cast<int64_t>(load_le64(bytes.data() + 8 * i));
+    for (uint32_t j = 0; j < k_; ++j) {
+      // Sum of |sum[j][l]| <= n_j, and sum over l of sum[j][l] has the parity of n_j.
+      uint64_t magnitude = 0, parity = 0;
+      for (uint32_t l = 0; l < m_; ++l) {
+        const int64_t v = sum_[std::size_t{j} * m_ + l];
+        const uint64_t a = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+        if (!checked_add(magnitude, a, &magnitude) || magnitude > rows_[j]) return status::malformed_report;
+        parity ^= a & 1u;
+      }
+      if (parity != (rows_[j] & 1u)) return status::malformed_report;
+    }
+    return status::ok;
+  }
+
+ private:
+  std::vector<int64_t> sum_;
+};
+
+}  // namespace
+
+status make_sketch_aggregator(const wire::params& p, aggregator_ptr* out) {
+  const double c = sketch_scale(p);
+  if (!std::isfinite(c)) return status::invalid_parameters;  // q-hat = 1/2: no signal
+  std::size_t cells = 0;
+  if (!cell_count(p.get(field::sketch_rows) * p.get(field::sketch_columns), &cells)) return status::overflow;
+  if (p.mech == mechanism::cms) {
+    *out = std::make_unique<cms_aggregator>(p, cells, c);
+  } else {
+    *out = std::make_unique<hcms_aggregator>(p, cells, c);
+  }
+  return status::ok;
+}
+
+}  // namespace ldp::server::detail
