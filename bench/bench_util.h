@@ -78,6 +78,7 @@ class counting_rng {
 void register_chacha20_benchmarks();
 void register_bernoulli_benchmarks();
 void register_noise_benchmarks();
+void register_fwht_popcount_benchmarks();
 
 }  // namespace ldp_bench
 

@@ -5,7 +5,10 @@
 #include "simd_kernels.h"
 
 LDP_KERNELS_DEFINE_CHACHA20(xsimd::avx512bw, avx512)
+LDP_KERNELS_DEFINE_FWHT(xsimd::avx512bw, avx512)
+LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(xsimd::avx512bw, avx512)
 
 namespace ldp::kernels::detail {
-const table avx512_table{arch::avx512, "avx512", chacha20_blocks_avx512, bernoulli_chunks_avx2};
+const table avx512_table{arch::avx512, "avx512", chacha20_blocks_avx512, bernoulli_chunks_avx2,
+                         fwht_i32_avx512, column_popcount_avx512};
 }

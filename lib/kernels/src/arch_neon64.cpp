@@ -4,7 +4,10 @@
 
 LDP_KERNELS_DEFINE_CHACHA20(xsimd::neon64, neon64)
 LDP_KERNELS_DEFINE_BERNOULLI(xsimd::neon64, neon64)
+LDP_KERNELS_DEFINE_FWHT(xsimd::neon64, neon64)
+LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(xsimd::neon64, neon64)
 
 namespace ldp::kernels::detail {
-const table neon64_table{arch::neon64, "neon64", chacha20_blocks_neon64, bernoulli_chunks_neon64};
+const table neon64_table{arch::neon64, "neon64", chacha20_blocks_neon64, bernoulli_chunks_neon64,
+                         fwht_i32_neon64, column_popcount_neon64};
 }

@@ -11,6 +11,9 @@
   std::size_t bernoulli_chunks_##ID(uint64_t* out, std::size_t nchunks, uint64_t threshold,         \
                                     unsigned bits, const unsigned char* rnd, std::size_t rnd_words, \
                                     std::size_t* words_used) noexcept;                              \
+  void fwht_i32_##ID(int32_t* data, unsigned log2n) noexcept;                                       \
+  void column_popcount_##ID(const unsigned char* reports, std::size_t n_reports, std::size_t stride, \
+                            std::size_t nbits, uint64_t* counts) noexcept;                          \
   extern const table ID##_table;
 
 namespace ldp::kernels::detail {

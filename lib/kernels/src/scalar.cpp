@@ -83,13 +83,49 @@ std::size_t bernoulli_chunks_scalar(uint64_t* out, std::size_t nchunks, uint64_t
   return done;
 }
 
+// Radix-2, one level per pass, in uint32_t so that every butterfly wraps modulo 2^32.
+void fwht_i32_scalar(int32_t* data, unsigned log2n) noexcept {
+  uint32_t* x = reinterpret_cast<uint32_t*>(data);  // same object representation, may alias
+  const std::size_t n = std::size_t{1} << log2n;
+  for (std::size_t h = 1; h < n; h <<= 1) {
+    for (std::size_t i = 0; i < n; i += 2 * h) {
+      for (std::size_t j = i; j < i + h; ++j) {
+        const uint32_t a = x[j], b = x[j + h];
+        x[j] = a + b;
+        x[j + h] = a - b;
+      }
+    }
+  }
+}
+
+// Byte by byte; a report's last, partial byte contributes only its bits below nbits.
+void column_popcount_scalar(const unsigned char* reports, std::size_t n_reports, std::size_t stride,
+                            std::size_t nbits, uint64_t* counts) noexcept {
+  const std::size_t whole = nbits / 8, rest = nbits % 8;
+  for (std::size_t i = 0; i < n_reports; ++i) {
+    const unsigned char* row = reports + i * stride;
+    for (std::size_t byte = 0; byte < whole; ++byte) {
+      const unsigned v = row[byte];
+      if (v == 0) continue;
+      uint64_t* c = counts + 8 * byte;
+      for (unsigned b = 0; b < 8; ++b) c[b] += (v >> b) & 1u;
+    }
+    if (rest != 0) {
+      const unsigned v = row[whole];
+      uint64_t* c = counts + 8 * whole;
+      for (unsigned b = 0; b < rest; ++b) c[b] += (v >> b) & 1u;
+    }
+  }
+}
+
 }  // namespace ldp::kernels::detail
 
 namespace ldp::kernels {
 
 const table& scalar() noexcept {
   static constexpr table t{arch::scalar, "scalar", detail::chacha20_blocks_scalar,
-                           detail::bernoulli_chunks_scalar};
+                           detail::bernoulli_chunks_scalar, detail::fwht_i32_scalar,
+                           detail::column_popcount_scalar};
   return t;
 }
 

@@ -15,6 +15,11 @@ std::size_t bernoulli_chunks_scalar(uint64_t* out, std::size_t nchunks, uint64_t
                                     unsigned bits, const unsigned char* rnd, std::size_t rnd_words,
                                     std::size_t* words_used) noexcept;
 
+void fwht_i32_scalar(int32_t* data, unsigned log2n) noexcept;
+
+void column_popcount_scalar(const unsigned char* reports, std::size_t n_reports, std::size_t stride,
+                            std::size_t nbits, uint64_t* counts) noexcept;
+
 }  // namespace ldp::kernels::detail
 
 #endif

@@ -11,6 +11,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cstring>
+#include <utility>
 
 #include "scalar.h"
 
@@ -210,6 +211,488 @@ std::size_t bernoulli_chunks_kernel::operator()(Arch, uint64_t* out, std::size_t
   return done;
 }
 
+// -------------------------------------------------------------------------------------------------
+// Fast Walsh-Hadamard transform, int32 modulo 2^32 (kernel_table.h; PERFORMANCE.md 1-2).
+//
+// Arithmetic is on uint32_t lanes, so every butterfly wraps. The levels of a Sylvester-order
+// transform commute (level h is H_2 along index bit h) and the arithmetic is exact in Z/2^32, so
+// any schedule gives the scalar reference's bits. The schedule, for L lanes per register:
+// - first pass: 8 registers of contiguous data; the log2(L) in-register levels (a lane swap plus a
+//   negation of the upper lanes, then one add), then 3 levels across the 8 registers;
+// - the remaining levels in as few radix-8 (or 4, 2) passes as possible, each loading the registers
+//   `stride` elements apart, doing up to 3 levels and storing them back;
+// - depth first above 2^block_log2 elements: a pass waits until every sub-block below it is done,
+//   so all passes but the outermost few run in L1 or L2.
+// Passes are bound by stores (one per register per pass) except the first, bound by the in-register
+// shuffles. Lengths below 8 registers go to the scalar reference.
+
+// The lane swap of an in-register level: lanes j and j ^ H exchanged.
+template <unsigned H, class Arch>
+struct fwht_swap_index {
+  static constexpr uint32_t get(std::size_t i, std::size_t) noexcept {
+    return static_cast<uint32_t>(i ^ H);
+  }
+};
+
+template <unsigned H, class Arch>
+inline u32x<Arch> fwht_swap(u32x<Arch> x, xsimd::generic) noexcept {
+  return xsimd::swizzle(x, xsimd::make_batch_constant<u32x<Arch>, fwht_swap_index<H, Arch>>());
+}
+#if XSIMD_WITH_SSE2
+template <unsigned H, class Arch>
+inline u32x<Arch> fwht_swap(u32x<Arch> x, xsimd::sse2) noexcept {
+  if constexpr (H == 1) {
+    return _mm_shuffle_epi32(x, 0xB1);  // 1 0 3 2
+  } else {
+    static_assert(H == 2, "4 lanes");
+    return _mm_shuffle_epi32(x, 0x4E);  // 2 3 0 1
+  }
+}
+#endif
+#if XSIMD_WITH_AVX2
+template <unsigned H, class Arch>
+inline u32x<Arch> fwht_swap(u32x<Arch> x, xsimd::avx2) noexcept {
+  if constexpr (H == 1) {
+    return _mm256_shuffle_epi32(x, 0xB1);
+  } else if constexpr (H == 2) {
+    return _mm256_shuffle_epi32(x, 0x4E);
+  } else {
+    static_assert(H == 4, "8 lanes");
+    return _mm256_permute2x128_si256(x, x, 0x01);  // swap the 128-bit halves
+  }
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <unsigned H, class Arch>
+inline u32x<Arch> fwht_swap(u32x<Arch> x, xsimd::avx512f) noexcept {
+  if constexpr (H == 1) {
+    return _mm512_shuffle_epi32(x, static_cast<_MM_PERM_ENUM>(0xB1));
+  } else if constexpr (H == 2) {
+    return _mm512_shuffle_epi32(x, static_cast<_MM_PERM_ENUM>(0x4E));
+  } else if constexpr (H == 4) {
+    return _mm512_shuffle_i32x4(x, x, 0xB1);  // 128-bit chunks 1 0 3 2
+  } else {
+    static_assert(H == 8, "16 lanes");
+    return _mm512_shuffle_i32x4(x, x, 0x4E);  // 128-bit chunks 2 3 0 1
+  }
+}
+#endif
+#if XSIMD_WITH_NEON
+template <unsigned H, class Arch>
+inline u32x<Arch> fwht_swap(u32x<Arch> x, xsimd::neon) noexcept {
+  if constexpr (H == 1) {
+    return vrev64q_u32(x);
+  } else {
+    static_assert(H == 2, "4 lanes");
+    return vextq_u32(x, x, 2);
+  }
+}
+#endif
+
+// x with the lanes j that have bit H set negated (mod 2^32).
+template <unsigned H, class Arch>
+inline u32x<Arch> fwht_negate_upper(u32x<Arch> x, xsimd::generic) noexcept {
+  constexpr std::size_t lanes = u32x<Arch>::size;
+  alignas(Arch::alignment()) uint32_t mask[lanes];
+  for (std::size_t j = 0; j < lanes; ++j) mask[j] = (j & H) != 0 ? ~uint32_t{0} : 0;
+  const u32x<Arch> m = u32x<Arch>::load_aligned(mask);
+  return (x ^ m) - m;
+}
+#if XSIMD_WITH_AVX2
+template <unsigned H, class Arch>
+inline u32x<Arch> fwht_negate_upper(u32x<Arch> x, xsimd::avx2) noexcept {
+  if constexpr (H == 1) {
+    return _mm256_sign_epi32(x, _mm256_setr_epi32(1, -1, 1, -1, 1, -1, 1, -1));
+  } else if constexpr (H == 2) {
+    return _mm256_sign_epi32(x, _mm256_setr_epi32(1, 1, -1, -1, 1, 1, -1, -1));
+  } else {
+    return _mm256_sign_epi32(x, _mm256_setr_epi32(1, 1, 1, 1, -1, -1, -1, -1));
+  }
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <unsigned H, class Arch>
+inline u32x<Arch> fwht_negate_upper(u32x<Arch> x, xsimd::avx512f) noexcept {
+  constexpr __mmask16 upper = H == 1 ? 0xAAAA : H == 2 ? 0xCCCC : H == 4 ? 0xF0F0 : 0xFF00;
+  return _mm512_mask_sub_epi32(x, upper, _mm512_setzero_si512(), x);
+}
+#endif
+
+// All log2(L) in-register levels of one register.
+template <class Arch>
+inline u32x<Arch> fwht_in_register(u32x<Arch> x) noexcept {
+  constexpr std::size_t lanes = u32x<Arch>::size;
+  static_assert(lanes >= 4 && lanes <= 16, "4, 8 or 16 lanes");
+  x = fwht_swap<1, Arch>(x, Arch{}) + fwht_negate_upper<1, Arch>(x, Arch{});
+  x = fwht_swap<2, Arch>(x, Arch{}) + fwht_negate_upper<2, Arch>(x, Arch{});
+  if constexpr (lanes >= 8) {
+    x = fwht_swap<4, Arch>(x, Arch{}) + fwht_negate_upper<4, Arch>(x, Arch{});
+  }
+  if constexpr (lanes >= 16) {
+    x = fwht_swap<8, Arch>(x, Arch{}) + fwht_negate_upper<8, Arch>(x, Arch{});
+  }
+  return x;
+}
+
+// One radix-2 butterfly: (a, b) -> (a + b, a - b).
+template <class Arch>
+inline void fwht_butterfly(u32x<Arch>& a, u32x<Arch>& b) noexcept {
+  const u32x<Arch> sum = a + b;
+  b = a - b;
+  a = sum;
+}
+
+// The level H across registers: pair m is (j, j + H) with j = (m / H) * 2H + m % H. Written as
+// folds over index sequences so that every index is a constant and r[] lives in registers (a loop
+// that the compiler does not unroll completely leaves the array on the stack).
+template <std::size_t H, class Arch, std::size_t... M>
+inline void fwht_level(u32x<Arch>* r, std::index_sequence<M...>) noexcept {
+  (fwht_butterfly<Arch>(r[(M / H) * 2 * H + M % H], r[(M / H) * 2 * H + M % H + H]), ...);
+}
+
+// log2(R) levels across R registers: r[j] and r[j + h] are elements h register strides apart.
+template <std::size_t R, class Arch>
+inline void fwht_butterflies(u32x<Arch>* r) noexcept {
+  static_assert(R == 2 || R == 4 || R == 8, "radix 2, 4 or 8");
+  fwht_level<1, Arch>(r, std::make_index_sequence<R / 2>{});
+  if constexpr (R >= 4) fwht_level<2, Arch>(r, std::make_index_sequence<R / 2>{});
+  if constexpr (R >= 8) fwht_level<4, Arch>(r, std::make_index_sequence<R / 2>{});
+}
+
+template <class Arch, std::size_t... K>
+inline void fwht_load(u32x<Arch>* r, const uint32_t* p, std::size_t stride,
+                      std::index_sequence<K...>) noexcept {
+  ((r[K] = u32x<Arch>::load_unaligned(p + K * stride)), ...);
+}
+
+template <class Arch, std::size_t... K>
+inline void fwht_store(const u32x<Arch>* r, uint32_t* p, std::size_t stride,
+                       std::index_sequence<K...>) noexcept {
+  (r[K].store_unaligned(p + K * stride), ...);
+}
+
+template <class Arch, std::size_t... K>
+inline void fwht_in_register_all(u32x<Arch>* r, std::index_sequence<K...>) noexcept {
+  ((r[K] = fwht_in_register<Arch>(r[K])), ...);
+}
+
+// Levels 0 .. log2(L * R) - 1 of x[0 .. n), n a multiple of L * R: R registers of contiguous data.
+template <std::size_t R, class Arch>
+inline void fwht_first_pass_r(uint32_t* x, std::size_t n) noexcept {
+  using v = u32x<Arch>;
+  constexpr std::size_t lanes = v::size;
+  for (std::size_t i = 0; i < n; i += R * lanes) {
+    v r[R];
+    fwht_load<Arch>(r, x + i, lanes, std::make_index_sequence<R>{});
+    fwht_in_register_all<Arch>(r, std::make_index_sequence<R>{});
+    fwht_butterflies<R, Arch>(r);
+    fwht_store<Arch>(r, x + i, lanes, std::make_index_sequence<R>{});
+  }
+}
+
+// Levels log2(stride) .. log2(stride * R) - 1 of x[0 .. n); stride a multiple of L, n a multiple
+// of R * stride.
+template <std::size_t R, class Arch>
+inline void fwht_pass(uint32_t* x, std::size_t n, std::size_t stride) noexcept {
+  using v = u32x<Arch>;
+  for (std::size_t block = 0; block < n; block += R * stride) {
+    for (std::size_t j = block; j < block + stride; j += v::size) {
+      v r[R];
+      fwht_load<Arch>(r, x + j, stride, std::make_index_sequence<R>{});
+      fwht_butterflies<R, Arch>(r);
+      fwht_store<Arch>(r, x + j, stride, std::make_index_sequence<R>{});
+    }
+  }
+}
+
+// The schedule's constants. Measured on a Zen 4/5 class core (AVX2 and AVX-512): 16-register
+// passes (first pass or radix 16) are slower everywhere, from spills with 16 vector registers and,
+// with 32, from 16 streams at a large power-of-two stride sharing L1 sets; the cache block matters
+// little between 2^11 and 2^15 elements.
+template <class Arch>
+struct fwht_shape {
+  static constexpr unsigned lanes_log2 = u32x<Arch>::size == 4 ? 2 : u32x<Arch>::size == 8 ? 3 : 4;
+  static constexpr unsigned first_regs_log2 = 3;  // the first pass works on 8 registers
+  static constexpr unsigned first_levels = lanes_log2 + first_regs_log2;
+  static constexpr unsigned max_pass_levels = 3;  // radix 8 at most
+  static constexpr unsigned block_log2 = 12;      // 16 KiB: passes below this size run in L1
+};
+
+template <class Arch>
+inline void fwht_first_pass(uint32_t* x, std::size_t n) noexcept {
+  fwht_first_pass_r<std::size_t{1} << fwht_shape<Arch>::first_regs_log2, Arch>(x, n);
+}
+
+// One pass of `levels` levels (1 to 3) from level log2(stride) on.
+template <class Arch>
+inline void fwht_pass_levels(uint32_t* x, std::size_t n, std::size_t stride,
+                             unsigned levels) noexcept {
+  switch (levels) {
+    case 1: fwht_pass<2, Arch>(x, n, stride); break;
+    case 2: fwht_pass<4, Arch>(x, n, stride); break;
+    default: fwht_pass<8, Arch>(x, n, stride); break;
+  }
+}
+
+// The first pass, then passes[0 .. count) (levels per pass, low levels first), on 2^log2n elements.
+// Depth first: while a block is larger than 2^block_log2, its top pass waits until every
+// sub-block it spans has been transformed, so all but the outermost passes run in cache.
+template <class Arch>
+void fwht_schedule(uint32_t* x, unsigned log2n, const unsigned char* passes,
+                   unsigned count) noexcept {
+  const std::size_t n = std::size_t{1} << log2n;
+  if (count == 0 || log2n <= fwht_shape<Arch>::block_log2) {
+    fwht_first_pass<Arch>(x, n);
+    unsigned done = fwht_shape<Arch>::first_levels;
+    for (unsigned i = 0; i < count; ++i) {
+      fwht_pass_levels<Arch>(x, n, std::size_t{1} << done, passes[i]);
+      done += passes[i];
+    }
+    return;
+  }
+  const unsigned top = passes[count - 1];
+  const unsigned sub = log2n - top;
+  for (std::size_t k = 0; k < (std::size_t{1} << top); ++k) {
+    fwht_schedule<Arch>(x + (k << sub), sub, passes, count - 1);
+  }
+  fwht_pass_levels<Arch>(x, n, std::size_t{1} << sub, top);
+}
+
+struct fwht_i32_kernel {
+  template <class Arch>
+  void operator()(Arch, int32_t* data, unsigned log2n) const noexcept;
+};
+
+template <class Arch>
+void fwht_i32_kernel::operator()(Arch, int32_t* data, unsigned log2n) const noexcept {
+  using shape = fwht_shape<Arch>;
+  if (log2n < shape::first_levels) {
+    fwht_i32_scalar(data, log2n);
+    return;
+  }
+  // The levels above the first pass, in as few passes as possible, spread evenly (the larger ones
+  // last: the outer passes are bound by memory, not by the butterflies).
+  const unsigned rest = log2n - shape::first_levels;
+  const unsigned count = (rest + shape::max_pass_levels - 1) / shape::max_pass_levels;
+  unsigned char passes[32];
+  for (unsigned i = 0; i < count; ++i) {
+    passes[i] = static_cast<unsigned char>(rest / count + (i >= count - rest % count ? 1 : 0));
+  }
+  fwht_schedule<Arch>(reinterpret_cast<uint32_t*>(data), log2n, passes, count);
+}
+
+// -------------------------------------------------------------------------------------------------
+// Column popcount (kernel_table.h; PERFORMANCE.md 7): a carry-save positional population count.
+//
+// One register holds W bytes = 8W bit positions of a report. Per column register, the running
+// count of every position is kept bit-sliced: 16 * ctr + 8 * eights + 4 * fours + 2 * twos + ones,
+// where ones..eights are bit planes and ctr[b] holds, in byte c, the sixteens of position 8c + b.
+// Sixteen reports are added with a Harley-Seal tree of 15 carry-save adders (5 logic operations
+// each); its sixteens plane is spread into ctr[0..7] with a 16-bit shift and a 0x0101 mask per bit.
+// ctr is flushed into the 64-bit counts at most every 255 groups, before a byte can wrap.
+//
+// Reports are taken in blocks of about 16 KiB, so a block read for the first column register is
+// still in L1 for the others. A bit vector that is not a multiple of W bytes ends with a register
+// that overlaps the one before it (it flushes only the new positions); one shorter than W bytes,
+// and the last partial group of 16 reports, are copied into a zero-padded buffer. Only the bytes
+// [0, ceil(nbits / 8)) of a report are ever read.
+
+template <class Arch>
+using u8x = xsimd::batch<uint8_t, Arch>;
+template <class Arch>
+using u16x = xsimd::batch<uint16_t, Arch>;
+
+template <class Arch>
+struct popcount_state {
+  u8x<Arch> ones, twos, fours, eights;
+  u8x<Arch> ctr[8];
+};
+
+template <class Arch>
+inline void popcount_clear(popcount_state<Arch>& s) noexcept {
+  const u8x<Arch> zero(uint8_t{0});
+  s.ones = s.twos = s.fours = s.eights = zero;
+  for (int b = 0; b < 8; ++b) s.ctr[b] = zero;
+}
+
+// a + b + c = 2 * high + low, bitwise.
+template <class Arch>
+inline void popcount_csa(u8x<Arch>& high, u8x<Arch>& low, u8x<Arch> a, u8x<Arch> b,
+                         u8x<Arch> c) noexcept {
+  const u8x<Arch> u = a ^ b;
+  high = (a & b) | (u & c);
+  low = u ^ c;
+}
+
+// Adds the 16 rows p, p + stride, ..., p + 15 * stride (W bytes each).
+template <class Arch>
+inline void popcount_add16(popcount_state<Arch>& s, const unsigned char* p,
+                           std::size_t stride) noexcept {
+  using v = u8x<Arch>;
+  using w = u16x<Arch>;
+  const auto row = [p, stride](std::size_t k) { return v::load_unaligned(p + k * stride); };
+  v twos_a, twos_b, fours_a, fours_b, eights_a, eights_b, sixteens;
+  popcount_csa<Arch>(twos_a, s.ones, s.ones, row(0), row(1));
+  popcount_csa<Arch>(twos_b, s.ones, s.ones, row(2), row(3));
+  popcount_csa<Arch>(fours_a, s.twos, s.twos, twos_a, twos_b);
+  popcount_csa<Arch>(twos_a, s.ones, s.ones, row(4), row(5));
+  popcount_csa<Arch>(twos_b, s.ones, s.ones, row(6), row(7));
+  popcount_csa<Arch>(fours_b, s.twos, s.twos, twos_a, twos_b);
+  popcount_csa<Arch>(eights_a, s.fours, s.fours, fours_a, fours_b);
+  popcount_csa<Arch>(twos_a, s.ones, s.ones, row(8), row(9));
+  popcount_csa<Arch>(twos_b, s.ones, s.ones, row(10), row(11));
+  popcount_csa<Arch>(fours_a, s.twos, s.twos, twos_a, twos_b);
+  popcount_csa<Arch>(twos_a, s.ones, s.ones, row(12), row(13));
+  popcount_csa<Arch>(twos_b, s.ones, s.ones, row(14), row(15));
+  popcount_csa<Arch>(fours_b, s.twos, s.twos, twos_a, twos_b);
+  popcount_csa<Arch>(eights_b, s.fours, s.fours, fours_a, fours_b);
+  popcount_csa<Arch>(sixteens, s.eights, s.eights, eights_a, eights_b);
+  // Byte c of ctr[b] += bit b of byte c of sixteens: shifting 16-bit lanes moves both bytes at
+  // once, and the 0x0101 mask drops what crossed from the high byte into the low one.
+  const w low_bits(uint16_t{0x0101});
+  w t = xsimd::bitwise_cast<w>(sixteens);
+  for (int b = 0; b < 8; ++b) {
+    s.ctr[b] += xsimd::bitwise_cast<v>(t & low_bits);
+    if (b < 7) t = t >> 1;
+  }
+}
+
+// counts[8 * (off + c) + b] += weight * lane[c] bit b, for positions in [first, nbits).
+template <class Arch>
+inline void popcount_add_plane(u8x<Arch> plane, uint64_t weight, std::size_t off, std::size_t first,
+                               std::size_t nbits, uint64_t* counts) noexcept {
+  constexpr std::size_t width = u8x<Arch>::size;
+  alignas(Arch::alignment()) uint8_t bytes[width];
+  plane.store_aligned(bytes);
+  for (std::size_t c = 0; c < width; ++c) {
+    const unsigned value = bytes[c];
+    if (value == 0) continue;
+    for (unsigned b = 0; b < 8; ++b) {
+      const std::size_t pos = 8 * (off + c) + b;
+      if (pos >= first && pos < nbits) counts[pos] += weight * ((value >> b) & 1u);
+    }
+  }
+}
+
+// counts += 16 * ctr, then ctr = 0.
+template <class Arch>
+inline void popcount_flush(popcount_state<Arch>& s, std::size_t off, std::size_t first,
+                           std::size_t nbits, uint64_t* counts) noexcept {
+  constexpr std::size_t width = u8x<Arch>::size;
+  alignas(Arch::alignment()) uint8_t bytes[8][width];
+  for (int b = 0; b < 8; ++b) {
+    s.ctr[b].store_aligned(bytes[b]);
+    s.ctr[b] = u8x<Arch>(uint8_t{0});
+  }
+  for (std::size_t c = 0; c < width; ++c) {
+    for (unsigned b = 0; b < 8; ++b) {
+      const std::size_t pos = 8 * (off + c) + b;
+      if (pos >= first && pos < nbits) counts[pos] += uint64_t{16} * bytes[b][c];
+    }
+  }
+}
+
+// The final flush plus the four planes.
+template <class Arch>
+inline void popcount_finish(popcount_state<Arch>& s, std::size_t off, std::size_t first,
+                            std::size_t nbits, uint64_t* counts) noexcept {
+  popcount_flush<Arch>(s, off, first, nbits, counts);
+  popcount_add_plane<Arch>(s.ones, 1, off, first, nbits, counts);
+  popcount_add_plane<Arch>(s.twos, 2, off, first, nbits, counts);
+  popcount_add_plane<Arch>(s.fours, 4, off, first, nbits, counts);
+  popcount_add_plane<Arch>(s.eights, 8, off, first, nbits, counts);
+}
+
+struct column_popcount_kernel {
+  template <class Arch>
+  void operator()(Arch, const unsigned char* reports, std::size_t n_reports, std::size_t stride,
+                  std::size_t nbits, uint64_t* counts) const noexcept;
+};
+
+template <class Arch>
+void column_popcount_kernel::operator()(Arch, const unsigned char* reports, std::size_t n_reports,
+                                        std::size_t stride, std::size_t nbits,
+                                        uint64_t* counts) const noexcept {
+  constexpr std::size_t width = u8x<Arch>::size;  // bytes per column register
+  constexpr std::size_t max_groups = 255;         // flushes keep the byte counters below 256
+  constexpr std::size_t super_regs = 16;          // column registers whose state is kept at once
+  constexpr std::size_t block_bytes = 16384;      // report bytes per block (L1)
+  if (n_reports == 0 || nbits == 0) return;
+  const std::size_t nbytes = (nbits + 7) / 8;
+  alignas(Arch::alignment()) unsigned char pad[16 * width];
+
+  if (nbytes < width) {
+    // Shorter than one register: every group goes through the zero-padded buffer.
+    std::memset(pad, 0, sizeof pad);
+    popcount_state<Arch> s;
+    popcount_clear<Arch>(s);
+    std::size_t pending = 0;
+    for (std::size_t row = 0; row < n_reports; row += 16) {
+      const std::size_t rows = n_reports - row < 16 ? n_reports - row : 16;
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::memcpy(pad + r * width, reports + (row + r) * stride, nbytes);
+      }
+      for (std::size_t r = rows; r < 16; ++r) std::memset(pad + r * width, 0, nbytes);
+      if (pending == max_groups) {
+        popcount_flush<Arch>(s, 0, 0, nbits, counts);
+        pending = 0;
+      }
+      popcount_add16<Arch>(s, pad, width);
+      ++pending;
+    }
+    popcount_finish<Arch>(s, 0, 0, nbits, counts);
+    return;
+  }
+
+  // Column register q reads bytes [off, off + W), off = min(q * W, nbytes - W), and owns the
+  // positions from 8 * q * W on.
+  const std::size_t nregs = (nbytes + width - 1) / width;
+  for (std::size_t q0 = 0; q0 < nregs; q0 += super_regs) {
+    const std::size_t nq = nregs - q0 < super_regs ? nregs - q0 : super_regs;
+    popcount_state<Arch> state[super_regs];
+    std::size_t offs[super_regs];
+    for (std::size_t q = 0; q < nq; ++q) {
+      popcount_clear<Arch>(state[q]);
+      const std::size_t off = (q0 + q) * width;
+      offs[q] = off + width <= nbytes ? off : nbytes - width;
+    }
+    std::size_t block_groups = block_bytes / (16 * nq * width);
+    if (block_groups == 0) block_groups = 1;
+    const std::size_t block_rows = 16 * block_groups;
+    std::size_t pending = 0;
+    for (std::size_t row = 0; row < n_reports; row += block_rows) {
+      const std::size_t rows = n_reports - row < block_rows ? n_reports - row : block_rows;
+      const std::size_t full = rows / 16, part = rows % 16;
+      const std::size_t groups = full + (part != 0 ? 1 : 0);
+      if (pending + groups > max_groups) {
+        for (std::size_t q = 0; q < nq; ++q) {
+          popcount_flush<Arch>(state[q], offs[q], 8 * (q0 + q) * width, nbits, counts);
+        }
+        pending = 0;
+      }
+      const unsigned char* block = reports + row * stride;
+      for (std::size_t q = 0; q < nq; ++q) {
+        popcount_state<Arch> s = state[q];
+        const unsigned char* p = block + offs[q];
+        for (std::size_t g = 0; g < full; ++g) popcount_add16<Arch>(s, p + 16 * g * stride, stride);
+        if (part != 0) {
+          const unsigned char* tail = p + 16 * full * stride;
+          for (std::size_t r = 0; r < part; ++r) {
+            std::memcpy(pad + r * width, tail + r * stride, width);
+          }
+          std::memset(pad + part * width, 0, (16 - part) * width);
+          popcount_add16<Arch>(s, pad, width);
+        }
+        state[q] = s;
+      }
+      pending += groups;
+    }
+    for (std::size_t q = 0; q < nq; ++q) {
+      popcount_finish<Arch>(state[q], offs[q], 8 * (q0 + q) * width, nbits, counts);
+    }
+  }
+}
+
 }  // namespace ldp::kernels::detail
 
 // Explicit instantiations for one architecture, used by arch_<name>.cpp. Each defines an
@@ -233,6 +716,22 @@ std::size_t bernoulli_chunks_kernel::operator()(Arch, uint64_t* out, std::size_t
       const unsigned char* rnd, std::size_t rnd_words, std::size_t* words_used) noexcept {           \
     return bernoulli_chunks_kernel{}(ARCH{}, out, nchunks, threshold, bits, rnd, rnd_words,           \
                                      words_used);                                                    \
+  }
+
+#define LDP_KERNELS_DEFINE_FWHT(ARCH, ID)                                                             \
+  template void ldp::kernels::detail::fwht_i32_kernel::operator()<ARCH>(ARCH, int32_t*, unsigned)     \
+      const noexcept;                                                                                \
+  void ldp::kernels::detail::fwht_i32_##ID(int32_t* data, unsigned log2n) noexcept {                 \
+    fwht_i32_kernel{}(ARCH{}, data, log2n);                                                          \
+  }
+
+#define LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(ARCH, ID)                                                  \
+  template void ldp::kernels::detail::column_popcount_kernel::operator()<ARCH>(                      \
+      ARCH, const unsigned char*, std::size_t, std::size_t, std::size_t, uint64_t*) const noexcept;  \
+  void ldp::kernels::detail::column_popcount_##ID(const unsigned char* reports,                      \
+                                                   std::size_t n_reports, std::size_t stride,        \
+                                                   std::size_t nbits, uint64_t* counts) noexcept {   \
+    column_popcount_kernel{}(ARCH{}, reports, n_reports, stride, nbits, counts);                     \
   }
 
 #endif

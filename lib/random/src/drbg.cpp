@@ -63,6 +63,7 @@ void drbg::top_up() noexcept {
 }
 
 void drbg::fill(unsigned char* out, std::size_t size) noexcept {
+  if (size == 0) return;  // out may be null for an empty request (memcpy must not see it)
   const std::size_t buffered = end_ - begin_;
   const std::size_t first = size < buffered ? size : buffered;
   std::memcpy(out, buffer_ + begin_, first);

@@ -34,6 +34,22 @@ using bernoulli_chunks_fn = std::size_t (*)(uint64_t* out, std::size_t nchunks, 
                                             unsigned bits, const unsigned char* rnd,
                                             std::size_t rnd_words, std::size_t* words_used);
 
+// In-place unnormalized fast Walsh-Hadamard transform of data[0 .. 2^log2n), 0 <= log2n <= 30, in
+// natural (Sylvester) order: out[r] = sum over y of (-1)^popcount(r & y) * in[y], every addition and
+// subtraction modulo 2^32 (two's complement wrap-around, as the butterflies (a, b) -> (a + b, a - b)
+// in uint32_t; no overflow is undefined). Applying it twice multiplies by 2^log2n (mod 2^32). No
+// alignment is required. MECHANISMS.md B.4 ("Fixed point").
+using fwht_i32_fn = void (*)(int32_t* data, unsigned log2n);
+
+// Column sums of a bit matrix (server ingestion of unary-encoded and CMS reports, PERFORMANCE.md 7):
+// for every j < nbits, adds to counts[j] the number of reports i < n_reports whose bit j is set, where
+// report i starts at reports + i * stride and bit j is bit j % 8 (least significant first) of its
+// byte j / 8, the wire format's bit order. Only bytes [0, ceil(nbits / 8)) of each report are read,
+// and the bits of the last byte at positions >= nbits are ignored; counts[j] for j >= nbits is never
+// touched. Requires stride >= ceil(nbits / 8) (any stride when n_reports <= 1).
+using column_popcount_fn = void (*)(const unsigned char* reports, std::size_t n_reports,
+                                    std::size_t stride, std::size_t nbits, uint64_t* counts);
+
 inline constexpr std::size_t bernoulli_chunk_bits = 256;
 inline constexpr std::size_t bernoulli_word_bytes = 32;
 
@@ -42,6 +58,8 @@ struct table {
   const char* name;  // as in benchmark names: "scalar", "sse2", "avx2", "avx512", "neon", "neon64"
   chacha20_blocks_fn chacha20_blocks;
   bernoulli_chunks_fn bernoulli_chunks;
+  fwht_i32_fn fwht_i32;
+  column_popcount_fn column_popcount;
 };
 
 // The scalar reference, always compiled (the only table on Cortex-M).

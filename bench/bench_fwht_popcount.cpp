@@ -1,0 +1,213 @@
+// The int32 Walsh-Hadamard transform and unary-report ingestion (PERFORMANCE.md 2 and 7).
+//
+//   BM_fwht_i32/<impl>/<n>             in-place unnormalized FWHT of n int32 (mod 2^32)
+//     naive    the textbook triple loop (levels h = 1, 2, 4, ...; radix-2 butterflies in uint32_t)
+//     <table>  table.fwht_i32 for every kernel table this CPU runs, and "simd" (the dispatcher's)
+//   BM_ingest_ue/<impl>/<n reports>/<k bits>   column sums of n k-bit reports (stride k / 8 bytes)
+//     naive    the per-bit loop: counts[j] += bit j of report i
+//     <table>  table.column_popcount
+//
+// Inputs are fixed (drbg under bench_seed): random int32 words; reports with random bytes (each bit
+// 1 with probability 1/2; the SIMD kernels' time does not depend on the data). Before timing, every
+// table's output is compared with the naive code's and a mismatch fails the benchmark. Counters:
+// items are elements (FWHT) or reports (ingestion); bytes are 4n (FWHT) or the report bytes
+// (ingestion). floor_frac is the port-model floor of PERFORMANCE.md over the measured time: for the
+// FWHT n log2(n) / 24 cycles at 3 GHz (section 2), for ingestion the report bytes at 20 GB/s
+// (section 7, the top of the reference machine's memory bandwidth).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_util.h"
+#include "ldp/random/drbg.h"
+
+namespace ldp_bench {
+namespace {
+
+constexpr int64_t fwht_sizes[] = {int64_t{1} << 10, int64_t{1} << 16, int64_t{1} << 20};
+constexpr int64_t ingest_reports = 100000;
+constexpr int64_t ingest_bits = 1024;
+
+constexpr double reference_hz = 3e9;
+constexpr double reference_bytes_per_s = 20e9;
+
+// A buffer of n T whose data starts on a 64-byte boundary, as a vector would not guarantee.
+template <class T>
+class aligned_buffer {
+ public:
+  explicit aligned_buffer(std::size_t n) : storage_(n + 64 / sizeof(T)) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(storage_.data());
+    data_ = storage_.data() + ((64 - addr % 64) % 64) / sizeof(T);
+  }
+  T* data() noexcept { return data_; }
+  const T* data() const noexcept { return data_; }
+
+ private:
+  std::vector<T> storage_;
+  T* data_;
+};
+
+unsigned log2_of(std::size_t n) {
+  unsigned l = 0;
+  while ((std::size_t{1} << l) < n) ++l;
+  return l;
+}
+
+void fill_random(unsigned char* out, std::size_t size) {
+  ldp::random::drbg rng(bench_seed, simd_table());
+  rng.fill(out, size);
+}
+
+// ---- FWHT --------------------------------------------------------------------------------------
+
+void naive_fwht(int32_t* data, std::size_t n) {
+  uint32_t* x = reinterpret_cast<uint32_t*>(data);
+  for (std::size_t h = 1; h < n; h *= 2) {
+    for (std::size_t i = 0; i < n; i += 2 * h) {
+      for (std::size_t j = i; j < i + h; ++j) {
+        const uint32_t a = x[j];
+        const uint32_t b = x[j + h];
+        x[j] = a + b;
+        x[j + h] = a - b;
+      }
+    }
+  }
+}
+
+void fwht_counters(benchmark::State& state, std::size_t n) {
+  const auto iters = static_cast<int64_t>(state.iterations());
+  state.SetItemsProcessed(iters * static_cast<int64_t>(n));
+  state.SetBytesProcessed(iters * static_cast<int64_t>(4 * n));
+  const double floor_s = static_cast<double>(n) * log2_of(n) / 24.0 / reference_hz;
+  state.counters["floor_frac"] =
+      benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void bm_fwht_naive(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  aligned_buffer<int32_t> x(n);
+  fill_random(reinterpret_cast<unsigned char*>(x.data()), 4 * n);
+  for (auto _ : state) {
+    naive_fwht(x.data(), n);
+    benchmark::DoNotOptimize(x.data());
+    benchmark::ClobberMemory();
+  }
+  fwht_counters(state, n);
+}
+
+void bm_fwht_table(benchmark::State& state, const ldp::kernels::table* table) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const unsigned log2n = log2_of(n);
+  aligned_buffer<int32_t> x(n);
+  fill_random(reinterpret_cast<unsigned char*>(x.data()), 4 * n);
+  {
+    std::vector<int32_t> want(x.data(), x.data() + n), got(want);
+    naive_fwht(want.data(), n);
+    table->fwht_i32(got.data(), log2n);
+    if (got != want) {
+      state.SkipWithError("fwht_i32 differs from the naive transform");
+      return;
+    }
+  }
+  for (auto _ : state) {
+    table->fwht_i32(x.data(), log2n);
+    benchmark::DoNotOptimize(x.data());
+    benchmark::ClobberMemory();
+  }
+  fwht_counters(state, n);
+}
+
+// ---- Unary-report ingestion ---------------------------------------------------------------------
+
+void naive_ingest(const unsigned char* reports, std::size_t n, std::size_t stride, std::size_t k,
+                  uint64_t* counts) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char* row = reports + i * stride;
+    for (std::size_t j = 0; j < k; ++j) counts[j] += (row[j / 8] >> (j % 8)) & 1u;
+  }
+}
+
+struct ingest_input {
+  std::size_t n, k, stride;
+  aligned_buffer<unsigned char> reports;
+  ingest_input(std::size_t n_reports, std::size_t bits)
+      : n(n_reports), k(bits), stride((bits + 7) / 8), reports(n_reports * ((bits + 7) / 8)) {
+    fill_random(reports.data(), n * stride);
+  }
+};
+
+void ingest_counters(benchmark::State& state, const ingest_input& in) {
+  const auto iters = static_cast<int64_t>(state.iterations());
+  const double bytes = static_cast<double>(in.n * in.stride);
+  state.SetItemsProcessed(iters * static_cast<int64_t>(in.n));
+  state.SetBytesProcessed(iters * static_cast<int64_t>(in.n * in.stride));
+  state.counters["floor_frac"] = benchmark::Counter(bytes / reference_bytes_per_s,
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void bm_ingest_naive(benchmark::State& state) {
+  const ingest_input in(static_cast<std::size_t>(state.range(0)),
+                        static_cast<std::size_t>(state.range(1)));
+  std::vector<uint64_t> counts(in.k, 0);
+  for (auto _ : state) {
+    naive_ingest(in.reports.data(), in.n, in.stride, in.k, counts.data());
+    benchmark::DoNotOptimize(counts.data());
+    benchmark::ClobberMemory();
+  }
+  ingest_counters(state, in);
+}
+
+void bm_ingest_table(benchmark::State& state, const ldp::kernels::table* table) {
+  const ingest_input in(static_cast<std::size_t>(state.range(0)),
+                        static_cast<std::size_t>(state.range(1)));
+  std::vector<uint64_t> counts(in.k, 0);
+  {
+    std::vector<uint64_t> want(in.k, 0);
+    naive_ingest(in.reports.data(), in.n, in.stride, in.k, want.data());
+    table->column_popcount(in.reports.data(), in.n, in.stride, in.k, counts.data());
+    if (counts != want) {
+      state.SkipWithError("column_popcount differs from the per-bit loop");
+      return;
+    }
+  }
+  for (auto _ : state) {
+    table->column_popcount(in.reports.data(), in.n, in.stride, in.k, counts.data());
+    benchmark::DoNotOptimize(counts.data());
+    benchmark::ClobberMemory();
+  }
+  ingest_counters(state, in);
+}
+
+template <class Fn>
+void register_fwht(const std::string& impl, Fn&& fn) {
+  benchmark::internal::Benchmark* b =
+      benchmark::RegisterBenchmark(bench_name("fwht_i32", impl).c_str(), std::forward<Fn>(fn));
+  for (int64_t n : fwht_sizes) b->Arg(n);
+}
+
+template <class Fn>
+void register_ingest(const std::string& impl, Fn&& fn) {
+  benchmark::RegisterBenchmark(bench_name("ingest_ue", impl).c_str(), std::forward<Fn>(fn))
+      ->Args({ingest_reports, ingest_bits});
+}
+
+}  // namespace
+
+void register_fwht_popcount_benchmarks() {
+  register_fwht("naive", bm_fwht_naive);
+  for (const table_impl& impl : runnable_tables()) {
+    const ldp::kernels::table* table = impl.table;
+    register_fwht(impl.name, [table](benchmark::State& state) { bm_fwht_table(state, table); });
+  }
+  register_ingest("naive", bm_ingest_naive);
+  for (const table_impl& impl : runnable_tables()) {
+    const ldp::kernels::table* table = impl.table;
+    register_ingest(impl.name, [table](benchmark::State& state) { bm_ingest_table(state, table); });
+  }
+}
+
+}  // namespace ldp_bench
