@@ -79,6 +79,7 @@ void register_chacha20_benchmarks();
 void register_bernoulli_benchmarks();
 void register_noise_benchmarks();
 void register_fwht_popcount_benchmarks();
+void register_frequency_benchmarks();
 
 }  // namespace ldp_bench
 

@@ -1,0 +1,176 @@
+// Frequency oracles end to end (issue 4): BM_randomize/<oracle>/<impl>/<d> is one device report
+// (naive: per-bit std::bernoulli_distribution on std::mt19937_64, as a user would write a unary
+// encoding; simd: ldp::device::randomize with the dispatched kernel table), and
+// BM_ingest/<oracle>/<d> and BM_estimate/<oracle>/<d> the server's aggregation and estimation.
+// BM_mem_read/<bytes> measures memory read bandwidth in the same run, the ceiling of ingestion.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "ldp/device.h"
+#include "ldp/random/drbg.h"
+#include "ldp/server/frequency.h"
+#include "ldp/wire.h"
+
+namespace ldp_bench {
+namespace {
+
+using ldp::wire::mechanism;
+
+constexpr int64_t domains[] = {64, 1024, 65536};
+const unsigned char sketch_seed[32] = {5};
+
+ldp::wire::params oracle_block(mechanism m, uint32_t d) {
+  constexpr double eps = 1.0;
+  switch (m) {
+    case mechanism::grr: return ldp::wire::make_grr(eps, d).block;
+    case mechanism::sue: return ldp::wire::make_sue(eps, d).block;
+    case mechanism::oue: return ldp::wire::make_oue(eps, d).block;
+    case mechanism::olh: return ldp::wire::make_olh(eps, d).block;
+    case mechanism::hr: return ldp::wire::make_hr(eps, d).block;
+    case mechanism::cms: return ldp::wire::make_cms(eps, d, 16, 1024, sketch_seed).block;
+    default: return ldp::wire::make_hcms(eps, d, 16, 1024, sketch_seed).block;
+  }
+}
+
+const mechanism oracles[] = {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::olh,
+                             mechanism::hr,  mechanism::cms, mechanism::hcms};
+
+// Unary encoding written plainly: every bit from std::bernoulli_distribution, then the report.
+void bm_randomize_naive(benchmark::State& state, mechanism m) {
+  const auto d = static_cast<uint32_t>(state.range(0));
+  const auto p = oracle_block(m, d);
+  const double keep = static_cast<double>(p.get(ldp::wire::field::threshold_keep)) / 4294967296.0;
+  const double other = static_cast<double>(p.get(ldp::wire::field::threshold_other)) / 4294967296.0;
+  std::mt19937_64 gen(bench_mt_seed);
+  std::bernoulli_distribution keep_coin(keep), other_coin(other);
+  std::vector<unsigned char> bits((d + 7) / 8);
+  uint32_t value = 0;
+  for (auto _ : state) {
+    std::fill(bits.begin(), bits.end(), 0);
+    for (uint32_t j = 0; j < d; ++j) {
+      const bool b = j == value ? keep_coin(gen) : other_coin(gen);
+      if (b) bits[j / 8] = static_cast<unsigned char>(bits[j / 8] | (1u << (j % 8)));
+    }
+    value = (value + 1) % d;
+    benchmark::DoNotOptimize(bits.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+
+void bm_randomize(benchmark::State& state, mechanism m) {
+  const auto d = static_cast<uint32_t>(state.range(0));
+  const auto p = oracle_block(m, d);
+  const uint64_t fp = ldp::wire::fingerprint(p);
+  ldp::random::drbg rng(bench_seed, simd_table());
+  std::vector<uint64_t> workspace(ldp::device::workspace_words(p) + 1);
+  std::vector<unsigned char> out(ldp::wire::max_report_size(p));
+  uint32_t value = 0;
+  for (auto _ : state) {
+    std::size_t written = 0;
+    if (ldp::device::randomize(p, fp, value, rng, workspace, out, &written) != ldp::status::ok) {
+      state.SkipWithError("randomize failed");
+      break;
+    }
+    value = (value + 1) % d;
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+
+// n payloads of one oracle, from the device code, laid out as batch records would be.
+std::vector<std::vector<unsigned char>> make_payloads(const ldp::wire::params& p, std::size_t n) {
+  ldp::random::drbg rng(bench_seed, simd_table());
+  std::vector<uint64_t> workspace(ldp::device::workspace_words(p) + 1);
+  std::vector<std::vector<unsigned char>> out(n);
+  const auto d = static_cast<uint32_t>(p.get(ldp::wire::field::domain));
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i].resize(ldp::wire::max_payload_size(p));
+    std::size_t written = 0;
+    // A skewed input: item i^2 mod d, so a few items dominate.
+    const auto value = static_cast<uint32_t>((uint64_t{i} * i) % d);
+    if (ldp::device::randomize_payload(p, value, rng, workspace, out[i], &written) != ldp::status::ok) {
+      out.clear();
+      return out;
+    }
+    out[i].resize(written);
+  }
+  return out;
+}
+
+void bm_ingest(benchmark::State& state, mechanism m) {
+  const auto d = static_cast<uint32_t>(state.range(0));
+  const auto p = oracle_block(m, d);
+  const std::size_t n = m == mechanism::sue || m == mechanism::oue ? 2000 : 20000;
+  const auto payloads = make_payloads(p, n);
+  std::size_t bytes = 0;
+  for (const auto& pl : payloads) bytes += pl.size();
+  for (auto _ : state) {
+    std::unique_ptr<ldp::server::frequency_aggregator> agg;
+    if (ldp::server::frequency_aggregator::create(p, &agg) != ldp::status::ok) {
+      state.SkipWithError("create failed");
+      break;
+    }
+    for (const auto& pl : payloads) benchmark::DoNotOptimize(agg->add_payload(pl));
+    benchmark::DoNotOptimize(agg->reports());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+
+void bm_estimate(benchmark::State& state, mechanism m) {
+  const auto d = static_cast<uint32_t>(state.range(0));
+  const auto p = oracle_block(m, d);
+  std::unique_ptr<ldp::server::frequency_aggregator> agg;
+  if (ldp::server::frequency_aggregator::create(p, &agg) != ldp::status::ok) {
+    state.SkipWithError("create failed");
+    return;
+  }
+  for (const auto& pl : make_payloads(p, 2000)) (void)agg->add_payload(pl);
+  for (auto _ : state) benchmark::DoNotOptimize(agg->estimate_all());
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * d));
+}
+
+// Read bandwidth of a 64 MiB buffer: summing 64-bit words, which compilers vectorize.
+void bm_mem_read(benchmark::State& state) {
+  std::vector<uint64_t> buffer(static_cast<std::size_t>(state.range(0)) / 8, 1);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(std::accumulate(buffer.begin(), buffer.end(), uint64_t{0}));
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * state.range(0)));
+}
+
+}  // namespace
+
+void register_frequency_benchmarks() {
+  for (mechanism m : oracles) {
+    const std::string name = ldp::wire::mechanism_name(m);
+    if (m == mechanism::sue || m == mechanism::oue) {
+      auto* naive = benchmark::RegisterBenchmark(("BM_randomize/" + name + "/naive").c_str(),
+                                                 [m](benchmark::State& s) { bm_randomize_naive(s, m); });
+      for (int64_t d : domains) naive->Arg(d);
+    }
+    auto* simd = benchmark::RegisterBenchmark(("BM_randomize/" + name + "/simd").c_str(),
+                                              [m](benchmark::State& s) { bm_randomize(s, m); });
+    auto* ingest = benchmark::RegisterBenchmark(("BM_ingest/" + name).c_str(),
+                                                [m](benchmark::State& s) { bm_ingest(s, m); });
+    auto* estimate = benchmark::RegisterBenchmark(("BM_estimate/" + name).c_str(),
+                                                  [m](benchmark::State& s) { bm_estimate(s, m); });
+    for (int64_t d : domains) {
+      simd->Arg(d);
+      // Local hashing decodes in O(n d): keep its estimate benchmark to the smaller domains.
+      if (!(m == mechanism::olh && d > 1024)) estimate->Arg(d);
+      ingest->Arg(d);
+    }
+  }
+  benchmark::RegisterBenchmark("BM_mem_read", bm_mem_read)->Arg(int64_t{64} << 20);
+}
+
+}  // namespace ldp_bench
