@@ -27,16 +27,7 @@ constexpr int64_t domains[] = {64, 1024, 65536};
 const unsigned char sketch_seed[32] = {5};
 
 ldp::wire::params oracle_block(mechanism m, uint32_t d) {
-  constexpr double eps = 1.0;
-  switch (m) {
-    case mechanism::grr: return ldp::wire::make_grr(eps, d).block;
-    case mechanism::sue: return ldp::wire::make_sue(eps, d).block;
-    case mechanism::oue: return ldp::wire::make_oue(eps, d).block;
-    case mechanism::olh: return ldp::wire::make_olh(eps, d).block;
-    case mechanism::hr: return ldp::wire::make_hr(eps, d).block;
-    case mechanism::cms: return ldp::wire::make_cms(eps, d, 16, 1024, sketch_seed).block;
-    default: return ldp::wire::make_hcms(eps, d, 16, 1024, sketch_seed).block;
-  }
+  return ldp::wire::make_frequency_oracle(m, 1.0, d, 16, 1024, sketch_seed).block;
 }
 
 const mechanism oracles[] = {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::olh,

@@ -25,17 +25,7 @@ constexpr uint64_t runs = 200000;
 const unsigned char sketch_seed[32] = {9, 9, 9};
 
 ldp::wire::derived_params block(mechanism m, double eps) {
-  constexpr uint32_t d = 16;
-  switch (m) {
-    case mechanism::grr: return ldp::wire::make_grr(eps, d);
-    case mechanism::sue: return ldp::wire::make_sue(eps, d);
-    case mechanism::oue: return ldp::wire::make_oue(eps, d);
-    case mechanism::blh: return ldp::wire::make_blh(eps, d);
-    case mechanism::olh: return ldp::wire::make_olh(eps, d);
-    case mechanism::hr: return ldp::wire::make_hr(eps, d);
-    case mechanism::cms: return ldp::wire::make_cms(eps, d, 4, 32, sketch_seed);
-    default: return ldp::wire::make_hcms(eps, d, 4, 32, sketch_seed);
-  }
+  return ldp::wire::make_frequency_oracle(m, eps, 16, 4, 32, sketch_seed);
 }
 
 bool bit(const ldp::wire::report& r, uint32_t j) { return ((r.bits[j / 8] >> (j % 8)) & 1) != 0; }

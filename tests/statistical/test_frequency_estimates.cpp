@@ -38,16 +38,7 @@ std::vector<uint64_t> true_counts() {
 }
 
 ldp::wire::params block(mechanism m, double eps, const unsigned char seed[32]) {
-  switch (m) {
-    case mechanism::grr: return ldp::wire::make_grr(eps, d).block;
-    case mechanism::sue: return ldp::wire::make_sue(eps, d).block;
-    case mechanism::oue: return ldp::wire::make_oue(eps, d).block;
-    case mechanism::blh: return ldp::wire::make_blh(eps, d).block;
-    case mechanism::olh: return ldp::wire::make_olh(eps, d).block;
-    case mechanism::hr: return ldp::wire::make_hr(eps, d).block;
-    case mechanism::cms: return ldp::wire::make_cms(eps, d, 4, 16, seed).block;
-    default: return ldp::wire::make_hcms(eps, d, 4, 16, seed).block;
-  }
+  return ldp::wire::make_frequency_oracle(m, eps, d, 4, 16, seed).block;
 }
 
 double t(uint64_t threshold) { return static_cast<double>(threshold) / 4294967296.0; }

@@ -17,25 +17,12 @@ namespace {
 
 const unsigned char sketch_seed[32] = {0x5a};
 
+// Mixed sizes and epsilons, so that more than one code path of each oracle is pinned.
 ldp::wire::params oracle(mechanism m) {
-  switch (m) {
-    case mechanism::grr:
-      return ldp::wire::make_grr(1.0, 100).block;
-    case mechanism::sue:
-      return ldp::wire::make_sue(1.0, 1000).block;
-    case mechanism::oue:
-      return ldp::wire::make_oue(2.0, 1000).block;
-    case mechanism::blh:
-      return ldp::wire::make_blh(1.0, 100).block;
-    case mechanism::olh:
-      return ldp::wire::make_olh(3.0, 100).block;
-    case mechanism::hr:
-      return ldp::wire::make_hr(1.0, 100).block;
-    case mechanism::cms:
-      return ldp::wire::make_cms(2.0, 1000, 16, 300, sketch_seed).block;
-    default:
-      return ldp::wire::make_hcms(2.0, 1000, 16, 256, sketch_seed).block;
-  }
+  const bool big = m == mechanism::sue || m == mechanism::oue || m == mechanism::cms || m == mechanism::hcms;
+  const double eps = m == mechanism::olh ? 3.0 : (big && m != mechanism::sue) ? 2.0 : 1.0;
+  return ldp::wire::make_frequency_oracle(m, eps, big ? 1000 : 100, 16, m == mechanism::cms ? 300 : 256,
+                                          sketch_seed).block;
 }
 
 uint64_t digest(mechanism m, const ldp::kernels::table& t) {

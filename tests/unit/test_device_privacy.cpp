@@ -19,16 +19,7 @@ namespace {
 const unsigned char sketch_seed[32] = {1, 2, 3};
 
 ldp::wire::derived_params small_block(mechanism m, double eps, uint32_t d) {
-  switch (m) {
-    case mechanism::grr: return ldp::wire::make_grr(eps, d);
-    case mechanism::sue: return ldp::wire::make_sue(eps, d);
-    case mechanism::oue: return ldp::wire::make_oue(eps, d);
-    case mechanism::blh: return ldp::wire::make_blh(eps, d);
-    case mechanism::olh: return ldp::wire::make_olh(eps, d);
-    case mechanism::hr: return ldp::wire::make_hr(eps, d);
-    case mechanism::cms: return ldp::wire::make_cms(eps, d, 2, 8, sketch_seed);
-    default: return ldp::wire::make_hcms(eps, d, 2, 8, sketch_seed);
-  }
+  return ldp::wire::make_frequency_oracle(m, eps, d, 2, 8, sketch_seed);
 }
 
 struct ratio_result {

@@ -24,16 +24,7 @@ double ulps(double a, double b) {
 const unsigned char seed[32] = {7};
 
 ldp::wire::derived_params derive(mechanism m, double eps, uint32_t d) {
-  switch (m) {
-    case mechanism::grr: return ldp::wire::make_grr(eps, d);
-    case mechanism::sue: return ldp::wire::make_sue(eps, d);
-    case mechanism::oue: return ldp::wire::make_oue(eps, d);
-    case mechanism::blh: return ldp::wire::make_blh(eps, d);
-    case mechanism::olh: return ldp::wire::make_olh(eps, d);
-    case mechanism::hr: return ldp::wire::make_hr(eps, d);
-    case mechanism::cms: return ldp::wire::make_cms(eps, d, 8, 64, seed);
-    default: return ldp::wire::make_hcms(eps, d, 8, 64, seed);
-  }
+  return ldp::wire::make_frequency_oracle(m, eps, d, 8, 64, seed);
 }
 
 const mechanism oracles[] = {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh,
@@ -125,6 +116,9 @@ TEST_CASE("OLH picks the integer g with the smaller variance; HR pads K past d")
 }
 
 TEST_CASE("bad arguments are refused") {
+  CHECK(ldp::wire::make_frequency_oracle(mechanism::laplace, 1.0, 10).code == status::invalid_argument);
+  CHECK(ldp::wire::make_frequency_oracle(mechanism::cms, 1.0, 10, 8, 64, nullptr).code ==
+        status::invalid_argument);
   CHECK(ldp::wire::make_grr(0.0, 10).code == status::invalid_argument);
   CHECK(ldp::wire::make_grr(-1.0, 10).code == status::invalid_argument);
   CHECK(ldp::wire::make_grr(41.0, 10).code == status::invalid_argument);

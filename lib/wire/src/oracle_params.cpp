@@ -187,4 +187,21 @@ derived_params make_hcms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
   return finish(p);
 }
 
+derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, uint32_t rows,
+                                     uint32_t columns, const unsigned char* hash_seed) noexcept {
+  const bool sketch = m == mechanism::cms || m == mechanism::hcms;
+  if (sketch && hash_seed == nullptr) return fail();
+  switch (m) {
+    case mechanism::grr: return make_grr(epsilon, d);
+    case mechanism::sue: return make_sue(epsilon, d);
+    case mechanism::oue: return make_oue(epsilon, d);
+    case mechanism::blh: return make_blh(epsilon, d);
+    case mechanism::olh: return make_olh(epsilon, d);
+    case mechanism::hr: return make_hr(epsilon, d);
+    case mechanism::cms: return make_cms(epsilon, d, rows, columns, hash_seed);
+    case mechanism::hcms: return make_hcms(epsilon, d, rows, columns, hash_seed);
+    default: return fail();
+  }
+}
+
 }  // namespace ldp::wire

@@ -36,6 +36,12 @@ struct derived_params {
 [[nodiscard]] derived_params make_hcms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
                                        const unsigned char hash_seed[seed_size]) noexcept;
 
+// Any of the eight by id: `rows`, `columns` and `hash_seed` are used by CMS and HCMS only (and may
+// be 0 / null otherwise); invalid_argument for a mechanism that is not a frequency oracle.
+[[nodiscard]] derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d,
+                                                   uint32_t rows = 0, uint32_t columns = 0,
+                                                   const unsigned char* hash_seed = nullptr) noexcept;
+
 // epsilon_impl of a frequency-oracle block from its integers (MECHANISMS.md Table D.1); +inf when
 // a probability is 0 or 1 where the mechanism needs it strictly inside, NaN for other mechanisms.
 [[nodiscard]] double implemented_epsilon(const params& p) noexcept;
