@@ -6,8 +6,9 @@ LDP_KERNELS_DEFINE_CHACHA20(xsimd::neon, neon)
 LDP_KERNELS_DEFINE_BERNOULLI(xsimd::neon, neon)
 LDP_KERNELS_DEFINE_FWHT(xsimd::neon, neon)
 LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(xsimd::neon, neon)
+LDP_KERNELS_DEFINE_OLH_SUPPORT(xsimd::neon, neon)
 
 namespace ldp::kernels::detail {
 const table neon_table{arch::neon, "neon", chacha20_blocks_neon, bernoulli_chunks_neon,
-                       fwht_i32_neon, column_popcount_neon};
+                       fwht_i32_neon, column_popcount_neon, olh_support_neon};
 }

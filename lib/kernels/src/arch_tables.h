@@ -14,6 +14,9 @@
   void fwht_i32_##ID(int32_t* data, unsigned log2n) noexcept;                                       \
   void column_popcount_##ID(const unsigned char* reports, std::size_t n_reports, std::size_t stride, \
                             std::size_t nbits, uint64_t* counts) noexcept;                          \
+  void olh_support_##ID(const uint64_t* a, const uint64_t* b, const uint32_t* bucket,               \
+                        std::size_t n_reports, uint32_t g, const uint32_t* items,                   \
+                        std::size_t n_items, uint64_t* support) noexcept;                           \
   extern const table ID##_table;
 
 namespace ldp::kernels::detail {

@@ -118,6 +118,20 @@ void column_popcount_scalar(const unsigned char* reports, std::size_t n_reports,
   }
 }
 
+// Reports in the outer loop, as a server without the table would write it.
+void olh_support_scalar(const uint64_t* a, const uint64_t* b, const uint32_t* bucket,
+                        std::size_t n_reports, uint32_t g, const uint32_t* items,
+                        std::size_t n_items, uint64_t* support) noexcept {
+  for (std::size_t u = 0; u < n_reports; ++u) {
+    const uint64_t ka = a[u], kb = b[u];
+    const uint32_t y = bucket[u];
+    for (std::size_t i = 0; i < n_items; ++i) {
+      const uint64_t h = (ka * items[i] + kb) >> 32;
+      if (static_cast<uint32_t>((h * g) >> 32) == y) ++support[i];
+    }
+  }
+}
+
 }  // namespace ldp::kernels::detail
 
 namespace ldp::kernels {
@@ -125,7 +139,7 @@ namespace ldp::kernels {
 const table& scalar() noexcept {
   static constexpr table t{arch::scalar, "scalar", detail::chacha20_blocks_scalar,
                            detail::bernoulli_chunks_scalar, detail::fwht_i32_scalar,
-                           detail::column_popcount_scalar};
+                           detail::column_popcount_scalar, detail::olh_support_scalar};
   return t;
 }
 

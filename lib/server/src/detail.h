@@ -11,6 +11,7 @@
 
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
+#include "ldp/kernels/kernel_table.h"
 #include "ldp/server/frequency.h"
 #include "ldp/wire/params.h"
 
@@ -66,6 +67,19 @@ struct support_model {
 // H[r, y] = (-1)^popcount(r & y). x.size() must be a power of two. Exact as long as every partial
 // sum fits in int64 (|x| summed over all entries below 2^63, which max_reports guarantees here).
 void fwht(span<int64_t> x) noexcept;
+
+// ---- Kernels (estimation.cpp) ---------------------------------------------------------------
+
+// The kernel table for this CPU, kernels::select(platform::detect_cpu()), chosen on first use.
+[[nodiscard]] const kernels::table& kernel_table() noexcept;
+
+// Whether an FWHT of `size` (a power of two) entries whose absolute values sum to at most `bound`
+// is exact in the table's int32 fwht_i32 (arithmetic mod 2^32): every stage's entries are bounded
+// by that sum, so bound < 2^31 suffices; the kernel takes up to 2^30 entries.
+[[nodiscard]] bool fwht_fits_i32(std::size_t size, uint64_t bound) noexcept;
+
+// kernel_table().fwht_i32 on x (size a power of two, at most 2^30).
+void fwht_i32(span<int32_t> x) noexcept;
 
 // ---- State body I/O (little-endian, frequency_aggregator.cpp documents the layout) ----------
 

@@ -1,10 +1,12 @@
 // Shared estimation pieces: MECHANISMS.md A.0 (the variance template, plug-in c_v clipped to
-// [0, n]), A.5/A.6 (the FWHT decode of HR and HCMS) and the normal-approximation interval.
+// [0, n]), A.5/A.6 (the FWHT decode of HR and HCMS), the normal-approximation interval, and the
+// server's kernel table (chosen once from the CPU's features).
 #include <cmath>
 #include <limits>
 
 #include "detail.h"
 #include "ldp/base/bits.h"
+#include "ldp/platform/cpu.h"
 
 namespace ldp::server::detail {
 
@@ -88,6 +90,21 @@ void fwht(span<int64_t> x) noexcept {
       }
     }
   }
+}
+
+const kernels::table& kernel_table() noexcept {
+  static const kernels::table& table = kernels::select(platform::detect_cpu());
+  return table;
+}
+
+bool fwht_fits_i32(std::size_t size, uint64_t bound) noexcept {
+  return size <= (std::size_t{1} << 30) && bound < (uint64_t{1} << 31);
+}
+
+void fwht_i32(span<int32_t> x) noexcept {
+  unsigned log2n = 0;
+  while ((std::size_t{1} << log2n) < x.size()) ++log2n;
+  kernel_table().fwht_i32(x.data(), log2n);
 }
 
 void put_u16(std::vector<unsigned char>& out, uint16_t v) {

@@ -3,7 +3,11 @@
 // hash_to_range(report_hash_key(seed), v, g) == bucket. For a value the user does not hold the
 // support probability is q* = 1/g (not the device's (1 - p)/(g - 1): the "integer-g bug"), so
 // c-hat_v = (C_v - n/g)/(p-hat - 1/g) and the variance is the A.0 template with (p-hat, 1/g).
-// Decoding costs O(n * items) hash evaluations (PERFORMANCE.md: FLH or HR when that is too much).
+//
+// Reports are kept as structure of arrays (seed, a, b, bucket), the key (a, b) derived once when
+// the report is accepted, so decoding is the kernel table's olh_support over n reports and the
+// candidates: O(n * items) hash evaluations, vectorized over candidates (PERFORMANCE.md 5; FLH or
+// HR when that is too much). The saved state holds only (seed, bucket), sorted.
 #include <algorithm>
 
 #include "detail.h"
@@ -24,6 +28,14 @@ struct entry {
 
 constexpr std::size_t entry_bytes = 12;
 
+// Room for `more` elements without reallocating, growing geometrically.
+template <class T>
+void make_room(std::vector<T>& v, std::size_t more) {
+  if (v.capacity() - v.size() >= more) return;
+  const std::size_t doubled = 2 * v.capacity();
+  v.reserve(std::max(v.size() + more, std::max<std::size_t>(doubled, 64)));
+}
+
 class local_hash_aggregator final : public frequency_aggregator {
  public:
   local_hash_aggregator(const wire::params& p, support_model model)
@@ -33,24 +45,31 @@ class local_hash_aggregator final : public frequency_aggregator {
   status ingest(const wire::report& r) noexcept override {
     if (r.index >= g_) return status::out_of_range;  // the decoder already checks
     try {
-      entries_.push_back(entry{r.seed, r.index});
+      reserve(1);
     } catch (...) {
       return status::overflow;  // out of memory: the report is rejected, the state is unchanged
     }
+    append(r.seed, r.index);  // cannot throw now
     return status::ok;
   }
 
   void merge_counts(const frequency_aggregator& other) override {
     const auto& o = static_cast<const local_hash_aggregator&>(other);
-    const std::size_t theirs = o.entries_.size();
-    entries_.reserve(entries_.size() + theirs);  // may throw; nothing has changed yet
+    const std::size_t theirs = o.seeds_.size();
+    reserve(theirs);  // may throw; nothing has changed yet
     // Index-based so that merging an aggregator into itself stays valid (no reallocation now).
-    for (std::size_t i = 0; i < theirs; ++i) entries_.push_back(o.entries_[i]);
+    for (std::size_t i = 0; i < theirs; ++i) {
+      seeds_.push_back(o.seeds_[i]);
+      a_.push_back(o.a_[i]);
+      b_.push_back(o.b_[i]);
+      buckets_.push_back(o.buckets_[i]);
+    }
   }
 
   // Sorted, so the bytes do not depend on the order reports arrived or states were merged.
   void write_body(std::vector<unsigned char>& out) const override {
-    std::vector<entry> sorted = entries_;
+    std::vector<entry> sorted(seeds_.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = entry{seeds_[i], buckets_[i]};
     std::sort(sorted.begin(), sorted.end());
     out.reserve(out.size() + entry_bytes * sorted.size());
     for (const entry& e : sorted) {
@@ -61,27 +80,29 @@ class local_hash_aggregator final : public frequency_aggregator {
 
   status read_body(span<const unsigned char> body) override {
     if (body.size() % entry_bytes != 0 || body.size() / entry_bytes != reports_) return status::wrong_length;
-    std::vector<entry> read;
+    local_hash_aggregator read(params_, model_);
     read.reserve(body.size() / entry_bytes);
     body_reader in(body);
+    entry last{0, 0};
     for (uint64_t i = 0; i < reports_; ++i) {
       const entry e{in.u64(), static_cast<uint32_t>(in.u32())};
       if (e.bucket >= g_) return status::out_of_range;
-      if (!read.empty() && e < read.back()) return status::malformed_report;  // not canonical
-      read.push_back(e);
+      if (i != 0 && e < last) return status::malformed_report;  // not canonical
+      read.append(e.seed, e.bucket);
+      last = e;
     }
-    entries_ = std::move(read);
+    seeds_ = std::move(read.seeds_);
+    a_ = std::move(read.a_);
+    b_ = std::move(read.b_);
+    buckets_ = std::move(read.buckets_);
     return status::ok;
   }
 
   std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
-    // Reports in the outer loop: one key derivation per report, then a cheap hash per item.
     std::vector<uint64_t> support(items.size(), 0);
-    for (const entry& e : entries_) {
-      const wire::hash_key key = wire::report_hash_key(e.seed);
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        if (wire::hash_to_range(key, items[i], g_) == e.bucket) ++support[i];
-      }
+    if (!items.empty() && !seeds_.empty()) {
+      kernel_table().olh_support(a_.data(), b_.data(), buckets_.data(), seeds_.size(), g_,
+                                 items.data(), items.size(), support.data());
     }
     const auto n = static_cast<double>(reports_);
     std::vector<estimate> out;
@@ -94,9 +115,30 @@ class local_hash_aggregator final : public frequency_aggregator {
   }
 
  private:
+  // Room for `more` reports in every array (may throw, changing capacities only).
+  void reserve(std::size_t more) {
+    make_room(seeds_, more);
+    make_room(a_, more);
+    make_room(b_, more);
+    make_room(buckets_, more);
+  }
+
+  // Appends one report; does not allocate after reserve(1).
+  void append(uint64_t seed, uint32_t bucket) noexcept {
+    const wire::hash_key key = wire::report_hash_key(seed);
+    seeds_.push_back(seed);
+    a_.push_back(key.a);
+    b_.push_back(key.b);
+    buckets_.push_back(bucket);
+  }
+
   support_model model_;
   uint32_t g_;
-  std::vector<entry> entries_;
+  // One entry per accepted report, in arrival order; a_, b_ are report_hash_key(seed).
+  std::vector<uint64_t> seeds_;
+  std::vector<uint64_t> a_;
+  std::vector<uint64_t> b_;
+  std::vector<uint32_t> buckets_;
 };
 
 }  // namespace

@@ -207,13 +207,24 @@ class hcms_aggregator final : public sketch_aggregator {
 
   std::vector<double> finalize() const override {
     std::vector<double> sketch(sum_.size());
-    std::vector<int64_t> row(m_);
+    std::vector<int64_t> row;
+    std::vector<int32_t> row32;
     const double scale = static_cast<double>(k_) * c_;
     for (uint32_t j = 0; j < k_; ++j) {
       const int64_t* first = sum_.data() + std::size_t{j} * m_;
-      std::copy(first, first + m_, row.begin());
-      fwht(row);  // |values| <= n_j at every stage: exact
-      for (uint32_t l = 0; l < m_; ++l) sketch[std::size_t{j} * m_ + l] = scale * static_cast<double>(row[l]);
+      double* out = sketch.data() + std::size_t{j} * m_;
+      // |values| <= n_j at every stage (the row's |sum| adds up to at most n_j): exact in the int32
+      // kernel when n_j < 2^31, else in int64.
+      if (fwht_fits_i32(m_, rows_[j])) {
+        row32.resize(m_);
+        for (uint32_t l = 0; l < m_; ++l) row32[l] = static_cast<int32_t>(first[l]);
+        fwht_i32(row32);
+        for (uint32_t l = 0; l < m_; ++l) out[l] = scale * static_cast<double>(row32[l]);
+      } else {
+        row.assign(first, first + m_);
+        fwht(row);
+        for (uint32_t l = 0; l < m_; ++l) out[l] = scale * static_cast<double>(row[l]);
+      }
     }
     return sketch;
   }

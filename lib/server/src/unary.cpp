@@ -1,7 +1,14 @@
 // SUE (basic one-time RAPPOR, MECHANISMS.md A.2) and OUE (A.3) aggregation and estimation with the
 // A.0 template. State: ones[d], the column sums of the reported unary bit vectors, and n.
-// C_v = ones[v]; p-hat = T_keep/2^w, q-hat = T_other/2^w. (A SIMD positional popcount is a later
-// optimization; this is the scalar reference loop over bytes and bits.)
+// C_v = ones[v]; p-hat = T_keep/2^w, q-hat = T_other/2^w.
+//
+// Ingestion (PERFORMANCE.md 7): accepted bit vectors are copied into a block buffer (at most 256
+// reports or 256 KiB, stride ceil(d / 8)) and added to ones[] by the kernel table's column popcount
+// when the block is full, and before any merge. Const readers (serialize, estimate) see the pending
+// block without changing the aggregator: they add it to a copy of ones[], so concurrent const calls
+// stay safe.
+#include <cstring>
+
 #include "detail.h"
 
 namespace ldp::server::detail {
@@ -9,34 +16,49 @@ namespace {
 
 using wire::field;
 
+constexpr std::size_t block_reports = 256;
+constexpr std::size_t block_bytes = std::size_t{256} << 10;
+
 class unary_aggregator final : public frequency_aggregator {
  public:
   unary_aggregator(const wire::params& p, std::size_t d, support_model model)
-      : frequency_aggregator(p), model_(model), ones_(d) {}
+      : frequency_aggregator(p),
+        model_(model),
+        stride_((d + 7) / 8),
+        capacity_(block_capacity(stride_)),
+        ones_(d),
+        block_(capacity_ * stride_) {}
 
  protected:
   status ingest(const wire::report& r) noexcept override {
-    const std::size_t d = ones_.size();
-    if (r.bits.size() != (d + 7) / 8) return status::wrong_length;  // the decoder already checks
-    for (std::size_t byte = 0; byte < r.bits.size(); ++byte) {
-      unsigned bits = r.bits[byte];
-      const std::size_t base = 8 * byte;
-      for (std::size_t b = 0; bits != 0; ++b, bits >>= 1) {
-        // Padding bits past d are zero (checked by the decoder): base + b < d whenever set.
-        if ((bits & 1u) != 0 && base + b < d) ++ones_[base + b];
-      }
-    }
+    if (r.bits.size() != stride_) return status::wrong_length;  // the decoder already checks
+    // Padding bits past d are zero (checked by the decoder); the kernel ignores them anyway.
+    if (stride_ != 0) std::memcpy(block_.data() + pending_ * stride_, r.bits.data(), stride_);
+    if (++pending_ == capacity_) flush();
     return status::ok;
   }
 
   void merge_counts(const frequency_aggregator& other) override {
     const auto& o = static_cast<const unary_aggregator&>(other);
-    for (std::size_t v = 0; v < ones_.size(); ++v) ones_[v] += o.ones_[v];
+    flush();  // also flushes o when it is *this
+    if (o.pending_ == 0) {
+      for (std::size_t v = 0; v < ones_.size(); ++v) ones_[v] += o.ones_[v];
+    } else {
+      const std::vector<uint64_t> theirs = o.counts();  // may throw; nothing has changed yet
+      for (std::size_t v = 0; v < ones_.size(); ++v) ones_[v] += theirs[v];
+    }
   }
 
-  void write_body(std::vector<unsigned char>& out) const override { put_u64s(out, ones_); }
+  void write_body(std::vector<unsigned char>& out) const override {
+    if (pending_ == 0) {
+      put_u64s(out, ones_);
+    } else {
+      put_u64s(out, counts());
+    }
+  }
 
   status read_body(span<const unsigned char> body) override {
+    pending_ = 0;
     const status s = read_u64s(body, ones_);
     if (s != status::ok) return s;
     for (uint64_t c : ones_) {
@@ -46,19 +68,48 @@ class unary_aggregator final : public frequency_aggregator {
   }
 
   std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
+    std::vector<uint64_t> copy;
+    if (pending_ != 0) copy = counts();
+    const std::vector<uint64_t>& ones = pending_ == 0 ? ones_ : copy;
     const auto n = static_cast<double>(reports_);
     std::vector<estimate> out;
     out.reserve(items.size());
     for (uint32_t v : items) {
-      const double c = model_.count(static_cast<double>(ones_[v]), n);
+      const double c = model_.count(static_cast<double>(ones[v]), n);
       out.push_back(make_estimate(v, c, model_.variance(c, n), z));
     }
     return out;
   }
 
  private:
+  static std::size_t block_capacity(std::size_t stride) noexcept {
+    if (stride == 0) return block_reports;
+    const std::size_t fit = block_bytes / stride;
+    return fit == 0 ? 1 : fit < block_reports ? fit : block_reports;
+  }
+
+  // Adds the pending block to ones_.
+  void flush() noexcept {
+    if (pending_ == 0) return;
+    kernel_table().column_popcount(block_.data(), pending_, stride_, ones_.size(), ones_.data());
+    pending_ = 0;
+  }
+
+  // ones_ plus the pending block (allocates; may throw).
+  std::vector<uint64_t> counts() const {
+    std::vector<uint64_t> out(ones_);
+    if (pending_ != 0) {
+      kernel_table().column_popcount(block_.data(), pending_, stride_, out.size(), out.data());
+    }
+    return out;
+  }
+
   support_model model_;
+  std::size_t stride_;    // bytes per report, ceil(d / 8)
+  std::size_t capacity_;  // reports per block
   std::vector<uint64_t> ones_;
+  std::vector<unsigned char> block_;  // capacity_ reports at stride_
+  std::size_t pending_ = 0;           // reports in block_ not yet in ones_
 };
 
 }  // namespace

@@ -50,6 +50,15 @@ using fwht_i32_fn = void (*)(int32_t* data, unsigned log2n);
 using column_popcount_fn = void (*)(const unsigned char* reports, std::size_t n_reports,
                                     std::size_t stride, std::size_t nbits, uint64_t* counts);
 
+// OLH support counting (server decode of local-hashing reports, PERFORMANCE.md 5): for every
+// i < n_items, adds to support[i] the number of reports u < n_reports with
+//   ((((a[u] * items[i] + b[u]) mod 2^64) >> 32) * g) >> 32 == bucket[u],
+// the multiply-add-shift hash of wire::hash_to_range with key (a[u], b[u]). Reports are given as
+// structure of arrays. Requires 1 <= g; a report whose bucket is >= g supports nothing.
+using olh_support_fn = void (*)(const uint64_t* a, const uint64_t* b, const uint32_t* bucket,
+                                std::size_t n_reports, uint32_t g, const uint32_t* items,
+                                std::size_t n_items, uint64_t* support);
+
 inline constexpr std::size_t bernoulli_chunk_bits = 256;
 inline constexpr std::size_t bernoulli_word_bytes = 32;
 
@@ -60,6 +69,7 @@ struct table {
   bernoulli_chunks_fn bernoulli_chunks;
   fwht_i32_fn fwht_i32;
   column_popcount_fn column_popcount;
+  olh_support_fn olh_support;
 };
 
 // The scalar reference, always compiled (the only table on Cortex-M).
