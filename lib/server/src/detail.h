@@ -63,6 +63,12 @@ struct support_model {
 // An estimate with its interval count +- z sqrt(variance).
 [[nodiscard]] estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept;
 
+// The A.0 estimates of `items` from their support counts C_v = support[v] (GRR, SUE, OUE).
+[[nodiscard]] std::vector<estimate> template_estimates(const support_model& model,
+                                                       const std::vector<uint64_t>& support,
+                                                       span<const uint32_t> items, uint64_t n,
+                                                       double z);
+
 // In-place fast Walsh-Hadamard transform in Sylvester (natural) order: x <- H x with
 // H[r, y] = (-1)^popcount(r & y). x.size() must be a power of two. Exact as long as every partial
 // sum fits in int64 (|x| summed over all entries below 2^63, which max_reports guarantees here).
@@ -106,6 +112,23 @@ struct body_reader {
 // Cells of a count array as a size_t, or false when that many u64 do not fit in memory on this
 // target (a 32-bit size_t, say).
 [[nodiscard]] bool cell_count(uint64_t cells, std::size_t* out) noexcept;
+
+// ---- Histogram state (GRR over d values, HR over K values) ---------------------------------
+
+// Counts h[y] of the report's index; the histogram sums to n. Subclasses estimate from it.
+class histogram_aggregator : public frequency_aggregator {
+ protected:
+  histogram_aggregator(const wire::params& p, std::size_t cells, support_model model)
+      : frequency_aggregator(p), model_(model), hist_(cells) {}
+
+  status ingest(const wire::report& r) noexcept final;
+  void merge_counts(const frequency_aggregator& other) final;
+  void write_body(std::vector<unsigned char>& out) const final;
+  status read_body(span<const unsigned char> body) final;
+
+  support_model model_;
+  std::vector<uint64_t> hist_;
+};
 
 // ---- One factory per oracle family --------------------------------------------------------
 // Each checks what validate() cannot (a block whose estimator divides by zero is

@@ -168,4 +168,40 @@ bool cell_count(uint64_t cells, std::size_t* out) noexcept {
   return true;
 }
 
+std::vector<estimate> template_estimates(const support_model& model,
+                                         const std::vector<uint64_t>& support,
+                                         span<const uint32_t> items, uint64_t reports, double z) {
+  const auto n = static_cast<double>(reports);
+  std::vector<estimate> out;
+  out.reserve(items.size());
+  for (uint32_t v : items) {
+    const double c = model.count(static_cast<double>(support[v]), n);
+    out.push_back(make_estimate(v, c, model.variance(c, n), z));
+  }
+  return out;
+}
+
+status histogram_aggregator::ingest(const wire::report& r) noexcept {
+  if (r.index >= hist_.size()) return status::out_of_range;  // the decoder already checks
+  ++hist_[r.index];
+  return status::ok;
+}
+
+void histogram_aggregator::merge_counts(const frequency_aggregator& other) {
+  const auto& o = static_cast<const histogram_aggregator&>(other);
+  for (std::size_t y = 0; y < hist_.size(); ++y) hist_[y] += o.hist_[y];
+}
+
+void histogram_aggregator::write_body(std::vector<unsigned char>& out) const { put_u64s(out, hist_); }
+
+status histogram_aggregator::read_body(span<const unsigned char> body) {
+  const status s = read_u64s(body, hist_);
+  if (s != status::ok) return s;
+  uint64_t total = 0;
+  for (uint64_t h : hist_) {
+    if (!checked_add(total, h, &total)) return status::malformed_report;
+  }
+  return total == reports_ ? status::ok : status::malformed_report;
+}
+
 }  // namespace ldp::server::detail

@@ -9,49 +9,15 @@ namespace {
 
 using wire::field;
 
-class grr_aggregator final : public frequency_aggregator {
+class grr_aggregator final : public histogram_aggregator {
  public:
-  grr_aggregator(const wire::params& p, std::size_t d, support_model model)
-      : frequency_aggregator(p), model_(model), hist_(d) {}
+  grr_aggregator(const wire::params& p, std::size_t cells, support_model model)
+      : histogram_aggregator(p, cells, model) {}
 
  protected:
-  status ingest(const wire::report& r) noexcept override {
-    if (r.index >= hist_.size()) return status::out_of_range;  // the decoder already checks
-    ++hist_[r.index];
-    return status::ok;
-  }
-
-  void merge_counts(const frequency_aggregator& other) override {
-    const auto& o = static_cast<const grr_aggregator&>(other);
-    for (std::size_t v = 0; v < hist_.size(); ++v) hist_[v] += o.hist_[v];
-  }
-
-  void write_body(std::vector<unsigned char>& out) const override { put_u64s(out, hist_); }
-
-  status read_body(span<const unsigned char> body) override {
-    const status s = read_u64s(body, hist_);
-    if (s != status::ok) return s;
-    uint64_t total = 0;
-    for (uint64_t h : hist_) {
-      if (!checked_add(total, h, &total)) return status::malformed_report;
-    }
-    return total == reports_ ? status::ok : status::malformed_report;
-  }
-
   std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
-    const auto n = static_cast<double>(reports_);
-    std::vector<estimate> out;
-    out.reserve(items.size());
-    for (uint32_t v : items) {
-      const double c = model_.count(static_cast<double>(hist_[v]), n);
-      out.push_back(make_estimate(v, c, model_.variance(c, n), z));
-    }
-    return out;
+    return template_estimates(model_, hist_, items, reports_, z);
   }
-
- private:
-  support_model model_;
-  std::vector<uint64_t> hist_;
 };
 
 }  // namespace

@@ -12,35 +12,12 @@ namespace {
 
 using wire::field;
 
-class hr_aggregator final : public frequency_aggregator {
+class hr_aggregator final : public histogram_aggregator {
  public:
-  hr_aggregator(const wire::params& p, std::size_t k, support_model model)
-      : frequency_aggregator(p), model_(model), hist_(k) {}
+  hr_aggregator(const wire::params& p, std::size_t cells, support_model model)
+      : histogram_aggregator(p, cells, model) {}
 
  protected:
-  status ingest(const wire::report& r) noexcept override {
-    if (r.index >= hist_.size()) return status::out_of_range;  // the decoder already checks
-    ++hist_[r.index];
-    return status::ok;
-  }
-
-  void merge_counts(const frequency_aggregator& other) override {
-    const auto& o = static_cast<const hr_aggregator&>(other);
-    for (std::size_t y = 0; y < hist_.size(); ++y) hist_[y] += o.hist_[y];
-  }
-
-  void write_body(std::vector<unsigned char>& out) const override { put_u64s(out, hist_); }
-
-  status read_body(span<const unsigned char> body) override {
-    const status s = read_u64s(body, hist_);
-    if (s != status::ok) return s;
-    uint64_t total = 0;
-    for (uint64_t h : hist_) {
-      if (!checked_add(total, h, &total)) return status::malformed_report;
-    }
-    return total == reports_ ? status::ok : status::malformed_report;
-  }
-
   std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
     // Every entry and every FWHT stage is bounded by n in magnitude (the histogram sums to n): the
     // int32 kernel is exact for n < 2^31, int64 for any n <= 2^62.
@@ -68,9 +45,6 @@ class hr_aggregator final : public frequency_aggregator {
     return out;
   }
 
- private:
-  support_model model_;
-  std::vector<uint64_t> hist_;
 };
 
 }  // namespace

@@ -70,15 +70,7 @@ class unary_aggregator final : public frequency_aggregator {
   std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
     std::vector<uint64_t> copy;
     if (pending_ != 0) copy = counts();
-    const std::vector<uint64_t>& ones = pending_ == 0 ? ones_ : copy;
-    const auto n = static_cast<double>(reports_);
-    std::vector<estimate> out;
-    out.reserve(items.size());
-    for (uint32_t v : items) {
-      const double c = model_.count(static_cast<double>(ones[v]), n);
-      out.push_back(make_estimate(v, c, model_.variance(c, n), z));
-    }
-    return out;
+    return template_estimates(model_, pending_ == 0 ? ones_ : copy, items, reports_, z);
   }
 
  private:
