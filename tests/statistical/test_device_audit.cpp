@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "ldp/device.h"
@@ -86,7 +87,8 @@ TEST_CASE("Monte-Carlo audit: no leak and no wasted noise, every oracle at epsil
                                mechanism::olh, mechanism::hr,  mechanism::cms, mechanism::hcms};
   for (mechanism m : oracles) {
     for (double eps : {1.0, 4.0}) {
-      CAPTURE(ldp::wire::mechanism_name(m));
+      const std::string oracle_name = ldp::wire::mechanism_name(m);
+      CAPTURE(oracle_name);
       CAPTURE(eps);
       const auto derived = block(m, eps);
       REQUIRE(derived.code == ldp::status::ok);

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ldp/device.h"
@@ -85,7 +86,8 @@ TEST_CASE("every oracle is unbiased with the closed-form variance, at epsilon 1 
                                mechanism::olh, mechanism::hr,  mechanism::cms, mechanism::hcms};
   for (mechanism m : oracles) {
     for (double eps : {1.0, 4.0}) {
-      CAPTURE(ldp::wire::mechanism_name(m));
+      const std::string oracle_name = ldp::wire::mechanism_name(m);
+      CAPTURE(oracle_name);
       CAPTURE(eps);
       auto rng = ldp::test::seeded_drbg(ldp::wire::mechanism_name(m));
       std::vector<double> sum(d, 0), sum_sq(d, 0);

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "ldp/random.h"
@@ -87,7 +88,8 @@ TEST_CASE("Bernoulli masks: bits at reuse-prone lags are independent, on every t
       }
       const bit_source bit = [&](std::size_t i) { return ((bits[i / 64] >> (i % 64)) & 1) != 0; };
       for (std::size_t lag : mask_lags) {
-        CAPTURE(t->name);
+        const std::string table_name = t->name;
+        CAPTURE(table_name);
         CAPTURE(threshold);
         CAPTURE(lag);
         CHECK(pair_p_value(bit, masks * k, lag) > alpha_check);

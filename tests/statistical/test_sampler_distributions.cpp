@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "ldp/random.h"
@@ -153,7 +154,8 @@ TEST_CASE("bulk Bernoulli masks: every position has the implemented probability"
         stat += (static_cast<double>(c) - mean) * (static_cast<double>(c) - mean) / var;
         total += static_cast<double>(c);
       }
-      CAPTURE(t->name);
+      const std::string table_name = t->name;
+      CAPTURE(table_name);
       CAPTURE(threshold);
       CHECK(ldp::test::chi_square_sf(stat, k) > alpha_check);
       const auto ci = ldp::test::clopper_pearson(static_cast<uint64_t>(total), k * masks, alpha_check);

@@ -52,7 +52,8 @@ TEST_CASE("one chunk matches the definition, and every table matches the scalar 
       const auto model = model_chunk(c.threshold, c.bits, rnd.data());
       CHECK(std::vector<uint64_t>(want, want + 4) == model);
       for (const auto* t : ldp::test::runnable_tables()) {
-        CAPTURE(t->name);
+        const std::string table_name = t->name;
+        CAPTURE(table_name);
         uint64_t got[4];
         std::size_t got_used = 0;
         REQUIRE(t->bernoulli_chunks(got, 1, c.threshold, c.bits, rnd.data(), 32, &got_used) == 1);
@@ -68,7 +69,8 @@ TEST_CASE("the kernel stops at the worst-case budget and reports what it read") 
   uint64_t out[8];
   std::size_t used = 0;
   for (const auto* t : ldp::test::runnable_tables()) {
-    CAPTURE(t->name);
+    const std::string table_name = t->name;
+    CAPTURE(table_name);
     // 0xffffffff: every lane ties on all 32 digits, reading 32 words per chunk.
     CHECK(t->bernoulli_chunks(out, 2, 0xffffffffu, 32, rnd.data(), 40, &used) == 1);
     CHECK(used == 32);
@@ -99,7 +101,8 @@ TEST_CASE("mask filler: every table gives the same bits for every length and thr
       }
       if (th == (uint64_t{1} << 32) && n >= 64) CHECK(want[0] == ~uint64_t{0});
       for (const auto* t : ldp::test::runnable_tables()) {
-        CAPTURE(t->name);
+        const std::string table_name = t->name;
+        CAPTURE(table_name);
         std::vector<uint64_t> got(want.size(), 0xdeadbeef);
         ldp::random::drbg rng(seed, *t);
         REQUIRE(ldp::random::fill_bernoulli_mask(rng, got, n, th) == ldp::status::ok);

@@ -30,7 +30,8 @@ TEST_CASE("RFC 8439 2.3.2: block function, every kernel table") {
       "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
       "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e");
   for (const auto* t : ldp::test::runnable_tables()) {
-    CAPTURE(t->name);
+    const std::string table_name = t->name;
+    CAPTURE(table_name);
     unsigned char out[64];
     REQUIRE(ldp::random::chacha20_keystream(*t, rfc_key, nonce, 1, out) == ldp::status::ok);
     CHECK(std::memcmp(out, expected.data(), 64) == 0);
@@ -49,7 +50,8 @@ TEST_CASE("RFC 8439 2.4.2: keystream XOR plaintext gives the ciphertext") {
       "5af90bbf74a35be6b40b8eedf2785e42874d");
   REQUIRE(expected.size() == plain.size());
   for (const auto* t : ldp::test::runnable_tables()) {
-    CAPTURE(t->name);
+    const std::string table_name = t->name;
+    CAPTURE(table_name);
     std::vector<unsigned char> stream(plain.size());
     REQUIRE(ldp::random::chacha20_keystream(*t, rfc_key, nonce, 1, stream) == ldp::status::ok);
     for (std::size_t i = 0; i < plain.size(); ++i) {
@@ -65,7 +67,8 @@ TEST_CASE("RFC 8439 A.1 vector 1: all-zero key, nonce and counter") {
       "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
       "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586");
   for (const auto* t : ldp::test::runnable_tables()) {
-    CAPTURE(t->name);
+    const std::string table_name = t->name;
+    CAPTURE(table_name);
     unsigned char out[64];
     REQUIRE(ldp::random::chacha20_keystream(*t, key, nonce, 0, out) == ldp::status::ok);
     CHECK(std::memcmp(out, expected.data(), 64) == 0);
@@ -78,7 +81,8 @@ TEST_CASE("every table equals the scalar reference for any block count and count
   ldp::random::drbg rng(seed, ldp::kernels::scalar());
   const uint32_t counters[] = {0, 1, 7, 0xfffffff0u};
   for (const auto* t : ldp::test::runnable_tables()) {
-    CAPTURE(t->name);
+    const std::string table_name = t->name;
+    CAPTURE(table_name);
     for (std::size_t blocks = 0; blocks <= 40; ++blocks) {
       for (uint32_t counter : counters) {
         uint32_t key[8], nonce[3];

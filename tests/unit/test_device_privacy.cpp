@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "enumerator.h"
@@ -64,7 +65,8 @@ TEST_CASE("exact enumeration: every oracle is epsilon_impl-LDP, tightly") {
   for (mechanism m : oracles) {
     for (double eps : {0.5, 1.0, 3.0}) {
       for (uint32_t d : {2u, 5u, 9u}) {
-        CAPTURE(ldp::wire::mechanism_name(m));
+        const std::string oracle_name = ldp::wire::mechanism_name(m);
+        CAPTURE(oracle_name);
         CAPTURE(eps);
         CAPTURE(d);
         const auto derived = small_block(m, eps, d);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "ldp/random.h"
@@ -40,7 +41,8 @@ TEST_CASE("same seed, same calls, same bytes on every kernel table") {
   ldp::random::drbg reference(seed, ldp::kernels::scalar());
   const auto want = draw_mixed(reference);
   for (const auto* t : ldp::test::runnable_tables()) {
-    CAPTURE(t->name);
+    const std::string table_name = t->name;
+    CAPTURE(table_name);
     ldp::random::drbg rng(seed, *t);
     CHECK(draw_mixed(rng) == want);
   }

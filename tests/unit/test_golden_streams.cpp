@@ -5,6 +5,7 @@
 // buffering of the DRBG) fails here.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "ldp/random.h"
@@ -61,7 +62,8 @@ uint64_t sampler_digest(const ldp::kernels::table& t) {
 
 TEST_CASE("golden digests of DRBG, masks and samplers on every table") {
   for (const auto* t : ldp::test::runnable_tables()) {
-    CAPTURE(t->name);
+    const std::string table_name = t->name;
+    CAPTURE(table_name);
     CHECK(drbg_digest(*t) == golden_drbg);
     CHECK(mask_digest(*t) == golden_mask);
     CHECK(sampler_digest(*t) == golden_samplers);

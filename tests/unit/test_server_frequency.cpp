@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ldp/server.h"
@@ -386,7 +387,8 @@ TEST_CASE("SUE: one-hot reports, and a variance independent of c_v (A.2)") {
 TEST_CASE("every pure oracle matches the naive support-counting reference") {
   for (mechanism m : {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh, mechanism::olh,
                       mechanism::hr}) {
-    CAPTURE(ldp::wire::mechanism_name(m));
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
     const params p = block(m, 1.0, m == mechanism::oue ? 20 : 10);
     const std::vector<bytes> reports = random_reports(p, ldp::wire::mechanism_name(m), 300);
     aggregator a = make(p);
@@ -459,7 +461,8 @@ TEST_CASE("HR: reports inside C_3, and the FWHT decode equals the dense Hadamard
 
 TEST_CASE("CMS and HCMS match the reference (HCMS: row FWHT equals the dense product)") {
   for (mechanism m : {mechanism::cms, mechanism::hcms}) {
-    CAPTURE(ldp::wire::mechanism_name(m));
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
     const params p = block(m, 2.0, 40);
     const std::vector<bytes> reports = random_reports(p, ldp::wire::mechanism_name(m), 400);
     aggregator a = make(p);
@@ -479,7 +482,8 @@ TEST_CASE("CMS and HCMS: noise-free encodings of one item") {
   // Every report is the exact (unflipped) encoding of item 7: the estimate follows the formulas
   // with those counts, and exceeds the count of any item that never collides with 7.
   for (mechanism m : {mechanism::cms, mechanism::hcms}) {
-    CAPTURE(ldp::wire::mechanism_name(m));
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
     const params p = block(m, 2.0, 40);
     const uint32_t k = 4, mm = 16;
     aggregator a = make(p);
@@ -533,7 +537,8 @@ TEST_CASE("confidence levels: z by inverting the normal CDF") {
 
 TEST_CASE("merge: any split and any order serialize to identical bytes") {
   for (mechanism m : oracles) {
-    CAPTURE(ldp::wire::mechanism_name(m));
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
     const params p = block(m);
     std::vector<bytes> reports = random_reports(p, "merge", 90);
     reports[10].pop_back();         // a truncated report in the first part
@@ -614,7 +619,8 @@ TEST_CASE("merge past 2^62 reports is overflow and changes nothing") {
 
 TEST_CASE("serialize / deserialize round trip for every oracle") {
   for (mechanism m : oracles) {
-    CAPTURE(ldp::wire::mechanism_name(m));
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
     const params p = block(m);
     aggregator a = make(p);
     std::vector<bytes> reports = random_reports(p, "round trip", 40);
@@ -640,7 +646,8 @@ TEST_CASE("serialize / deserialize round trip for every oracle") {
 
 TEST_CASE("corrupted state: every byte flip, truncation and body mutation is handled") {
   for (mechanism m : oracles) {
-    CAPTURE(ldp::wire::mechanism_name(m));
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
     const params p = m == mechanism::cms || m == mechanism::hcms
                          ? (m == mechanism::cms ? ldp::wire::make_cms(1.0, 10, 2, 4, sketch_seed)
                                                 : ldp::wire::make_hcms(1.0, 10, 2, 4, sketch_seed))
@@ -1014,7 +1021,8 @@ TEST_CASE("recommend: GRR for small domains, OUE/OLH for large ones (A.8)") {
   }
   // The entries agree with the blocks they describe.
   for (const auto& r : large) {
-    CAPTURE(ldp::wire::mechanism_name(r.mech));
+    const std::string oracle_name = ldp::wire::mechanism_name(r.mech);
+    CAPTURE(oracle_name);
     CHECK(r.std_error == doctest::Approx(std::sqrt(10000 * r.variance_per_report)));
     if (r.mech == mechanism::oue) {
       const params p = ldp::wire::make_oue(1.0, 10000).block;
@@ -1084,7 +1092,8 @@ TEST_CASE("SUE/OUE: reports still in the ingestion block count in serialize, est
   for (uint32_t d : {10u, 300u, 20000u}) {
     for (mechanism m : {mechanism::sue, mechanism::oue}) {
       CAPTURE(d);
-      CAPTURE(ldp::wire::mechanism_name(m));
+      const std::string oracle_name = ldp::wire::mechanism_name(m);
+      CAPTURE(oracle_name);
       const params p = block(m, 1.0, d);
       const std::vector<bytes> reports = random_reports(p, "unary block", 700);
       const std::vector<ldp::wire::report> decoded = decode_all(p, reports);

@@ -1,6 +1,7 @@
 // Batches and saved-state headers: round trips, and corruption confined to what it touches.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "ldp/wire.h"
@@ -80,7 +81,8 @@ read_result read_all(const std::vector<unsigned char>& bytes) {
 
 TEST_CASE("a batch of every mechanism reads back record for record") {
   for (mechanism m : ldp::test::all_mechanisms()) {
-    CAPTURE(ldp::wire::mechanism_name(m));
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
     const auto p = ldp::test::example_params(m);
     const auto b = build(p, 3, 4);
     const auto got = read_all(b.bytes);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "ldp/random.h"
 #include "ldp/wire.h"
@@ -68,7 +69,8 @@ TEST_CASE("epsilon_impl <= epsilon, within the quantization loss, and tight") {
   for (mechanism m : oracles) {
     for (double eps : {0.05, 0.5, 1.0, 1.5, 2.0, 4.0, 8.0}) {
       for (uint32_t d : {2u, 10u, 1000u}) {
-        CAPTURE(ldp::wire::mechanism_name(m));
+        const std::string oracle_name = ldp::wire::mechanism_name(m);
+        CAPTURE(oracle_name);
         CAPTURE(eps);
         CAPTURE(d);
         const auto r = derive(m, eps, d);

@@ -1,6 +1,7 @@
 // Parameter blocks: canonical encoding, strict decoding, per-mechanism validation, fingerprints.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "ldp/wire.h"
@@ -29,7 +30,8 @@ status decode(const std::vector<unsigned char>& bytes) {
 
 TEST_CASE("every example block round-trips and has a stable fingerprint") {
   for (mechanism m : ldp::test::all_mechanisms()) {
-    CAPTURE(ldp::wire::mechanism_name(m));
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
     const auto p = ldp::test::example_params(m);
     const auto bytes = encoded(p);
     ldp::wire::params back;
@@ -83,7 +85,8 @@ TEST_CASE("validation: exactly the required fields, each in range") {
       {mechanism::sue, field::domain, (int64_t{1} << 24) + 1},
   };
   for (auto b : bad) {
-    CAPTURE(ldp::wire::mechanism_name(b.m));
+    const std::string oracle_name = ldp::wire::mechanism_name(b.m);
+    CAPTURE(oracle_name);
     CAPTURE(static_cast<int>(b.f));
     CAPTURE(b.value);
     auto p = ldp::test::example_params(b.m);

@@ -2,6 +2,7 @@
 // and a specific status for each way a report can be wrong.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "ldp/random.h"
@@ -143,7 +144,8 @@ TEST_CASE("property: random parameters and payloads survive encode and decode") 
       const auto p = random_params(m, rng);
       const auto e = random_report(p, rng);
       const auto bytes = encode(p, e.fields);
-      CAPTURE(ldp::wire::mechanism_name(m));
+      const std::string oracle_name = ldp::wire::mechanism_name(m);
+      CAPTURE(oracle_name);
       CAPTURE(ldp::test::to_hex(bytes.data(), bytes.size() < 64 ? bytes.size() : 64));
       CHECK(bytes.size() <= ldp::wire::max_report_size(p));
       const payload_kind kind = ldp::wire::kind_of(m);
@@ -181,7 +183,8 @@ TEST_CASE("property: random parameters and payloads survive encode and decode") 
 
 TEST_CASE("each defect of a report has its own status") {
   for (mechanism m : ldp::test::all_mechanisms()) {
-    CAPTURE(ldp::wire::mechanism_name(m));
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
     const auto p = ldp::test::example_params(m);
     const auto e = ldp::test::make_report(p, 1);
     const auto good = encode(p, e.fields);
