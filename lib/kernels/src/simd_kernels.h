@@ -499,7 +499,7 @@ void fwht_i32_kernel::operator()(Arch, int32_t* data, unsigned log2n) const noex
 //
 // Reports are taken in blocks of about 16 KiB, so a block read for the first column register is
 // still in L1 for the others. A bit vector that is not a multiple of W bytes ends with a register
-// that overlaps the one before it (it flushes only the new positions); one shorter than W bytes,
+// that overlaps the one before it (it flushes only positions not yet counted); one shorter than W bytes,
 // and the last partial group of 16 reports, are copied into a zero-padded buffer. Only the bytes
 // [0, ceil(nbits / 8)) of a report are ever read.
 

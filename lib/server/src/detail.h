@@ -137,6 +137,18 @@ class histogram_aggregator : public frequency_aggregator {
 
 using aggregator_ptr = std::unique_ptr<frequency_aggregator>;
 
+// The factory of an aggregator over `cells` support counts with the implemented pure model (GRR,
+// SUE, OUE: d cells; HR: K cells).
+template <class Aggregator>
+status make_pure_aggregator(const wire::params& p, uint64_t cells, aggregator_ptr* out) {
+  const support_model model = pure_model(p);
+  if (model.degenerate()) return status::invalid_parameters;
+  std::size_t size = 0;
+  if (!cell_count(cells, &size)) return status::overflow;
+  *out = std::make_unique<Aggregator>(p, size, model);
+  return status::ok;
+}
+
 [[nodiscard]] status make_grr_aggregator(const wire::params& p, aggregator_ptr* out);       // grr.cpp
 [[nodiscard]] status make_unary_aggregator(const wire::params& p, aggregator_ptr* out);     // unary.cpp
 [[nodiscard]] status make_local_hash_aggregator(const wire::params& p, aggregator_ptr* out);  // local_hashing.cpp

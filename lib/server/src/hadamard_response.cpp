@@ -50,12 +50,7 @@ class hr_aggregator final : public histogram_aggregator {
 }  // namespace
 
 status make_hr_aggregator(const wire::params& p, aggregator_ptr* out) {
-  const support_model model = pure_model(p);  // q = 1/2, the first "two p's" trap
-  if (model.degenerate()) return status::invalid_parameters;
-  std::size_t cells = 0;
-  if (!cell_count(p.get(field::hadamard_dim), &cells)) return status::overflow;
-  *out = std::make_unique<hr_aggregator>(p, cells, model);
-  return status::ok;
+  return make_pure_aggregator<hr_aggregator>(p, p.get(field::hadamard_dim), out);
 }
 
 }  // namespace ldp::server::detail

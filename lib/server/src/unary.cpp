@@ -107,12 +107,7 @@ class unary_aggregator final : public frequency_aggregator {
 }  // namespace
 
 status make_unary_aggregator(const wire::params& p, aggregator_ptr* out) {
-  const support_model model = pure_model(p);
-  if (model.degenerate()) return status::invalid_parameters;
-  std::size_t cells = 0;
-  if (!cell_count(p.get(field::domain), &cells)) return status::overflow;
-  *out = std::make_unique<unary_aggregator>(p, cells, model);
-  return status::ok;
+  return make_pure_aggregator<unary_aggregator>(p, p.get(field::domain), out);
 }
 
 }  // namespace ldp::server::detail
