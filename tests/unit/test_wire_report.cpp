@@ -275,5 +275,10 @@ TEST_CASE("report sizes for typical parameters are constant expressions") {
   }();
   static_assert(ldp::wire::max_report_size(p) == 10 + 125, "OUE, d = 1000: 125 payload bytes");
   unsigned char buffer[ldp::wire::max_report_size(p)];
-  CHECK(sizeof buffer == 135);
+  unsigned char bits[125] = {};
+  ldp::wire::report r;
+  r.bits = bits;
+  std::size_t written = 0;
+  REQUIRE(ldp::wire::encode_report(p, ldp::wire::fingerprint(p), r, buffer, &written) == ldp::status::ok);
+  CHECK(written == sizeof buffer);  // the compile-time size is exact for unary reports
 }

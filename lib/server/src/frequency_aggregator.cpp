@@ -122,7 +122,11 @@ void frequency_aggregator::reject(status s, uint64_t count) noexcept {
   rejected_[static_cast<std::size_t>(index)] = saturating_add(rejected_[static_cast<std::size_t>(index)], count);
 }
 
-status frequency_aggregator::accept(const wire::report& r) noexcept {
+status frequency_aggregator::accept(status decoded, const wire::report& r) noexcept {
+  if (decoded != status::ok) {
+    reject(decoded, 1);
+    return decoded;
+  }
   if (reports_ >= detail::max_reports) {
     reject(status::overflow, 1);
     return status::overflow;
@@ -138,23 +142,13 @@ status frequency_aggregator::accept(const wire::report& r) noexcept {
 
 status frequency_aggregator::add_report(span<const unsigned char> report) noexcept {
   wire::report r;
-  const status s = wire::decode_report(params_, fingerprint_, report, &r);
-  if (s != status::ok) {
-    reject(s, 1);
-    return s;
-  }
-  return accept(r);
+  return accept(wire::decode_report(params_, fingerprint_, report, &r), r);
 }
 
 status frequency_aggregator::add_payload(span<const unsigned char> payload) noexcept {
   wire::report r;
   // create() and deserialize() validated the block: skip the per-report check.
-  const status s = wire::decode_payload_validated(params_, payload, &r);
-  if (s != status::ok) {
-    reject(s, 1);
-    return s;
-  }
-  return accept(r);
+  return accept(wire::decode_payload_validated(params_, payload, &r), r);
 }
 
 status frequency_aggregator::add_batch(span<const unsigned char> batch) noexcept {

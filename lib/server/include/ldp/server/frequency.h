@@ -96,7 +96,9 @@ class frequency_aggregator {
   rejection_counts rejected_{};
 
  private:
-  status accept(const wire::report& r) noexcept;  // ingest + count
+  // Counts a report the decoder returned with status `decoded`: rejected by that status, or
+  // ingested and counted.
+  status accept(status decoded, const wire::report& r) noexcept;
   void reject(status s, uint64_t count) noexcept;  // saturating counter update
 };
 
