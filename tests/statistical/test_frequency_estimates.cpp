@@ -116,8 +116,8 @@ TEST_CASE("every oracle is unbiased with the closed-form variance, at epsilon 1 
         const auto est = agg->estimate_all();
         REQUIRE(est.size() == d);
         for (uint32_t v = 0; v < d; ++v) {
-          sum[v] += est[v].count;
-          sum_sq[v] += est[v].count * est[v].count;
+          sum[v] += est[v].value;
+          sum_sq[v] += est[v].value * est[v].value;
         }
       }
       for (uint32_t v = 0; v < d; ++v) {

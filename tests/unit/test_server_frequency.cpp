@@ -255,7 +255,7 @@ std::vector<expected> reference_sketch(const params& p, const std::vector<ldp::w
 }
 
 void check(const estimate& e, double count, double variance) {
-  CHECK(e.count == doctest::Approx(count).epsilon(1e-9));
+  CHECK(e.value == doctest::Approx(count).epsilon(1e-9));
   CHECK(e.variance == doctest::Approx(variance).epsilon(1e-9));
   const double half = z95 * std::sqrt(variance);
   CHECK(e.ci_low == doctest::Approx(count - half).epsilon(1e-9));
@@ -274,7 +274,7 @@ void check_all(const std::vector<estimate>& got, const std::vector<expected>& wa
 bool same_estimates(const std::vector<estimate>& a, const std::vector<estimate>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].item != b[i].item || a[i].count != b[i].count || a[i].variance != b[i].variance) return false;
+    if (a[i].item != b[i].item || a[i].value != b[i].value || a[i].variance != b[i].variance) return false;
   }
   return true;
 }
@@ -312,8 +312,6 @@ TEST_CASE("create accepts the eight oracles and rejects other blocks") {
   aggregator a;
   CHECK(frequency_aggregator::create(ldp::test::example_params(mechanism::laplace), &a) ==
         status::invalid_parameters);
-  CHECK(frequency_aggregator::create(ldp::test::example_params(mechanism::kent_vote), &a) ==
-        status::invalid_parameters);
   CHECK(frequency_aggregator::create(params{}, &a) == status::unknown_mechanism);
   CHECK(a == nullptr);
   CHECK(frequency_aggregator::create(block(mechanism::grr), nullptr) == status::invalid_argument);
@@ -327,6 +325,26 @@ TEST_CASE("create accepts the eight oracles and rejects other blocks") {
   params fair = block(mechanism::cms);
   fair.set(field::threshold_other, uint64_t{1} << 31);  // c = 1/(1 - 2 q) undefined
   CHECK(frequency_aggregator::create(fair, &a) == status::invalid_parameters);
+}
+
+TEST_CASE("the user-level vote is counted as SUE, and the generic entry points serve every oracle") {
+  const params vote = ldp::test::example_params(mechanism::kent_vote);
+  aggregator a;
+  REQUIRE(frequency_aggregator::create(vote, &a) == status::ok);
+  std::unique_ptr<ldp::server::aggregator> any;
+  CHECK(ldp::server::aggregator::create(params{}, &any) == status::unknown_mechanism);
+  CHECK(ldp::server::aggregator::create(vote, nullptr) == status::invalid_argument);
+  for (mechanism m : {mechanism::grr, mechanism::oue, mechanism::olh, mechanism::hcms, mechanism::kent_vote}) {
+    CAPTURE(ldp::wire::mechanism_name(m));
+    const params p = m == mechanism::kent_vote ? vote : block(m);
+    REQUIRE(ldp::server::aggregator::create(p, &any) == status::ok);
+    // A saved state read back through the generic entry point is the same state.
+    const std::vector<unsigned char> state = any->serialize();
+    std::unique_ptr<ldp::server::aggregator> back;
+    REQUIRE(ldp::server::aggregator::deserialize(view(state), &back) == status::ok);
+    CHECK(back->serialize() == state);
+    CHECK(back->estimate_all().size() == p.get(field::domain));
+  }
 }
 
 TEST_CASE("GRR: point mass and edge items against the A.1 formulas") {
@@ -356,7 +374,7 @@ TEST_CASE("GRR: point mass and edge items against the A.1 formulas") {
   r.index = 3;
   const bytes three = encode(p, r);
   for (int i = 0; i < 50; ++i) REQUIRE(b->add_report(three) == status::ok);
-  CHECK(b->estimate_all()[3].count == doctest::Approx((50 - 50 * q) / (pk - q)).epsilon(1e-12));
+  CHECK(b->estimate_all()[3].value == doctest::Approx((50 - 50 * q) / (pk - q)).epsilon(1e-12));
 }
 
 TEST_CASE("SUE: one-hot reports, and a variance independent of c_v (A.2)") {
@@ -405,7 +423,7 @@ TEST_CASE("OUE: the c_v coefficient of the variance is exactly 1 (A.3)") {
   for (const bytes& b : reports) REQUIRE(a->add_report(b) == status::ok);
   const double q = prob(p, field::threshold_other), lead = 100 * q * (1 - q) / ((0.5 - q) * (0.5 - q));
   for (const estimate& e : a->estimate_all()) {
-    CHECK(e.variance == doctest::Approx(lead + clip(e.count, 100)).epsilon(1e-12));
+    CHECK(e.variance == doctest::Approx(lead + clip(e.value, 100)).epsilon(1e-12));
   }
 }
 
@@ -456,7 +474,7 @@ TEST_CASE("HR: reports inside C_3, and the FWHT decode equals the dense Hadamard
     const double c = dense / (2 * pk - 1);
     check(e[v], c, n / ((2 * pk - 1) * (2 * pk - 1)) - clip(c, n));
   }
-  CHECK(e[3].count == doctest::Approx(n / (2 * pk - 1)).epsilon(1e-12));
+  CHECK(e[3].value == doctest::Approx(n / (2 * pk - 1)).epsilon(1e-12));
 }
 
 TEST_CASE("CMS and HCMS match the reference (HCMS: row FWHT equals the dense product)") {
@@ -472,9 +490,9 @@ TEST_CASE("CMS and HCMS match the reference (HCMS: row FWHT equals the dense pro
     const uint32_t items[] = {5, 5, 17};
     const std::vector<estimate> some = a->estimate_items(items);
     REQUIRE(some.size() == 3);
-    CHECK(some[0].count == a->estimate_all()[5].count);
+    CHECK(some[0].value == a->estimate_all()[5].value);
     CHECK(some[0].variance == some[1].variance);
-    CHECK(some[2].count == a->estimate_all()[17].count);
+    CHECK(some[2].value == a->estimate_all()[17].value);
   }
 }
 
@@ -506,7 +524,7 @@ TEST_CASE("CMS and HCMS: noise-free encodings of one item") {
     }
     const std::vector<estimate> all = a->estimate_all();
     check_all(all, reference_sketch(p, decode_all(p, reports)));
-    for (const estimate& e : all) CHECK(e.count <= all[7].count);
+    for (const estimate& e : all) CHECK(e.value <= all[7].value);
   }
 }
 
@@ -515,24 +533,24 @@ TEST_CASE("confidence levels: z by inverting the normal CDF") {
   aggregator a = make(p);
   for (const bytes& b : random_reports(p, "confidence", 50)) REQUIRE(a->add_report(b) == status::ok);
   const estimate e95 = a->estimate_all(0.95)[2];
-  CHECK((e95.ci_high - e95.count) / std::sqrt(e95.variance) == doctest::Approx(z95).epsilon(1e-12));
+  CHECK((e95.ci_high - e95.value) / std::sqrt(e95.variance) == doctest::Approx(z95).epsilon(1e-12));
   const estimate e99 = a->estimate_all(0.99)[2];
-  CHECK((e99.ci_high - e99.count) / std::sqrt(e99.variance) ==
+  CHECK((e99.ci_high - e99.value) / std::sqrt(e99.variance) ==
         doctest::Approx(2.5758293035489004).epsilon(1e-12));
   const estimate e50 = a->estimate_all(0.5)[2];
-  CHECK((e50.count - e50.ci_low) / std::sqrt(e50.variance) ==
+  CHECK((e50.value - e50.ci_low) / std::sqrt(e50.variance) ==
         doctest::Approx(0.6744897501960817).epsilon(1e-12));
   const estimate zero = a->estimate_all(0.0)[2];
-  CHECK(zero.ci_low == zero.count);
+  CHECK(zero.ci_low == zero.value);
   CHECK(std::isnan(a->estimate_all(1.5)[2].ci_low));
   // Candidates outside the domain come back as NaN, the others as in estimate_all.
   const uint32_t items[] = {4, 10, 4};
   const std::vector<estimate> some = a->estimate_items(items);
   REQUIRE(some.size() == 3);
-  CHECK(some[0].count == a->estimate_all()[4].count);
+  CHECK(some[0].value == a->estimate_all()[4].value);
   CHECK(some[1].item == 10);
-  CHECK(std::isnan(some[1].count));
-  CHECK(some[2].count == some[0].count);
+  CHECK(std::isnan(some[1].value));
+  CHECK(some[2].value == some[0].value);
 }
 
 TEST_CASE("merge: any split and any order serialize to identical bytes") {
@@ -936,17 +954,17 @@ TEST_CASE("post-processing: non-negative, sums to n, idempotent projections (A.9
   using ldp::server::postprocess;
   const auto ns = ldp::server::apply_postprocess(raw, 6, postprocess::norm_sub);
   REQUIRE(ns.size() == 3);
-  CHECK(ns[0].count == doctest::Approx(4));
-  CHECK(ns[1].count == doctest::Approx(2));
-  CHECK(ns[2].count == 0);
+  CHECK(ns[0].value == doctest::Approx(4));
+  CHECK(ns[1].value == doctest::Approx(2));
+  CHECK(ns[2].value == 0);
   CHECK(std::isnan(ns[0].variance));
   CHECK(std::isnan(ns[0].ci_low));
   const auto cr = ldp::server::apply_postprocess(raw, 6, postprocess::clip_renormalize);
-  CHECK(cr[0].count == doctest::Approx(3.75));
-  CHECK(cr[1].count == doctest::Approx(2.25));
-  CHECK(cr[2].count == 0);
+  CHECK(cr[0].value == doctest::Approx(3.75));
+  CHECK(cr[1].value == doctest::Approx(2.25));
+  CHECK(cr[2].value == 0);
   const auto none = ldp::server::apply_postprocess(raw, 6, postprocess::none);
-  CHECK(none[2].count == -2);
+  CHECK(none[2].value == -2);
   CHECK(none[2].variance == 1.0);
 
   // Real estimates with negatives: few reports, many items.
@@ -954,40 +972,40 @@ TEST_CASE("post-processing: non-negative, sums to n, idempotent projections (A.9
   aggregator a = make(p);
   for (const bytes& b : random_reports(p, "post", 60)) REQUIRE(a->add_report(b) == status::ok);
   const std::vector<estimate> est = a->estimate_all();
-  CHECK(std::any_of(est.begin(), est.end(), [](const estimate& e) { return e.count < 0; }));
+  CHECK(std::any_of(est.begin(), est.end(), [](const estimate& e) { return e.value < 0; }));
   for (postprocess how : {postprocess::clip_renormalize, postprocess::norm_sub, postprocess::simplex}) {
     const auto out = ldp::server::apply_postprocess(est, 60, how);
     REQUIRE(out.size() == est.size());
     double sum = 0;
     for (std::size_t i = 0; i < out.size(); ++i) {
       CHECK(out[i].item == est[i].item);
-      CHECK(out[i].count >= 0);
+      CHECK(out[i].value >= 0);
       CHECK(std::isnan(out[i].variance));
-      sum += out[i].count;
+      sum += out[i].value;
     }
     CHECK(sum == doctest::Approx(60).epsilon(1e-12));
     const auto again = ldp::server::apply_postprocess(out, 60, how);
     for (std::size_t i = 0; i < out.size(); ++i) {
-      CHECK(again[i].count == doctest::Approx(out[i].count).epsilon(1e-12));
+      CHECK(again[i].value == doctest::Approx(out[i].value).epsilon(1e-12));
     }
   }
   // Norm-Sub is the Euclidean projection onto {x >= 0, sum x = n}: it agrees with simplex.
   const auto ns2 = ldp::server::apply_postprocess(est, 60, postprocess::norm_sub);
   const auto sp = ldp::server::apply_postprocess(est, 60, postprocess::simplex);
-  for (std::size_t i = 0; i < est.size(); ++i) CHECK(sp[i].count == doctest::Approx(ns2[i].count).epsilon(1e-12));
+  for (std::size_t i = 0; i < est.size(); ++i) CHECK(sp[i].value == doctest::Approx(ns2[i].value).epsilon(1e-12));
 
   // Degenerate inputs: all negative (clip leaves zeros), n = 0, empty.
   std::vector<estimate> negative(4);
   for (uint32_t i = 0; i < 4; ++i) negative[i] = estimate{i, -1.0 - i, 1.0, 0.0, 0.0};
   for (const estimate& e : ldp::server::apply_postprocess(negative, 10, postprocess::clip_renormalize)) {
-    CHECK(e.count == 0);
+    CHECK(e.value == 0);
   }
   const auto projected = ldp::server::apply_postprocess(negative, 10, postprocess::norm_sub);
   double total = 0;
-  for (const estimate& e : projected) total += e.count;
+  for (const estimate& e : projected) total += e.value;
   CHECK(total == doctest::Approx(10));
   for (postprocess how : {postprocess::norm_sub, postprocess::simplex}) {
-    for (const estimate& e : ldp::server::apply_postprocess(raw, 0, how)) CHECK(e.count == 0);
+    for (const estimate& e : ldp::server::apply_postprocess(raw, 0, how)) CHECK(e.value == 0);
   }
   CHECK(ldp::server::apply_postprocess(span<const estimate>(), 5, postprocess::simplex).empty());
 }
@@ -1112,7 +1130,7 @@ TEST_CASE("SUE/OUE: reports still in the ingestion block count in serialize, est
       REQUIRE(picked.size() == some.size());
       for (std::size_t i = 0; i < some.size(); ++i) {
         const double pk = prob(p, field::threshold_keep), q = prob(p, field::threshold_other);
-        CHECK(picked[i].count == doctest::Approx((static_cast<double>(all[some[i]]) - 700 * q) / (pk - q)));
+        CHECK(picked[i].value == doctest::Approx((static_cast<double>(all[some[i]]) - 700 * q) / (pk - q)));
       }
 
       // Both sides of a merge with reports pending; then an aggregator merged into itself.
@@ -1159,7 +1177,7 @@ TEST_CASE("OLH: the support kernel equals the naive hash loop over many reports 
     REQUIRE(picked.size() == some.size());
     for (std::size_t i = 0; i < some.size(); ++i) {
       CHECK(picked[i].item == some[i]);
-      CHECK(picked[i].count == all[some[i]].count);
+      CHECK(picked[i].value == all[some[i]].value);
     }
     aggregator restored;
     REQUIRE(frequency_aggregator::deserialize(view(a->serialize()), &restored) == status::ok);
@@ -1192,7 +1210,7 @@ TEST_CASE("HR and HCMS: counts past int32 take the int64 transform") {
       const double pk = prob(p, field::threshold_keep);
       const std::vector<estimate> e = a->estimate_all();
       REQUIRE(e.size() == 10);
-      for (const estimate& x : e) CHECK(x.count == doctest::Approx(nd / (2 * pk - 1)).epsilon(1e-12));
+      for (const estimate& x : e) CHECK(x.value == doctest::Approx(nd / (2 * pk - 1)).epsilon(1e-12));
     }
     {
       const params p = block(mechanism::hcms, 1.0, 10);
@@ -1207,7 +1225,7 @@ TEST_CASE("HR and HCMS: counts past int32 take the int64 transform") {
       const double want = (16.0 / 15.0) * (c * nd - nd / 16);
       const std::vector<estimate> e = a->estimate_all();
       REQUIRE(e.size() == 10);
-      for (const estimate& x : e) CHECK(x.count == doctest::Approx(want).epsilon(1e-12));
+      for (const estimate& x : e) CHECK(x.value == doctest::Approx(want).epsilon(1e-12));
     }
   }
 }

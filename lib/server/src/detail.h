@@ -1,6 +1,6 @@
-// Private pieces shared by the frequency-oracle aggregators (not part of the public API):
-// the A.0 template estimator, the normal quantile of a confidence level, an in-place FWHT on exact
-// integer counts, little-endian I/O for the state body, and one factory per oracle family.
+// Private pieces shared by the aggregators (not part of the public API): the family registry, the
+// A.0 template estimator, the normal quantile of a confidence level, an in-place FWHT on exact
+// integer counts, little-endian I/O for the state body, and one factory per oracle.
 #ifndef LDP_SERVER_SRC_DETAIL_H
 #define LDP_SERVER_SRC_DETAIL_H
 
@@ -21,6 +21,24 @@ namespace ldp::server::detail {
 // bounded by the number of reports, so with this cap all sums, signed sketch cells and FWHT stages
 // stay exact in int64, and merging two states can be checked for overflow up front.
 inline constexpr uint64_t max_reports = uint64_t{1} << 62;
+
+// ---- Families (aggregator.cpp dispatches create and deserialize on them) ----------------------
+// A family serves some mechanisms. make() checks what validate() cannot and allocates (it may
+// throw: the caller catches). body_size() is the exact length of the family's saved counts for n
+// reports (false when it does not fit in 64 bits), computed from the block alone so that a saved
+// state is length-checked before its block sizes any allocation.
+struct family {
+  bool (*handles)(wire::mechanism m) noexcept;
+  status (*make)(const wire::params& p, std::unique_ptr<aggregator>* out);
+  bool (*body_size)(const wire::params& p, uint64_t n, uint64_t* bytes);
+};
+
+// The family serving m, or null.
+[[nodiscard]] const family* family_of(wire::mechanism m) noexcept;
+
+// frequency_aggregator.cpp
+[[nodiscard]] status make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool frequency_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 
 // ---- Estimation (estimation.cpp) -----------------------------------------------------------
 
@@ -122,7 +140,7 @@ class histogram_aggregator : public frequency_aggregator {
       : frequency_aggregator(p), model_(model), hist_(cells) {}
 
   status ingest(const wire::report& r) noexcept final;
-  void merge_counts(const frequency_aggregator& other) final;
+  void merge_counts(const aggregator& other) final;
   void write_body(std::vector<unsigned char>& out) const final;
   status read_body(span<const unsigned char> body) final;
 

@@ -29,7 +29,8 @@ support_model pure_model(const wire::params& p) noexcept {
       break;
     }
     case mechanism::sue:
-    case mechanism::oue: model.q = threshold_probability(p, field::threshold_other); break;
+    case mechanism::oue:
+    case mechanism::kent_vote: model.q = threshold_probability(p, field::threshold_other); break;
     case mechanism::blh:
     case mechanism::olh: model.q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;  // q* (A.4)
     case mechanism::hr: model.q = 0.5; break;  // orthogonal rows (A.5)
@@ -71,7 +72,7 @@ double clip_count(double c, double n) noexcept {
 estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept {
   estimate e;
   e.item = item;
-  e.count = count;
+  e.value = count;
   e.variance = variance;
   const double half = z * std::sqrt(variance > 0 ? variance : 0.0);
   e.ci_low = count - half;
@@ -187,7 +188,7 @@ status histogram_aggregator::ingest(const wire::report& r) noexcept {
   return status::ok;
 }
 
-void histogram_aggregator::merge_counts(const frequency_aggregator& other) {
+void histogram_aggregator::merge_counts(const aggregator& other) {
   const auto& o = static_cast<const histogram_aggregator&>(other);
   for (std::size_t y = 0; y < hist_.size(); ++y) hist_[y] += o.hist_[y];
 }

@@ -15,7 +15,7 @@ class grr_aggregator final : public histogram_aggregator {
       : histogram_aggregator(p, cells, model) {}
 
  protected:
-  std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
+  std::vector<estimate> estimate_items_impl(span<const uint32_t> items, double z) const override {
     return template_estimates(model_, hist_, items, reports_, z);
   }
 };

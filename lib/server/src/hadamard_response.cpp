@@ -18,7 +18,7 @@ class hr_aggregator final : public histogram_aggregator {
       : histogram_aggregator(p, cells, model) {}
 
  protected:
-  std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
+  std::vector<estimate> estimate_items_impl(span<const uint32_t> items, double z) const override {
     // Every entry and every FWHT stage is bounded by n in magnitude (the histogram sums to n): the
     // int32 kernel is exact for n < 2^31, int64 for any n <= 2^62.
     std::vector<int64_t> transformed;

@@ -53,7 +53,7 @@ class local_hash_aggregator final : public frequency_aggregator {
     return status::ok;
   }
 
-  void merge_counts(const frequency_aggregator& other) override {
+  void merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const local_hash_aggregator&>(other);
     const std::size_t theirs = o.seeds_.size();
     reserve(theirs);  // may throw; nothing has changed yet
@@ -98,7 +98,7 @@ class local_hash_aggregator final : public frequency_aggregator {
     return status::ok;
   }
 
-  std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
+  std::vector<estimate> estimate_items_impl(span<const uint32_t> items, double z) const override {
     std::vector<uint64_t> support(items.size(), 0);
     if (!items.empty() && !seeds_.empty()) {
       kernel_table().olh_support(a_.data(), b_.data(), buckets_.data(), seeds_.size(), g_,

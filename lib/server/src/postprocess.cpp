@@ -53,7 +53,7 @@ std::vector<estimate> apply_postprocess(span<const estimate> raw, uint64_t n, po
     std::vector<estimate> out(raw.begin(), raw.end());
     if (how == postprocess::none) return out;
     std::vector<double> c(out.size());
-    for (std::size_t i = 0; i < out.size(); ++i) c[i] = std::isfinite(out[i].count) ? out[i].count : 0.0;
+    for (std::size_t i = 0; i < out.size(); ++i) c[i] = std::isfinite(out[i].value) ? out[i].value : 0.0;
     const auto total = static_cast<double>(n);
     switch (how) {
       case postprocess::clip_renormalize: {
@@ -82,7 +82,7 @@ std::vector<estimate> apply_postprocess(span<const estimate> raw, uint64_t n, po
     }
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t i = 0; i < out.size(); ++i) {
-      out[i].count = c[i];
+      out[i].value = c[i];
       out[i].variance = out[i].ci_low = out[i].ci_high = nan;
     }
     return out;

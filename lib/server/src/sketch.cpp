@@ -56,7 +56,7 @@ class sketch_aggregator : public frequency_aggregator {
     return status::ok;
   }
 
-  void merge_counts(const frequency_aggregator& other) final {
+  void merge_counts(const aggregator& other) final {
     const auto& o = static_cast<const sketch_aggregator&>(other);
     merge_cells(o);
     for (std::size_t j = 0; j < rows_.size(); ++j) rows_[j] += o.rows_[j];
@@ -80,7 +80,7 @@ class sketch_aggregator : public frequency_aggregator {
     return read_cells(body.subspan(row_bytes));
   }
 
-  std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const final {
+  std::vector<estimate> estimate_items_impl(span<const uint32_t> items, double z) const final {
     const wire::sketch_hash hash(params_.hash_seed);
     const std::vector<double> sketch = finalize();
 

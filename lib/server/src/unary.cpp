@@ -38,7 +38,7 @@ class unary_aggregator final : public frequency_aggregator {
     return status::ok;
   }
 
-  void merge_counts(const frequency_aggregator& other) override {
+  void merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const unary_aggregator&>(other);
     flush();  // also flushes o when it is *this
     if (o.pending_ == 0) {
@@ -67,7 +67,7 @@ class unary_aggregator final : public frequency_aggregator {
     return status::ok;
   }
 
-  std::vector<estimate> estimate_impl(span<const uint32_t> items, double z) const override {
+  std::vector<estimate> estimate_items_impl(span<const uint32_t> items, double z) const override {
     std::vector<uint64_t> copy;
     if (pending_ != 0) copy = counts();
     return template_estimates(model_, pending_ == 0 ? ones_ : copy, items, reports_, z);

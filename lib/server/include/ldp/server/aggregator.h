@@ -1,0 +1,109 @@
+// The mechanism-independent server contract (ARCHITECTURE.md "The server contract"): exact integer
+// aggregation of wire reports and batches (docs/wire_format.md sections 4-6) into mergeable state
+// with a version, fingerprint and checksum (section 7), and estimates with variances and
+// confidence intervals. Untrusted bytes never crash it: a bad report is rejected with its status
+// and counted, the others still count. Each mechanism family derives from `aggregator`
+// (frequency.h for MECHANISMS.md A; the numeric, vector and protocol families in their headers).
+#ifndef LDP_SERVER_AGGREGATOR_H
+#define LDP_SERVER_AGGREGATOR_H
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ldp/base/span.h"
+#include "ldp/base/status.h"
+#include "ldp/wire/params.h"
+#include "ldp/wire/report.h"
+
+namespace ldp::server {
+
+// One estimated quantity: an item's count for frequency oracles, a coordinate's mean for the
+// numeric mechanisms (item = coordinate index, 0 for a scalar).
+struct estimate {
+  uint32_t item = 0;
+  double value = 0;     // unbiased estimate
+  double variance = 0;  // closed form with the implemented parameters (see the family's header)
+  double ci_low = 0;    // normal-approximation interval at the requested confidence
+  double ci_high = 0;
+};
+
+// Rejection counters, indexed by the numeric value of ldp::status.
+using rejection_counts = std::array<uint64_t, status_count>;
+
+class aggregator {
+ public:
+  // An aggregator for any block with a server side: invalid_parameters / unknown_mechanism for
+  // other blocks or blocks whose estimator would divide by zero; overflow when the state does not
+  // fit in memory on this target; invalid_argument for a null out. Never throws.
+  [[nodiscard]] static status create(const wire::params& p, std::unique_ptr<aggregator>* out);
+
+  // Saved state: the wire state header (section 7) + a body of exact integers (the parameter
+  // block, n, the rejection counters, then the family's counts; see src/aggregator.cpp). Checks
+  // every field and rejects bad input with a specific status (never throws, never crashes).
+  [[nodiscard]] static status deserialize(span<const unsigned char> bytes, std::unique_ptr<aggregator>* out);
+
+  virtual ~aggregator() = default;
+  aggregator(const aggregator&) = delete;
+  aggregator& operator=(const aggregator&) = delete;
+
+  // A full report (header + payload), checked against the block and its fingerprint. Every
+  // rejection is counted under its status; accepted reports are capped at 2^62 (then overflow).
+  status add_report(span<const unsigned char> report) noexcept;
+  // A batch record's payload (the batch header already named the parameters).
+  status add_payload(span<const unsigned char> payload) noexcept;
+  // A whole batch (section 6): a header for other parameters is parameter_mismatch and nothing
+  // counts; a chunk with a bad CRC is rejected with its claimed records; other chunks and valid
+  // records count. Returns ok when the framing was readable to its terminator.
+  status add_batch(span<const unsigned char> batch) noexcept;
+
+  // Adds another aggregator's counts; parameter_mismatch (and nothing changes) if its block
+  // differs, overflow (nothing changes) if the sum would pass 2^62 reports or memory runs out.
+  // Rejection counters add too (saturating at 2^64 - 1).
+  [[nodiscard]] status merge(const aggregator& other) noexcept;
+
+  // Merging in any order and any split of the reports gives byte-identical serializations. Empty
+  // if memory runs out (never throws).
+  [[nodiscard]] std::vector<unsigned char> serialize() const;
+
+  const wire::params& parameters() const noexcept { return params_; }
+  uint64_t fingerprint() const noexcept { return fingerprint_; }
+  uint64_t reports() const noexcept { return reports_; }  // accepted
+  const rejection_counts& rejected() const noexcept { return rejected_; }
+
+  // Every estimate of the mechanism (items 0..d-1, or coordinates) at the given confidence in
+  // [0, 1] (two-sided normal interval; NaN bounds outside). Empty if memory runs out.
+  [[nodiscard]] std::vector<estimate> estimate_all(double confidence = 0.95) const;
+
+ protected:
+  explicit aggregator(const wire::params& p);
+
+  // One decoded report of this block; a status other than ok rejects it.
+  virtual status ingest(const wire::report& r) noexcept = 0;
+  // Adds the counts of an aggregator of the same block, all or nothing (allocate before modifying;
+  // may throw, which merge() turns into overflow).
+  virtual void merge_counts(const aggregator& other) = 0;
+  // Appends the counts in their canonical little-endian form.
+  virtual void write_body(std::vector<unsigned char>& out) const = 0;
+  // Reads the counts (whose length deserialize() checked against the family's body size for
+  // reports(); src/detail.h), checking every invariant (never trusts them).
+  virtual status read_body(span<const unsigned char> body) = 0;
+  // All estimates; z is the normal quantile of the requested confidence.
+  virtual std::vector<estimate> estimate_impl(double z) const = 0;
+
+  wire::params params_;
+  uint64_t fingerprint_ = 0;
+  uint64_t reports_ = 0;
+  rejection_counts rejected_{};
+
+ private:
+  // Counts a report the decoder returned with status `decoded`: rejected by that status, or
+  // ingested and counted.
+  status accept(status decoded, const wire::report& r) noexcept;
+  void reject(status s, uint64_t count) noexcept;  // saturating counter update
+};
+
+}  // namespace ldp::server
+
+#endif

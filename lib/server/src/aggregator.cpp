@@ -1,0 +1,248 @@
+// The mechanism-independent half of every aggregator (ARCHITECTURE.md "The server contract"):
+// report, payload and batch ingestion with rejection counting, merge, and saved state. The
+// families (frequency_aggregator.cpp, ...) supply ingest, counts, body and estimates.
+//
+// Saved state (docs/wire_format.md section 7): the 32-byte state header written by
+// wire::encode_state_header (mechanism, parameter fingerprint, body length and CRC32C), then this
+// body. Every integer is little-endian.
+//
+//   offset   size   field
+//   0        2      B, the parameter block length (u16)
+//   2        B      the parameter block, canonical encoding (wire::encode_params)
+//   2+B      8      n, accepted reports (u64), at most 2^62
+//   10+B     128    16 rejection counters (u64), indexed by the ldp::status number; counter 0
+//                   (ok) is always 0
+//   138+B    ...    the counts of the family, documented in its source file
+//
+// The body holds only exact integers in a canonical order, so any split of the reports merged in
+// any order serializes to the same bytes. deserialize() checks the header (wire::decode_state),
+// then that the block decodes, names the header's mechanism and has its fingerprint
+// (parameter_mismatch otherwise), that n <= 2^62 (overflow), that the counts have exactly the
+// family's length for n (wrong_length: checked before anything is allocated for them, so a length
+// field never sizes an allocation), then the family's invariants.
+#include <algorithm>
+#include <limits>
+
+#include "detail.h"
+#include "ldp/base/bits.h"
+#include "ldp/server/frequency.h"
+#include "ldp/wire/batch.h"
+#include "ldp/wire/report.h"
+#include "ldp/wire/state.h"
+
+namespace ldp::server {
+namespace {
+
+bool same_block(const wire::params& a, const wire::params& b) {
+  if (a.mech != b.mech || a.present != b.present) return false;
+  for (int f = 0; f <= wire::field_max; ++f) {
+    if (a.value[f] != b.value[f]) return false;
+  }
+  return std::equal(a.hash_seed, a.hash_seed + wire::seed_size, b.hash_seed) &&
+         std::equal(a.rotation_seed, a.rotation_seed + wire::seed_size, b.rotation_seed);
+}
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+  uint64_t sum = 0;
+  return checked_add(a, b, &sum) ? sum : std::numeric_limits<uint64_t>::max();
+}
+
+// Every family with a server side; a new family adds one line.
+constexpr detail::family families[] = {
+    {frequency_aggregator::handles, detail::make_frequency_aggregator, detail::frequency_body_size},
+};
+
+}  // namespace
+
+const detail::family* detail::family_of(wire::mechanism m) noexcept {
+  for (const family& f : families) {
+    if (f.handles(m)) return &f;
+  }
+  return nullptr;
+}
+
+aggregator::aggregator(const wire::params& p) : params_(p), fingerprint_(wire::fingerprint(p)) {}
+
+status aggregator::create(const wire::params& p, std::unique_ptr<aggregator>* out) {
+  if (out == nullptr) return status::invalid_argument;
+  out->reset();
+  try {
+    const status valid = wire::validate(p);
+    if (valid != status::ok) return valid;
+    const detail::family* f = detail::family_of(p.mech);
+    if (f == nullptr) return status::invalid_parameters;  // a known mechanism without a server side
+    return f->make(p, out);
+  } catch (...) {  // std::bad_alloc, std::length_error: the state does not fit in memory
+    out->reset();
+    return status::overflow;
+  }
+}
+
+void aggregator::reject(status s, uint64_t count) noexcept {
+  const auto index = static_cast<int32_t>(s);
+  if (index <= 0 || index >= status_count) return;  // ok, or a code this build does not know
+  rejected_[static_cast<std::size_t>(index)] = saturating_add(rejected_[static_cast<std::size_t>(index)], count);
+}
+
+status aggregator::accept(status decoded, const wire::report& r) noexcept {
+  if (decoded != status::ok) {
+    reject(decoded, 1);
+    return decoded;
+  }
+  if (reports_ >= detail::max_reports) {
+    reject(status::overflow, 1);
+    return status::overflow;
+  }
+  const status s = ingest(r);
+  if (s != status::ok) {
+    reject(s, 1);
+    return s;
+  }
+  ++reports_;
+  return status::ok;
+}
+
+status aggregator::add_report(span<const unsigned char> report) noexcept {
+  wire::report r;
+  return accept(wire::decode_report(params_, fingerprint_, report, &r), r);
+}
+
+status aggregator::add_payload(span<const unsigned char> payload) noexcept {
+  wire::report r;
+  // create() and deserialize() validated the block: skip the per-report check.
+  return accept(wire::decode_payload_validated(params_, payload, &r), r);
+}
+
+status aggregator::add_batch(span<const unsigned char> batch) noexcept {
+  wire::batch_reader reader;
+  status s = reader.open(batch);
+  if (s != status::ok) return s;  // an unreadable header: nothing in the batch can be counted
+  if (reader.fingerprint() != fingerprint_ || !same_block(reader.parameters(), params_)) {
+    return status::parameter_mismatch;
+  }
+  while (!reader.done()) {
+    wire::chunk_view chunk;
+    s = reader.next_chunk(&chunk);
+    if (s == status::checksum_mismatch) {
+      reject(s, chunk.records);  // the chunk's claimed records; reading goes on after it
+      continue;
+    }
+    if (s != status::ok) return s;  // the next chunk cannot be located; earlier ones counted
+    wire::record_cursor cursor(chunk);
+    for (;;) {
+      const uint32_t left = cursor.remaining();
+      span<const unsigned char> payload;
+      const status rs = cursor.next(&payload);
+      if (rs == status::malformed_report) {
+        reject(rs, left);  // this record and the ones after it cannot be located
+        break;
+      }
+      if (rs != status::ok) {
+        reject(rs, 1);  // wrong_length: bytes after the claimed records, counted once
+        break;
+      }
+      if (payload.empty()) break;
+      static_cast<void>(add_payload(payload));  // counted either way
+    }
+  }
+  return status::ok;
+}
+
+status aggregator::merge(const aggregator& other) noexcept {
+  if (other.fingerprint_ != fingerprint_ || !same_block(other.params_, params_)) {
+    return status::parameter_mismatch;
+  }
+  uint64_t total = 0;
+  if (!checked_add(reports_, other.reports_, &total) || total > detail::max_reports) {
+    return status::overflow;
+  }
+  try {
+    merge_counts(other);  // all-or-nothing: implementations allocate before they modify
+  } catch (...) {
+    return status::overflow;
+  }
+  reports_ = total;
+  for (std::size_t i = 0; i < rejected_.size(); ++i) rejected_[i] = saturating_add(rejected_[i], other.rejected_[i]);
+  return status::ok;
+}
+
+std::vector<unsigned char> aggregator::serialize() const {
+  try {
+    unsigned char block[wire::params_max_size];
+    std::size_t block_size = 0;
+    if (wire::encode_params(params_, block, &block_size) != status::ok) return {};
+    std::vector<unsigned char> out(wire::state_header_size);
+    detail::put_u16(out, static_cast<uint16_t>(block_size));
+    out.insert(out.end(), block, block + block_size);
+    detail::put_u64(out, reports_);
+    for (uint64_t c : rejected_) detail::put_u64(out, c);
+    write_body(out);
+    const span<const unsigned char> body(out.data() + wire::state_header_size,
+                                         out.size() - wire::state_header_size);
+    if (wire::encode_state_header(params_.mech, fingerprint_, body,
+                                  span<unsigned char>(out.data(), wire::state_header_size)) != status::ok) {
+      return {};
+    }
+    return out;
+  } catch (...) {
+    return {};
+  }
+}
+
+status aggregator::deserialize(span<const unsigned char> bytes,
+                                         std::unique_ptr<aggregator>* out) {
+  if (out == nullptr) return status::invalid_argument;
+  out->reset();
+  try {
+    wire::state_header header;
+    span<const unsigned char> body;
+    status s = wire::decode_state(bytes, &header, &body);
+    if (s != status::ok) return s;
+
+    detail::body_reader in(body);
+    const span<const unsigned char> block = in.bytes(static_cast<std::size_t>(in.u16()));
+    if (!in.ok) return status::wrong_length;
+    wire::params p;
+    s = wire::decode_params(block, &p);
+    if (s != status::ok) return s;
+    if (p.mech != header.mech || wire::fingerprint(p) != header.fingerprint) {
+      return status::parameter_mismatch;
+    }
+    const uint64_t n = in.u64();
+    rejection_counts rejected{};
+    for (uint64_t& c : rejected) c = in.u64();
+    if (!in.ok) return status::wrong_length;
+
+    const detail::family* f = detail::family_of(p.mech);
+    if (f == nullptr) return status::invalid_parameters;  // as create() says
+    if (n > detail::max_reports) return status::overflow;
+    if (rejected[0] != 0) return status::malformed_report;
+    uint64_t expected = 0;
+    if (!f->body_size(p, n, &expected) || expected != static_cast<uint64_t>(in.rest.size())) {
+      return status::wrong_length;
+    }
+
+    std::unique_ptr<aggregator> agg;
+    s = create(p, &agg);
+    if (s != status::ok) return s;
+    agg->reports_ = n;
+    agg->rejected_ = rejected;
+    s = agg->read_body(in.rest);
+    if (s != status::ok) return s;
+    *out = std::move(agg);
+    return status::ok;
+  } catch (...) {
+    out->reset();
+    return status::overflow;
+  }
+}
+
+std::vector<estimate> aggregator::estimate_all(double confidence) const {
+  try {
+    return estimate_impl(detail::confidence_z(confidence));
+  } catch (...) {
+    return {};
+  }
+}
+
+}  // namespace ldp::server
