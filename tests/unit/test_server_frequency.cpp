@@ -1229,3 +1229,48 @@ TEST_CASE("HR and HCMS: counts past int32 take the int64 transform") {
     }
   }
 }
+
+TEST_CASE("add_batch: unary chunks counted in one pass equal the record-by-record path") {
+  for (mechanism m : {mechanism::sue, mechanism::oue}) {
+    for (uint32_t d : {10u, 64u, 200u}) {
+      CAPTURE(ldp::wire::mechanism_name(m));
+      CAPTURE(d);
+      const params p = block(m, 1.0, d);
+      std::vector<bytes> payloads;
+      for (const bytes& r : random_reports(p, "unary run", 300)) payloads.push_back(payload_of(r));
+      const std::vector<bytes> first(payloads.begin(), payloads.begin() + 150),
+          second(payloads.begin() + 150, payloads.end());
+      bytes batch = batch_header(p);
+      append(batch, chunk(first));
+      append(batch, chunk(second));
+      append(batch, chunk({}));
+
+      aggregator by_batch = make(p), by_record = make(p);
+      CHECK(by_batch->add_batch(batch) == status::ok);
+      for (const bytes& b : payloads) REQUIRE(by_record->add_payload(b) == status::ok);
+      CHECK(by_batch->reports() == 300);
+      CHECK(by_batch->serialize() == by_record->serialize());
+
+      // One bad record in a chunk: the chunk is taken record by record, so the bad one is rejected
+      // with its own status and its neighbours still count.
+      std::vector<bytes> damaged = first;
+      if (d % 8 != 0) {
+        damaged[7].back() = static_cast<unsigned char>(damaged[7].back() | 0x80);  // a padding bit
+      } else {
+        damaged[7].pop_back();  // a record of another length
+      }
+      bytes bad = batch_header(p);
+      append(bad, chunk(damaged));
+      append(bad, chunk({}));
+      aggregator a = make(p), expected = make(p);
+      CHECK(a->add_batch(bad) == status::ok);
+      CHECK(a->reports() == 149);
+      CHECK(rejected(*a, d % 8 != 0 ? status::reserved_bits_set : status::wrong_length) == 1);
+      for (std::size_t i = 0; i < first.size(); ++i) {
+        if (i != 7) REQUIRE(expected->add_payload(first[i]) == status::ok);
+      }
+      CHECK(a->estimate_all().size() == d);
+      CHECK(same_estimates(a->estimate_all(), expected->estimate_all()));
+    }
+  }
+}

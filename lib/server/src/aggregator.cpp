@@ -21,6 +21,7 @@
 // family's length for n (wrong_length: checked before anything is allocated for them, so a length
 // field never sizes an allocation), then the family's invariants.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "detail.h"
@@ -113,6 +114,24 @@ status aggregator::add_payload(span<const unsigned char> payload) noexcept {
   return accept(wire::decode_payload_validated(params_, payload, &r), r);
 }
 
+bool aggregator::ingest_run(const unsigned char*, std::size_t, std::size_t) noexcept { return false; }
+
+bool aggregator::ingest_chunk_run(span<const unsigned char> body, uint32_t records) noexcept {
+  const std::size_t size = run_payload_size();
+  if (size == 0 || records == 0) return false;
+  unsigned char prefix[10];
+  const std::size_t prefix_size = wire::record_prefix(size, prefix);
+  const std::size_t stride = prefix_size + size;
+  // A chunk body is at most 2^24 bytes, so the product cannot wrap.
+  if (body.size() != stride * records || records > detail::max_reports - reports_) return false;
+  for (std::size_t i = 0; i < records; ++i) {
+    if (std::memcmp(body.data() + i * stride, prefix, prefix_size) != 0) return false;
+  }
+  if (!ingest_run(body.data() + prefix_size, stride, records)) return false;
+  reports_ += records;
+  return true;
+}
+
 status aggregator::add_batch(span<const unsigned char> batch) noexcept {
   wire::batch_reader reader;
   status s = reader.open(batch);
@@ -128,6 +147,7 @@ status aggregator::add_batch(span<const unsigned char> batch) noexcept {
       continue;
     }
     if (s != status::ok) return s;  // the next chunk cannot be located; earlier ones counted
+    if (ingest_chunk_run(chunk.body, chunk.records)) continue;
     wire::record_cursor cursor(chunk);
     for (;;) {
       const uint32_t left = cursor.remaining();

@@ -38,6 +38,23 @@ class unary_aggregator final : public frequency_aggregator {
     return status::ok;
   }
 
+  std::size_t run_payload_size() const noexcept override { return stride_; }
+
+  // A run of equal-size payloads is valid when every padding bit past d is zero (the decoder's
+  // reserved_bits_set); the kernel then adds the whole run straight from the batch buffer.
+  bool ingest_run(const unsigned char* first, std::size_t stride, std::size_t count) noexcept override {
+    const std::size_t d = ones_.size();
+    if (d % 8 != 0) {
+      const auto padding = static_cast<unsigned char>(0xffu << (d % 8));
+      const unsigned char* last = first + stride_ - 1;
+      for (std::size_t i = 0; i < count; ++i) {
+        if ((last[i * stride] & padding) != 0) return false;
+      }
+    }
+    kernel_table().column_popcount(first, count, stride, d, ones_.data());
+    return true;
+  }
+
   void merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const unary_aggregator&>(other);
     flush();  // also flushes o when it is *this

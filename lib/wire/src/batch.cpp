@@ -29,12 +29,16 @@ status encode_batch_header(const params& p, span<unsigned char> out, std::size_t
   return status::ok;
 }
 
+std::size_t record_prefix(std::size_t payload_size, unsigned char out[10]) noexcept {
+  writer w{span<unsigned char>(out, 10)};
+  w.put_uvarint(payload_size);
+  return static_cast<std::size_t>(w.at - out);
+}
+
 status chunk_writer::add(span<const unsigned char> payload) noexcept {
   if (payload.empty()) return status::invalid_argument;
-  unsigned char prefix[10];  // a LEB128 length
-  writer pw{span<unsigned char>(prefix)};
-  pw.put_uvarint(payload.size());
-  const std::size_t prefix_size = static_cast<std::size_t>(pw.at - prefix);
+  unsigned char prefix[10];
+  const std::size_t prefix_size = record_prefix(payload.size(), prefix);
   const std::size_t body = body_ + prefix_size + payload.size();
   if (body > max_chunk_body) return status::invalid_argument;
   if (out_.size() < chunk_header_size + body + chunk_trailer_size) return status::buffer_too_small;
@@ -57,8 +61,9 @@ span<const unsigned char> chunk_writer::finish() noexcept {
   return out_.first(size);
 }
 
-status batch_reader::open(span<const unsigned char> bytes) noexcept {
+status batch_reader::open(span<const unsigned char> bytes, crc32c_fn chunk_crc) noexcept {
   done_ = true;
+  crc_ = chunk_crc;
   reader in(bytes);
   const span<const unsigned char> magic = in.get_bytes(4);
   const uint64_t version = in.get_le(1);
@@ -109,7 +114,8 @@ status batch_reader::next_chunk(chunk_view* out) noexcept {
   const span<const unsigned char> covered = rest_.first(size - chunk_trailer_size);
   const uint32_t crc = static_cast<uint32_t>(reader(rest_.subspan(covered.size())).get_le(4));
   rest_ = rest_.subspan(size);
-  if (crc != crc32c(covered)) return status::checksum_mismatch;
+  const uint32_t actual = crc_ != nullptr ? crc_(0, covered.data(), covered.size()) : crc32c(covered);
+  if (crc != actual) return status::checksum_mismatch;
   if (records == 0) {
     done_ = true;
     if (body_size != 0) return status::malformed_report;

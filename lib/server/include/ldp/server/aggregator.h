@@ -8,6 +8,7 @@
 #define LDP_SERVER_AGGREGATOR_H
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -81,6 +82,12 @@ class aggregator {
 
   // One decoded report of this block; a status other than ok rejects it.
   virtual status ingest(const wire::report& r) noexcept = 0;
+  // The batch fast path (PERFORMANCE.md 7): a family whose payloads all have one size returns it
+  // here, and ingest_run() then counts `count` payloads at first, first + stride, ... in one pass,
+  // all of them, or none when any would be rejected (false: the records are then taken one by one,
+  // so each rejection gets its own status). 0 disables the path.
+  virtual std::size_t run_payload_size() const noexcept { return 0; }
+  virtual bool ingest_run(const unsigned char* first, std::size_t stride, std::size_t count) noexcept;
   // Adds the counts of an aggregator of the same block, all or nothing (allocate before modifying;
   // may throw, which merge() turns into overflow).
   virtual void merge_counts(const aggregator& other) = 0;
@@ -101,6 +108,9 @@ class aggregator {
   // Counts a report the decoder returned with status `decoded`: rejected by that status, or
   // ingested and counted.
   status accept(status decoded, const wire::report& r) noexcept;
+  // Counts a chunk whose records all carry payloads of run_payload_size() through ingest_run();
+  // false (nothing counted) when the chunk is not such a run.
+  bool ingest_chunk_run(span<const unsigned char> body, uint32_t records) noexcept;
   void reject(status s, uint64_t count) noexcept;  // saturating counter update
 };
 

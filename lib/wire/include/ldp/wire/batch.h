@@ -10,6 +10,7 @@
 
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
+#include "ldp/wire/checksum.h"
 #include "ldp/wire/params.h"
 
 namespace ldp::wire {
@@ -42,6 +43,11 @@ class chunk_writer {
   uint32_t records_ = 0;
 };
 
+// The length prefix of a record whose payload has `payload_size` bytes (a LEB128 uvarint); returns
+// its size in bytes. A server compares records against it to count a chunk of equal-size payloads
+// in one pass.
+[[nodiscard]] std::size_t record_prefix(std::size_t payload_size, unsigned char out[10]) noexcept;
+
 struct chunk_view {
   uint32_t records = 0;             // as claimed by the chunk header
   span<const unsigned char> body;   // the records (valid only when the chunk decoded ok)
@@ -53,7 +59,8 @@ struct chunk_view {
 // past the input (wrong_length) or past max_chunk_body (malformed_report) ends the reading.
 class batch_reader {
  public:
-  [[nodiscard]] status open(span<const unsigned char> bytes) noexcept;
+  // `crc` checks the chunks (a server passes its hardware CRC32C); null means wire::crc32c.
+  [[nodiscard]] status open(span<const unsigned char> bytes, crc32c_fn crc = nullptr) noexcept;
   [[nodiscard]] status next_chunk(chunk_view* out) noexcept;
   bool done() const noexcept { return done_; }
   const params& parameters() const noexcept { return params_; }
@@ -63,6 +70,7 @@ class batch_reader {
   span<const unsigned char> rest_;
   params params_;
   uint64_t fingerprint_ = 0;
+  crc32c_fn crc_ = nullptr;
   bool done_ = true;
 };
 

@@ -15,6 +15,10 @@ namespace ldp::wire {
 // a running checksum: crc32c(b, crc32c(a)) == crc32c(a + b).
 [[nodiscard]] uint32_t crc32c(span<const unsigned char> bytes, uint32_t crc = 0) noexcept;
 
+// Another implementation of the same function (a hardware one: kernels::table::crc32c), which a
+// batch reader may be given; same contract, with the running value first.
+using crc32c_fn = uint32_t (*)(uint32_t crc, const unsigned char* bytes, std::size_t size);
+
 // SipHash-2-4 (Aumasson, Bernstein 2012) with a 16-byte key, output as a little-endian uint64.
 [[nodiscard]] uint64_t siphash24(const unsigned char key[16], span<const unsigned char> bytes) noexcept;
 
