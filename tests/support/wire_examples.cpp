@@ -63,6 +63,7 @@ wire::params example_params(mechanism m) {
     case mechanism::vector_laplace:
       p.set(field::domain, 100).set(field::hadamard_dim, 128).set_seed(field::rotation_seed, seed);
       range();
+      p.set_signed(field::radius, int64_t{2} << 16);
       if (m == mechanism::vector_duchi) {
         p.set(field::threshold_bits, 32).set(field::threshold_keep, 3139872686u);
         p.set(field::threshold_other, 1155094610u);

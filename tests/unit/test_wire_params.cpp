@@ -83,6 +83,11 @@ TEST_CASE("validation: exactly the required fields, each in range") {
       {mechanism::kent_refine, field::round, 1},          {mechanism::kent_refine, field::observations, 0},
       {mechanism::kent_refine, field::interval_hi, -6554}, {mechanism::vector_duchi, field::hadamard_dim, 64},
       {mechanism::sue, field::domain, (int64_t{1} << 24) + 1},
+      // The radius: positive, at least the clip r, small enough for the int32 rotation
+      // (R^2 * d~ < 2^62 with d~ = 128); the clip interval symmetric.
+      {mechanism::vector_duchi, field::radius, 0},        {mechanism::vector_laplace, field::radius, 65535},
+      {mechanism::vector_duchi, field::radius, int64_t{1} << 28},
+      {mechanism::vector_laplace, field::clip_lo, -65535},
   };
   for (auto b : bad) {
     const std::string oracle_name = ldp::wire::mechanism_name(b.m);
@@ -137,4 +142,13 @@ TEST_CASE("buffer too small for the encoding") {
   std::size_t size = 1;
   CHECK(ldp::wire::encode_params(p, out, &size) == status::buffer_too_small);
   CHECK(size == 0);
+}
+
+TEST_CASE("vector blocks: the largest radius the int32 rotation allows") {
+  // d~ = 128: R^2 * 128 < 2^62 holds up to R = floor(sqrt((2^62 - 1) / 128)) = 189812531.
+  auto p = ldp::test::example_params(mechanism::vector_laplace);
+  p.set_signed(field::radius, 189812531);
+  CHECK(ldp::wire::validate(p) == status::ok);
+  p.set_signed(field::radius, 189812532);
+  CHECK(ldp::wire::validate(p) == status::invalid_parameters);
 }

@@ -16,7 +16,8 @@ constexpr uint32_t sketch = bit(field::threshold_other) | bit(field::sketch_rows
                             bit(field::sketch_columns) | bit(field::hash_seed);
 constexpr uint32_t range = bit(field::frac_bits) | bit(field::clip_lo) | bit(field::clip_hi);
 constexpr uint32_t scale = bit(field::scale_num) | bit(field::scale_den);
-constexpr uint32_t rotation = bit(field::domain) | bit(field::hadamard_dim) | bit(field::rotation_seed);
+constexpr uint32_t rotation = bit(field::domain) | bit(field::hadamard_dim) | bit(field::rotation_seed) |
+                             bit(field::radius);
 
 // Exactly these fields, no more: one canonical block per parameter set (wire_format.md table 3).
 uint32_t required_fields(mechanism m) {
@@ -101,6 +102,17 @@ bool ranges_hold(const params& p) {
     if (get(field::round) != expected) return false;
   }
   if (has(field::observations) && get(field::observations) == 0) return false;
+  if (has(field::radius)) {
+    // The device rotates its clipped vector with the int32 FWHT (MECHANISMS.md B.4): every partial
+    // sum is bounded by sqrt(d~) * R grid units, and R^2 * d~ < 2^62 keeps that below 2^31. The
+    // rotated coordinate is clipped to [-r, r] with 0 < r <= R (B.5 step 4).
+    const int64_t radius = p.get_signed(field::radius), r = p.get_signed(field::clip_hi);
+    if (radius < 1 || radius >= (int64_t{1} << 31)) return false;
+    uint64_t bound = 0;
+    const auto squared = static_cast<uint64_t>(radius) * static_cast<uint64_t>(radius);
+    if (!checked_mul(squared, get(field::hadamard_dim), &bound) || bound >= (uint64_t{1} << 62)) return false;
+    if (r < 1 || r > radius || p.get_signed(field::clip_lo) != -r) return false;
+  }
   return true;
 }
 

@@ -36,9 +36,10 @@ enum class field : uint8_t {
   observations = 18,    // u32  observation cap T~ of a user-level protocol
   hash_seed = 19,       // 32 bytes: public seed of hash families (CMS, HCMS)
   rotation_seed = 20,   // 32 bytes: public seed of the rotation signs D (vector mechanisms)
+  radius = 21,          // i64  L2 radius R of vector mean estimation, in fixed point (R * 2^f)
 };
 
-inline constexpr int field_max = 20;
+inline constexpr int field_max = 21;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -54,7 +55,8 @@ inline constexpr std::size_t seed_size = 32;
     case field::scale_num:
     case field::scale_den:
     case field::interval_lo:
-    case field::interval_hi: return 8;
+    case field::interval_hi:
+    case field::radius: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;
     default: return 4;
@@ -88,8 +90,9 @@ struct params {
 };
 
 inline constexpr uint8_t params_version = 1;
-// Version, mechanism, field count, then each field as tag + value.
-inline constexpr std::size_t params_max_size = 3 + 18 * (1 + 8) + 2 * (1 + seed_size);
+// Version, mechanism, field count, then each field as tag + value: two seeds, the others at most
+// 8 bytes wide.
+inline constexpr std::size_t params_max_size = 3 + (field_max - 2) * (1 + 8) + 2 * (1 + seed_size);
 
 // Checks a block against its mechanism: exactly the required fields, each in range
 // (invalid_parameters), and a known mechanism (unknown_mechanism).
