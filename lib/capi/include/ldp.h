@@ -1,0 +1,184 @@
+/* The C ABI of ldpkit's device half (ARCHITECTURE.md, "capi/"; usage in docs/c_api.md): parameter
+ * blocks (docs/wire_format.md section 3), the ChaCha20 DRBG and the randomizers, for C firmware and
+ * for FFI from Swift, Kotlin/JNI or Python. C99 and C++.
+ *
+ * The library never allocates: contexts are fixed-size opaque structs the caller places anywhere
+ * (stack, .bss, a static), workspaces and output buffers are the caller's. Every function reports
+ * failures as an ldp_status, the numbers of ldp::status (stable, only ever appended to). The
+ * server half is declared in ldp_server.h. */
+#ifndef LDP_H
+#define LDP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#define LDP_NOEXCEPT noexcept
+#else
+#define LDP_NOEXCEPT
+#endif
+
+/* ---- Status codes (lib/base/include/ldp/base/status.h, the same numbers) ---------------------- */
+
+typedef int32_t ldp_status;
+
+enum ldp_status_code {
+  LDP_OK = 0,
+  LDP_INVALID_ARGUMENT = 1,     /* an argument is null, or out of its documented range */
+  LDP_BUFFER_TOO_SMALL = 2,     /* the output buffer cannot hold the result */
+  LDP_WORKSPACE_TOO_SMALL = 3,  /* the workspace is smaller than ldp_workspace_size() */
+  LDP_MALFORMED_REPORT = 4,     /* untrusted bytes do not parse */
+  LDP_UNSUPPORTED_VERSION = 5,  /* a format version this build does not know */
+  LDP_PARAMETER_MISMATCH = 6,   /* parameter fingerprints differ */
+  LDP_ENTROPY_FAILURE = 7,      /* the entropy source failed */
+  LDP_OVERFLOW = 8,             /* a result does not fit (or memory ran out, server side) */
+  LDP_CHECKSUM_MISMATCH = 9,    /* stored or transmitted bytes fail their checksum */
+  LDP_UNSUPPORTED = 10,         /* not available in this build */
+  LDP_WRONG_LENGTH = 11,        /* untrusted bytes are shorter or longer than their format */
+  LDP_UNKNOWN_MECHANISM = 12,   /* a mechanism id this build does not know */
+  LDP_RESERVED_BITS_SET = 13,   /* a reserved field, flag or padding bit is not zero */
+  LDP_OUT_OF_RANGE = 14,        /* a value lies outside what the parameters allow */
+  LDP_INVALID_PARAMETERS = 15   /* a parameter block violates its mechanism's constraints */
+};
+
+/* Number of defined codes: ldp_status values are in [0, LDP_STATUS_COUNT). */
+#define LDP_STATUS_COUNT 16
+
+/* "ok", "malformed_report", ...; "" for unknown values (and for all of them in builds with
+ * LDP_CONFIG_STATUS_NAMES=0). */
+const char* ldp_status_name(ldp_status status) LDP_NOEXCEPT;
+
+/* ---- Mechanisms (docs/wire_format.md table 2, the same ids) ----------------------------------- */
+
+typedef uint32_t ldp_mechanism;
+
+enum ldp_mechanism_id {
+  LDP_MECH_GRR = 1,
+  LDP_MECH_SUE = 2,
+  LDP_MECH_OUE = 3,
+  LDP_MECH_BLH = 4,
+  LDP_MECH_OLH = 5,
+  LDP_MECH_HR = 6,
+  LDP_MECH_CMS = 7,
+  LDP_MECH_HCMS = 8,
+  LDP_MECH_KENT_VOTE = 9,
+  LDP_MECH_LAPLACE = 16,
+  LDP_MECH_LAPLACE_VECTOR = 17,
+  LDP_MECH_DUCHI = 18,
+  LDP_MECH_VECTOR_DUCHI = 19,
+  LDP_MECH_VECTOR_LAPLACE = 20,
+  LDP_MECH_SPARSE_VECTOR = 21,
+  LDP_MECH_KENT_REFINE = 22
+};
+
+/* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
+const char* ldp_mechanism_name(ldp_mechanism mechanism) LDP_NOEXCEPT;
+
+/* ---- Contexts --------------------------------------------------------------------------------
+ * Opaque, fixed size, any storage duration; the union members only force the alignment. A context
+ * is usable after its init function returned LDP_OK; every function checks a tag and answers
+ * LDP_INVALID_ARGUMENT for a context that was never initialized (or was wiped). Contexts must not
+ * be copied byte-wise: a copied generator would repeat its random stream. */
+
+/* The DRBG keeps LDP_CONFIG_DRBG_BLOCKS ChaCha20 blocks (lib/base/include/ldp/base/config.h); the
+ * build passes the value to consumers (CMake target, pkg-config), and ldp_check_abi() verifies it. */
+#ifdef LDP_CONFIG_DRBG_BLOCKS
+#define LDP_RNG_SIZE (64 * (LDP_CONFIG_DRBG_BLOCKS) + 128)
+#else
+#define LDP_RNG_SIZE (64 * 32 + 128)
+#endif
+#define LDP_PARAMS_SIZE 512
+
+typedef struct ldp_rng {
+  union {
+    unsigned char bytes[LDP_RNG_SIZE];
+    uint64_t align_u64;
+    double align_double;
+    void* align_pointer;
+  } opaque;
+} ldp_rng;
+
+typedef struct ldp_params {
+  union {
+    unsigned char bytes[LDP_PARAMS_SIZE];
+    uint64_t align_u64;
+    double align_double;
+    void* align_pointer;
+  } opaque;
+} ldp_params;
+
+/* LDP_OK when contexts of these sizes fit this library (call it with sizeof(ldp_rng) and
+ * sizeof(ldp_params)); LDP_INVALID_ARGUMENT when the header was compiled with another
+ * LDP_CONFIG_DRBG_BLOCKS than the library. */
+ldp_status ldp_check_abi(size_t rng_size, size_t params_size) LDP_NOEXCEPT;
+
+/* ---- Randomness: the ChaCha20 DRBG (docs/randomness.md) ---------------------------------------
+ * The library never collects entropy: seed with 32 bytes from the device's TRNG (or a fixed seed
+ * for reproducible tests). The same seed gives the same reports on every platform. */
+
+#define LDP_SEED_SIZE 32
+
+ldp_status ldp_rng_init(ldp_rng* rng, const uint8_t seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
+
+/* Erases the generator's key and buffered output; the context must be initialized again before
+ * use. Does nothing for a context that is not initialized. */
+void ldp_rng_wipe(ldp_rng* rng) LDP_NOEXCEPT;
+
+/* ---- Parameter blocks (docs/wire_format.md section 3) -----------------------------------------
+ * Device and server must use the same block; reports carry its fingerprint. A device either
+ * decodes a block the server distributed, or derives it with a builder (deterministic: the same
+ * arguments give the same block on every platform). */
+
+/* Enough bytes for any encoded block. */
+#define LDP_PARAMS_MAX_ENCODED_SIZE 512
+
+/* Strict decoding of exactly `size` bytes, then validation against the mechanism's rules. On
+ * failure *params is left uninitialized. */
+ldp_status ldp_params_decode(ldp_params* params, const uint8_t* block, size_t size) LDP_NOEXCEPT;
+
+/* The canonical encoding (at most LDP_PARAMS_MAX_ENCODED_SIZE bytes); *written receives its size. */
+ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capacity,
+                             size_t* written) LDP_NOEXCEPT;
+
+/* A frequency oracle (grr, sue, oue, blh, olh, hr, cms, hcms) over items [0, d) at the largest
+ * implementable epsilon not above `epsilon` (MECHANISMS.md D.1). `rows`, `columns` and
+ * `hash_seed` (32 public bytes) are for cms and hcms only and are ignored otherwise (pass 0, 0,
+ * NULL). LDP_INVALID_ARGUMENT for another mechanism or out-of-range sizes or epsilon. */
+ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double epsilon,
+                                uint32_t rows, uint32_t columns,
+                                const uint8_t hash_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
+
+/* The mechanism id; 0 for a context that is not initialized. */
+ldp_mechanism ldp_params_mechanism(const ldp_params* params) LDP_NOEXCEPT;
+
+/* The epsilon the block's integers implement (never above the one requested); NaN for a context
+ * that is not initialized or a mechanism without a closed form. */
+double ldp_params_epsilon(const ldp_params* params) LDP_NOEXCEPT;
+
+/* The 64-bit fingerprint every report carries; 0 for a context that is not initialized. */
+uint64_t ldp_params_fingerprint(const ldp_params* params) LDP_NOEXCEPT;
+
+/* Bytes of the largest report (header + payload) the block allows: size the output buffer with it.
+ * 0 for a context that is not initialized. */
+size_t ldp_report_max_size(const ldp_params* params) LDP_NOEXCEPT;
+
+/* Bytes of workspace a randomizer needs for this block (0 for most mechanisms; d/8 rounded up to
+ * whole 8-byte words for sue and oue, columns/8 likewise for cms). */
+size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
+
+/* ---- Randomizers (MECHANISMS.md A.1-A.6) ------------------------------------------------------
+ * Each writes one report (docs/wire_format.md section 4) into out[0, capacity) and its size into
+ * *written. The workspace must be 8-byte aligned (a uint64_t array) and hold ldp_workspace_size()
+ * bytes; it may be NULL when that is 0. Nothing is allocated. */
+
+/* A frequency oracle report of `item` in [0, d) (LDP_OUT_OF_RANGE otherwise). */
+ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
+                              size_t workspace_size, uint8_t* out, size_t capacity,
+                              size_t* written) LDP_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,80 @@
+/* The C ABI of ldpkit's server half (ldp::server; usage in docs/c_api.md): aggregators that turn
+ * wire reports and batches (docs/wire_format.md sections 4-6) into mergeable saved state
+ * (section 7) and estimates with variances and confidence intervals. C99 and C++.
+ *
+ * Unlike the device half (ldp.h), this half allocates: an aggregator is created and freed by the
+ * library. No function throws or aborts on untrusted bytes: a bad report is rejected with its
+ * status and counted, and the reports around it still count. Running out of memory is
+ * LDP_OVERFLOW. One aggregator must not be used from two threads at once. */
+#ifndef LDP_SERVER_H
+#define LDP_SERVER_H
+
+#include "ldp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ldp_aggregator ldp_aggregator;
+
+/* One estimated quantity: an item's count for the frequency oracles, a coordinate's mean for the
+ * numeric mechanisms (item = coordinate index, 0 for a scalar). */
+typedef struct ldp_estimate {
+  uint32_t item;
+  double value;     /* unbiased estimate */
+  double variance;  /* closed form with the implemented parameters */
+  double ci_low;    /* normal-approximation interval at the requested confidence */
+  double ci_high;
+} ldp_estimate;
+
+/* An empty aggregator for the block (LDP_INVALID_PARAMETERS or LDP_UNKNOWN_MECHANISM for a block
+ * without a server side). *out is NULL on failure. */
+ldp_status ldp_aggregator_create(const ldp_params* params, ldp_aggregator** out) LDP_NOEXCEPT;
+
+/* An aggregator from saved state (ldp_aggregator_serialize); every field is checked and bad
+ * state is refused with a specific status. *out is NULL on failure. */
+ldp_status ldp_aggregator_deserialize(const uint8_t* state, size_t size, ldp_aggregator** out) LDP_NOEXCEPT;
+
+/* Frees an aggregator; NULL is allowed. */
+void ldp_aggregator_free(ldp_aggregator* aggregator) LDP_NOEXCEPT;
+
+/* A full report (header + payload) as the device wrote it. Returns the report's status; a
+ * rejected report is counted under it (see ldp_aggregator_rejected). */
+ldp_status ldp_aggregator_add_report(ldp_aggregator* aggregator, const uint8_t* report, size_t size) LDP_NOEXCEPT;
+
+/* A batch record's payload (the batch header already named the parameters). */
+ldp_status ldp_aggregator_add_payload(ldp_aggregator* aggregator, const uint8_t* payload, size_t size) LDP_NOEXCEPT;
+
+/* A whole batch (docs/wire_format.md section 6): records of corrupted chunks are rejected and
+ * counted, the others count. LDP_OK when the framing was readable to its end. */
+ldp_status ldp_aggregator_add_batch(ldp_aggregator* aggregator, const uint8_t* batch, size_t size) LDP_NOEXCEPT;
+
+/* Adds the counts of `from` (same parameter block, else LDP_PARAMETER_MISMATCH) into `into`;
+ * all or nothing. Merging in any order gives identical state. */
+ldp_status ldp_aggregator_merge(ldp_aggregator* into, const ldp_aggregator* from) LDP_NOEXCEPT;
+
+/* The saved state. *size receives its size; when it is more than `capacity` nothing is written
+ * and the result is LDP_BUFFER_TOO_SMALL (ask with out = NULL, capacity = 0). */
+ldp_status ldp_aggregator_serialize(const ldp_aggregator* aggregator, uint8_t* out, size_t capacity,
+                                    size_t* size) LDP_NOEXCEPT;
+
+/* The aggregator's parameter block, as a context for the ldp_params_* functions. */
+ldp_status ldp_aggregator_params(const ldp_aggregator* aggregator, ldp_params* out) LDP_NOEXCEPT;
+
+/* Accepted reports; 0 for NULL. */
+uint64_t ldp_aggregator_reports(const ldp_aggregator* aggregator) LDP_NOEXCEPT;
+
+/* Reports rejected with status `reason` (0 for LDP_OK, unknown reasons and NULL). */
+uint64_t ldp_aggregator_rejected(const ldp_aggregator* aggregator, ldp_status reason) LDP_NOEXCEPT;
+
+/* Every estimate (items 0..d-1, or coordinates) with a two-sided interval at `confidence` in
+ * [0, 1]. *count receives their number; when it is more than `capacity` nothing is written and
+ * the result is LDP_BUFFER_TOO_SMALL (ask with out = NULL, capacity = 0). */
+ldp_status ldp_aggregator_estimate_all(const ldp_aggregator* aggregator, double confidence, ldp_estimate* out,
+                                       size_t capacity, size_t* count) LDP_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

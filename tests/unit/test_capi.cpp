@@ -1,0 +1,484 @@
+// The C API (ldp.h, ldp_server.h; docs/c_api.md) against the C++ API it wraps: the same blocks,
+// fingerprints, report bytes, saved state and estimates; the statuses of bad arguments, bad input,
+// short buffers and contexts that were never initialized; the context sizes and the numbering
+// that must match ldp::status and the wire mechanism ids. The strict C99 compile of both headers
+// is the C examples' build (examples/CMakeLists.txt).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "example_params.h"
+#include "ldp.h"
+#include "ldp/device.h"
+#include "ldp/server/aggregator.h"
+#include "ldp/wire.h"
+#include "ldp_server.h"
+
+using ldp::status;
+using ldp::wire::mechanism;
+
+namespace {
+
+using bytes = std::vector<unsigned char>;
+
+const uint8_t sketch_seed[LDP_SEED_SIZE] = {7, 1, 2, 3};
+const uint8_t rng_seed[LDP_SEED_SIZE] = {0xc4, 0x91, 0x5e};
+
+const mechanism oracles[] = {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh,
+                             mechanism::olh, mechanism::hr,  mechanism::cms, mechanism::hcms};
+
+constexpr uint32_t domain = 40;
+constexpr double epsilon = 1.5;
+
+ldp::wire::derived_params cxx_block(mechanism m) {
+  return ldp::wire::make_frequency_oracle(m, epsilon, domain, 4, 64, sketch_seed);
+}
+
+ldp_params c_block(mechanism m) {
+  ldp_params p;
+  REQUIRE(ldp_params_frequency(&p, static_cast<ldp_mechanism>(m), domain, epsilon, 4, 64, sketch_seed) == LDP_OK);
+  return p;
+}
+
+bytes encode(const ldp_params& p) {
+  bytes out(LDP_PARAMS_MAX_ENCODED_SIZE);
+  size_t n = 0;
+  REQUIRE(ldp_params_encode(&p, out.data(), out.size(), &n) == LDP_OK);
+  out.resize(n);
+  return out;
+}
+
+// `count` reports of items i * 7 mod d, from the C API and from the C++ API with the same seed.
+std::vector<bytes> c_reports(const ldp_params& p, int count) {
+  ldp_rng rng;
+  REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
+  std::vector<uint64_t> workspace(ldp_workspace_size(&p) / 8);
+  std::vector<bytes> out;
+  for (int i = 0; i < count; ++i) {
+    bytes report(ldp_report_max_size(&p));
+    size_t n = 0;
+    REQUIRE(ldp_randomize_item(&p, &rng, static_cast<uint32_t>(i * 7) % domain, workspace.data(),
+                               workspace.size() * 8, report.data(), report.size(), &n) == LDP_OK);
+    report.resize(n);
+    out.push_back(report);
+  }
+  ldp_rng_wipe(&rng);
+  return out;
+}
+
+std::vector<bytes> cxx_reports(const ldp::wire::params& p, int count) {
+  ldp::random::drbg rng(rng_seed);
+  std::vector<uint64_t> workspace(ldp::device::workspace_words(p));
+  std::vector<bytes> out;
+  for (int i = 0; i < count; ++i) {
+    bytes report(ldp::wire::max_report_size(p));
+    size_t n = 0;
+    REQUIRE(ldp::device::randomize(p, ldp::wire::fingerprint(p), static_cast<uint32_t>(i * 7) % domain, rng,
+                                   workspace, report, &n) == status::ok);
+    report.resize(n);
+    out.push_back(report);
+  }
+  return out;
+}
+
+// Owns a C aggregator.
+struct c_aggregator {
+  ldp_aggregator* a = nullptr;
+  c_aggregator() = default;
+  c_aggregator(const c_aggregator&) = delete;
+  c_aggregator& operator=(const c_aggregator&) = delete;
+  ~c_aggregator() { ldp_aggregator_free(a); }
+};
+
+bytes serialize(const ldp_aggregator* a) {
+  size_t size = 0;
+  REQUIRE(ldp_aggregator_serialize(a, nullptr, 0, &size) == LDP_BUFFER_TOO_SMALL);
+  bytes out(size);
+  REQUIRE(ldp_aggregator_serialize(a, out.data(), out.size(), &size) == LDP_OK);
+  CHECK(size == out.size());
+  return out;
+}
+
+std::vector<ldp_estimate> estimates(const ldp_aggregator* a) {
+  size_t n = 0;
+  REQUIRE(ldp_aggregator_estimate_all(a, 0.9, nullptr, 0, &n) == LDP_BUFFER_TOO_SMALL);
+  std::vector<ldp_estimate> out(n);
+  REQUIRE(ldp_aggregator_estimate_all(a, 0.9, out.data(), out.size(), &n) == LDP_OK);
+  CHECK(n == out.size());
+  return out;
+}
+
+// Bitwise equality, so that NaN bounds compare equal to themselves.
+bool same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+TEST_CASE("status codes, mechanism ids and names match the C++ API") {
+  CHECK(LDP_STATUS_COUNT == ldp::status_count);
+  for (int32_t s = 0; s < LDP_STATUS_COUNT; ++s) {
+    CHECK(std::string(ldp_status_name(s)) == ldp::status_name(static_cast<status>(s)));
+  }
+  CHECK(std::string(ldp_status_name(LDP_OK)) == "ok");
+  CHECK(std::string(ldp_status_name(LDP_INVALID_PARAMETERS)) == "invalid_parameters");
+  CHECK(std::string(ldp_status_name(LDP_STATUS_COUNT)).empty());
+  CHECK(std::string(ldp_status_name(-1)).empty());
+
+  const struct {
+    ldp_mechanism c;
+    mechanism cxx;
+  } ids[] = {{LDP_MECH_GRR, mechanism::grr},
+             {LDP_MECH_SUE, mechanism::sue},
+             {LDP_MECH_OUE, mechanism::oue},
+             {LDP_MECH_BLH, mechanism::blh},
+             {LDP_MECH_OLH, mechanism::olh},
+             {LDP_MECH_HR, mechanism::hr},
+             {LDP_MECH_CMS, mechanism::cms},
+             {LDP_MECH_HCMS, mechanism::hcms},
+             {LDP_MECH_KENT_VOTE, mechanism::kent_vote},
+             {LDP_MECH_LAPLACE, mechanism::laplace},
+             {LDP_MECH_LAPLACE_VECTOR, mechanism::laplace_vector},
+             {LDP_MECH_DUCHI, mechanism::duchi},
+             {LDP_MECH_VECTOR_DUCHI, mechanism::vector_duchi},
+             {LDP_MECH_VECTOR_LAPLACE, mechanism::vector_laplace},
+             {LDP_MECH_SPARSE_VECTOR, mechanism::sparse_vector},
+             {LDP_MECH_KENT_REFINE, mechanism::kent_refine}};
+  int known = 0;
+  for (int v = 0; v < 256; ++v) known += ldp::wire::is_known(static_cast<mechanism>(v)) ? 1 : 0;
+  CHECK(known == static_cast<int>(sizeof ids / sizeof ids[0]));  // a new id needs its C constant
+  for (const auto& id : ids) {
+    CHECK(id.c == static_cast<ldp_mechanism>(id.cxx));
+    CHECK(std::string(ldp_mechanism_name(id.c)) == ldp::wire::mechanism_name(id.cxx));
+  }
+  CHECK(std::string(ldp_mechanism_name(0)).empty());
+  CHECK(std::string(ldp_mechanism_name(256 + LDP_MECH_GRR)).empty());
+}
+
+TEST_CASE("context sizes: the ABI check accepts the header's structs and refuses smaller ones") {
+  CHECK(ldp_check_abi(sizeof(ldp_rng), sizeof(ldp_params)) == LDP_OK);
+  CHECK(ldp_check_abi(sizeof(ldp::random::drbg), sizeof(ldp_params)) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_check_abi(sizeof(ldp_rng), sizeof(ldp::wire::params)) == LDP_INVALID_ARGUMENT);
+  CHECK(alignof(ldp_rng) >= alignof(uint64_t));
+  CHECK(alignof(ldp_params) >= alignof(uint64_t));
+  CHECK(LDP_PARAMS_MAX_ENCODED_SIZE >= ldp::wire::params_max_size);
+}
+
+TEST_CASE("blocks built through the C API are the C++ blocks") {
+  for (const mechanism m : oracles) {
+    const std::string name = ldp::wire::mechanism_name(m);
+    CAPTURE(name);
+    const auto cxx = cxx_block(m);
+    REQUIRE(cxx.code == status::ok);
+    const ldp_params c = c_block(m);
+    bytes expected(ldp::wire::params_max_size);
+    size_t n = 0;
+    REQUIRE(ldp::wire::encode_params(cxx.block, expected, &n) == status::ok);
+    expected.resize(n);
+    CHECK(encode(c) == expected);
+    CHECK(ldp_params_mechanism(&c) == static_cast<ldp_mechanism>(m));
+    CHECK(ldp_params_fingerprint(&c) == ldp::wire::fingerprint(cxx.block));
+    CHECK(ldp_params_epsilon(&c) == cxx.epsilon_impl);
+    CHECK(ldp_params_epsilon(&c) <= epsilon);
+    CHECK(ldp_report_max_size(&c) == ldp::wire::max_report_size(cxx.block));
+    CHECK(ldp_workspace_size(&c) == 8 * ldp::device::workspace_words(cxx.block));
+
+    // Decoding the encoding gives the same context.
+    ldp_params decoded;
+    REQUIRE(ldp_params_decode(&decoded, expected.data(), expected.size()) == LDP_OK);
+    CHECK(encode(decoded) == expected);
+    CHECK(ldp_params_fingerprint(&decoded) == ldp_params_fingerprint(&c));
+  }
+}
+
+TEST_CASE("the C randomizer writes the C++ randomizer's bytes for the same seed") {
+  for (const mechanism m : oracles) {
+    const std::string name = ldp::wire::mechanism_name(m);
+    CAPTURE(name);
+    const std::vector<bytes> c = c_reports(c_block(m), 60), cxx = cxx_reports(cxx_block(m).block, 60);
+    CHECK(c == cxx);
+    // A different seed gives different reports (the seed is used, not ignored).
+    ldp_rng other;
+    const uint8_t other_seed[LDP_SEED_SIZE] = {1};
+    REQUIRE(ldp_rng_init(&other, other_seed) == LDP_OK);
+    const ldp_params p = c_block(m);
+    std::vector<uint64_t> workspace(ldp_workspace_size(&p) / 8 + 1);
+    int differ = 0;
+    for (int i = 0; i < 60; ++i) {
+      bytes report(ldp_report_max_size(&p));
+      size_t n = 0;
+      REQUIRE(ldp_randomize_item(&p, &other, static_cast<uint32_t>(i * 7) % domain, workspace.data(),
+                                 workspace.size() * 8, report.data(), report.size(), &n) == LDP_OK);
+      report.resize(n);
+      differ += report != c[static_cast<size_t>(i)] ? 1 : 0;
+    }
+    CHECK(differ > 0);
+  }
+}
+
+TEST_CASE("the examples' block is the documented OUE block") {
+  ldp_params built, example;
+  REQUIRE(ldp_params_frequency(&built, LDP_MECH_OUE, 16, 2.0, 0, 0, nullptr) == LDP_OK);
+  REQUIRE(ldp_params_decode(&example, example_params_block, sizeof example_params_block) == LDP_OK);
+  CHECK(encode(example) == encode(built));
+  // firmware_example.c sizes its buffers for it.
+  CHECK(ldp_report_max_size(&example) <= 64);
+  CHECK(ldp_workspace_size(&example) <= 4 * 8);
+}
+
+TEST_CASE("bad blocks and builder arguments are refused with their status") {
+  const ldp_params oue = c_block(mechanism::oue);
+  const bytes good = encode(oue);
+  ldp_params p;
+  CHECK(ldp_params_decode(&p, good.data(), good.size() - 1) == LDP_WRONG_LENGTH);
+  CHECK(ldp_params_fingerprint(&p) == 0);  // a failed decode leaves no usable context
+  bytes longer = good;
+  longer.push_back(0);
+  CHECK(ldp_params_decode(&p, longer.data(), longer.size()) == LDP_WRONG_LENGTH);
+  bytes version = good;
+  version[0] = 2;
+  CHECK(ldp_params_decode(&p, version.data(), version.size()) == LDP_UNSUPPORTED_VERSION);
+  bytes unknown = good;
+  unknown[1] = 99;
+  CHECK(ldp_params_decode(&p, unknown.data(), unknown.size()) == LDP_UNKNOWN_MECHANISM);
+  bytes sue = good;
+  sue[1] = LDP_MECH_GRR;  // OUE fields under GRR's id: fields GRR does not have
+  CHECK(ldp_params_decode(&p, sue.data(), sue.size()) == LDP_INVALID_PARAMETERS);
+  CHECK(ldp_params_decode(&p, nullptr, 0) == LDP_WRONG_LENGTH);
+  CHECK(ldp_params_decode(&p, nullptr, 5) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_decode(nullptr, good.data(), good.size()) == LDP_INVALID_ARGUMENT);
+
+  CHECK(ldp_params_frequency(&p, LDP_MECH_CMS, domain, epsilon, 4, 64, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_LAPLACE, domain, epsilon, 0, 0, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_frequency(&p, 256 + LDP_MECH_GRR, domain, epsilon, 0, 0, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_GRR, domain, 0.0, 0, 0, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_GRR, domain, std::nan(""), 0, 0, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_GRR, 1, epsilon, 0, 0, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_mechanism(&p) == 0);
+  CHECK(ldp_params_frequency(nullptr, LDP_MECH_GRR, domain, epsilon, 0, 0, nullptr) == LDP_INVALID_ARGUMENT);
+
+  bytes small(good.size() - 1);
+  size_t n = 99;
+  CHECK(ldp_params_encode(&oue, small.data(), small.size(), &n) == LDP_BUFFER_TOO_SMALL);
+  CHECK(n == 0);
+  CHECK(ldp_params_encode(&oue, nullptr, 4, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_encode(&oue, small.data(), small.size(), nullptr) == LDP_INVALID_ARGUMENT);
+}
+
+TEST_CASE("contexts that were never initialized, or were wiped, are refused") {
+  ldp_params zero_params;
+  std::memset(&zero_params, 0, sizeof zero_params);
+  ldp_rng zero_rng;
+  std::memset(&zero_rng, 0, sizeof zero_rng);
+  CHECK(ldp_params_mechanism(&zero_params) == 0);
+  CHECK(ldp_params_fingerprint(&zero_params) == 0);
+  CHECK(std::isnan(ldp_params_epsilon(&zero_params)));
+  CHECK(ldp_report_max_size(&zero_params) == 0);
+  CHECK(ldp_workspace_size(&zero_params) == 0);
+  CHECK(ldp_params_fingerprint(nullptr) == 0);
+  size_t n = 0;
+  uint8_t block[LDP_PARAMS_MAX_ENCODED_SIZE];
+  CHECK(ldp_params_encode(&zero_params, block, sizeof block, &n) == LDP_INVALID_ARGUMENT);
+
+  const ldp_params grr = c_block(mechanism::grr);
+  uint8_t out[64];
+  CHECK(ldp_randomize_item(&grr, &zero_rng, 1, nullptr, 0, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_item(&zero_params, &zero_rng, 1, nullptr, 0, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+
+  ldp_rng rng;
+  REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
+  CHECK(ldp_randomize_item(&grr, &rng, 1, nullptr, 0, out, sizeof out, &n) == LDP_OK);
+  CHECK(ldp_randomize_item(&zero_params, &rng, 1, nullptr, 0, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+  ldp_rng_wipe(&rng);
+  CHECK(std::memcmp(&rng, &zero_rng, sizeof rng) == 0);  // key and buffered output erased
+  CHECK(ldp_randomize_item(&grr, &rng, 1, nullptr, 0, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+  ldp_rng_wipe(&rng);  // harmless twice
+  ldp_rng_wipe(nullptr);
+  CHECK(ldp_rng_init(nullptr, rng_seed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_rng_init(&rng, nullptr) == LDP_INVALID_ARGUMENT);
+}
+
+TEST_CASE("the randomizer checks items, buffers and workspaces") {
+  const ldp_params oue = c_block(mechanism::oue), grr = c_block(mechanism::grr);
+  ldp_rng rng;
+  REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
+  const size_t max = ldp_report_max_size(&oue), ws = ldp_workspace_size(&oue);
+  REQUIRE(ws == 8);  // 40 bits
+  std::vector<uint64_t> workspace(2);
+  bytes out(max);
+  size_t n = 99;
+  CHECK(ldp_randomize_item(&oue, &rng, domain, workspace.data(), ws, out.data(), max, &n) == LDP_OUT_OF_RANGE);
+  CHECK(ldp_randomize_item(&oue, &rng, 1, workspace.data(), ws, out.data(), max - 1, &n) == LDP_BUFFER_TOO_SMALL);
+  CHECK(ldp_randomize_item(&oue, &rng, 1, workspace.data(), ws - 1, out.data(), max, &n) == LDP_WORKSPACE_TOO_SMALL);
+  CHECK(ldp_randomize_item(&oue, &rng, 1, nullptr, 0, out.data(), max, &n) == LDP_WORKSPACE_TOO_SMALL);
+  auto* misaligned = reinterpret_cast<unsigned char*>(workspace.data()) + 1;
+  CHECK(ldp_randomize_item(&oue, &rng, 1, misaligned, ws, out.data(), max, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_item(&oue, &rng, 1, nullptr, ws, out.data(), max, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_item(&oue, &rng, 1, workspace.data(), ws, nullptr, max, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_item(&oue, &rng, 1, workspace.data(), ws, out.data(), max, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_item(&oue, nullptr, 1, workspace.data(), ws, out.data(), max, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_item(nullptr, &rng, 1, workspace.data(), ws, out.data(), max, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_item(&oue, &rng, 1, workspace.data(), ws, out.data(), max, &n) == LDP_OK);
+  CHECK(n == max);
+  // GRR needs no workspace; an unused workspace is fine.
+  CHECK(ldp_randomize_item(&grr, &rng, 1, nullptr, 0, out.data(), max, &n) == LDP_OK);
+  CHECK(ldp_randomize_item(&grr, &rng, 1, workspace.data(), 16, out.data(), max, &n) == LDP_OK);
+  ldp_rng_wipe(&rng);
+}
+
+TEST_CASE("a C aggregator counts, saves and estimates exactly like the C++ aggregator") {
+  for (const mechanism m : oracles) {
+    const std::string name = ldp::wire::mechanism_name(m);
+    CAPTURE(name);
+    const ldp_params p = c_block(m);
+    const std::vector<bytes> reports = c_reports(p, 300);
+
+    c_aggregator c;
+    REQUIRE(ldp_aggregator_create(&p, &c.a) == LDP_OK);
+    REQUIRE(c.a != nullptr);
+    std::unique_ptr<ldp::server::aggregator> cxx;
+    REQUIRE(ldp::server::aggregator::create(cxx_block(m).block, &cxx) == status::ok);
+    for (const bytes& r : reports) {
+      CHECK(ldp_aggregator_add_report(c.a, r.data(), r.size()) == LDP_OK);
+      CHECK(cxx->add_report(r) == status::ok);
+    }
+    // A truncated report is rejected under its status by both, and counted.
+    const bytes& first = reports.front();
+    CHECK(ldp_aggregator_add_report(c.a, first.data(), 5) == LDP_WRONG_LENGTH);
+    CHECK(cxx->add_report(ldp::span<const unsigned char>(first.data(), 5)) == status::wrong_length);
+    CHECK(ldp_aggregator_reports(c.a) == 300);
+    CHECK(ldp_aggregator_rejected(c.a, LDP_WRONG_LENGTH) == 1);
+    CHECK(ldp_aggregator_rejected(c.a, LDP_OK) == 0);
+    CHECK(ldp_aggregator_rejected(c.a, LDP_STATUS_COUNT) == 0);
+    CHECK(ldp_aggregator_rejected(c.a, -1) == 0);
+
+    const bytes state = serialize(c.a);
+    CHECK(state == cxx->serialize());
+    const std::vector<ldp_estimate> ce = estimates(c.a);
+    const auto xe = cxx->estimate_all(0.9);
+    REQUIRE(ce.size() == xe.size());
+    CHECK(ce.size() == domain);
+    for (size_t i = 0; i < ce.size(); ++i) {
+      CHECK(ce[i].item == xe[i].item);
+      CHECK(same(ce[i].value, xe[i].value));
+      CHECK(same(ce[i].variance, xe[i].variance));
+      CHECK(same(ce[i].ci_low, xe[i].ci_low));
+      CHECK(same(ce[i].ci_high, xe[i].ci_high));
+    }
+
+    // Saved state reloads to the same state and parameters.
+    c_aggregator reloaded;
+    REQUIRE(ldp_aggregator_deserialize(state.data(), state.size(), &reloaded.a) == LDP_OK);
+    CHECK(serialize(reloaded.a) == state);
+    ldp_params back;
+    REQUIRE(ldp_aggregator_params(reloaded.a, &back) == LDP_OK);
+    CHECK(encode(back) == encode(p));
+    CHECK(ldp_params_fingerprint(&back) == ldp_params_fingerprint(&p));
+
+    // Merging the reloaded copy doubles every count, as in C++.
+    REQUIRE(ldp_aggregator_merge(c.a, reloaded.a) == LDP_OK);
+    std::unique_ptr<ldp::server::aggregator> copy;
+    REQUIRE(ldp::server::aggregator::deserialize(state, &copy) == status::ok);
+    REQUIRE(cxx->merge(*copy) == status::ok);
+    CHECK(ldp_aggregator_reports(c.a) == 600);
+    CHECK(serialize(c.a) == cxx->serialize());
+  }
+}
+
+TEST_CASE("C aggregator: batches and payloads") {
+  const ldp_params p = c_block(mechanism::olh);
+  const ldp::wire::params block = cxx_block(mechanism::olh).block;
+  const std::vector<bytes> reports = c_reports(p, 50);
+  bytes batch(4096);
+  size_t n = 0;
+  REQUIRE(ldp::wire::encode_batch_header(block, batch, &n) == status::ok);
+  ldp::wire::chunk_writer writer(ldp::span<unsigned char>(batch.data() + n, batch.size() - n));
+  for (const bytes& r : reports) {
+    REQUIRE(writer.add(ldp::span<const unsigned char>(r.data() + ldp::wire::report_header_size,
+                                                      r.size() - ldp::wire::report_header_size)) == status::ok);
+  }
+  n += writer.finish().size();
+  ldp::wire::chunk_writer end(ldp::span<unsigned char>(batch.data() + n, batch.size() - n));
+  n += end.finish().size();
+  batch.resize(n);
+
+  c_aggregator from_batch, from_payloads, from_reports;
+  REQUIRE(ldp_aggregator_create(&p, &from_batch.a) == LDP_OK);
+  REQUIRE(ldp_aggregator_create(&p, &from_payloads.a) == LDP_OK);
+  REQUIRE(ldp_aggregator_create(&p, &from_reports.a) == LDP_OK);
+  CHECK(ldp_aggregator_add_batch(from_batch.a, batch.data(), batch.size()) == LDP_OK);
+  for (const bytes& r : reports) {
+    CHECK(ldp_aggregator_add_report(from_reports.a, r.data(), r.size()) == LDP_OK);
+    CHECK(ldp_aggregator_add_payload(from_payloads.a, r.data() + ldp::wire::report_header_size,
+                                     r.size() - ldp::wire::report_header_size) == LDP_OK);
+  }
+  CHECK(ldp_aggregator_reports(from_batch.a) == 50);
+  CHECK(serialize(from_batch.a) == serialize(from_reports.a));
+  CHECK(serialize(from_payloads.a) == serialize(from_reports.a));
+
+  // A batch for other parameters counts nothing.
+  const ldp_params grr = c_block(mechanism::grr);
+  c_aggregator other;
+  REQUIRE(ldp_aggregator_create(&grr, &other.a) == LDP_OK);
+  CHECK(ldp_aggregator_add_batch(other.a, batch.data(), batch.size()) == LDP_PARAMETER_MISMATCH);
+  CHECK(ldp_aggregator_reports(other.a) == 0);
+}
+
+TEST_CASE("C aggregator: bad arguments, bad state and short buffers") {
+  const ldp_params oue = c_block(mechanism::oue), grr = c_block(mechanism::grr);
+  ldp_params zero;
+  std::memset(&zero, 0, sizeof zero);
+  c_aggregator a, b;
+  CHECK(ldp_aggregator_create(&zero, &a.a) == LDP_INVALID_ARGUMENT);
+  CHECK(a.a == nullptr);
+  CHECK(ldp_aggregator_create(&oue, nullptr) == LDP_INVALID_ARGUMENT);
+  REQUIRE(ldp_aggregator_create(&oue, &a.a) == LDP_OK);
+  REQUIRE(ldp_aggregator_create(&grr, &b.a) == LDP_OK);
+
+  // Reports of another block are rejected and counted as such.
+  const std::vector<bytes> grr_reports = c_reports(grr, 3);
+  CHECK(ldp_aggregator_add_report(a.a, grr_reports[0].data(), grr_reports[0].size()) == LDP_PARAMETER_MISMATCH);
+  CHECK(ldp_aggregator_rejected(a.a, LDP_PARAMETER_MISMATCH) == 1);
+  CHECK(ldp_aggregator_add_report(a.a, nullptr, 3) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_aggregator_add_report(nullptr, grr_reports[0].data(), grr_reports[0].size()) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_aggregator_add_payload(a.a, nullptr, 1) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_aggregator_add_batch(a.a, nullptr, 1) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_aggregator_reports(nullptr) == 0);
+  CHECK(ldp_aggregator_rejected(nullptr, LDP_WRONG_LENGTH) == 0);
+
+  CHECK(ldp_aggregator_merge(a.a, b.a) == LDP_PARAMETER_MISMATCH);
+  CHECK(ldp_aggregator_merge(a.a, a.a) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_aggregator_merge(a.a, nullptr) == LDP_INVALID_ARGUMENT);
+
+  // Short buffers report the size needed and write nothing.
+  const bytes state = serialize(a.a);
+  bytes small(state.size() - 1, 0xee);
+  size_t size = 0;
+  CHECK(ldp_aggregator_serialize(a.a, small.data(), small.size(), &size) == LDP_BUFFER_TOO_SMALL);
+  CHECK(size == state.size());
+  CHECK(small == bytes(state.size() - 1, 0xee));
+  CHECK(ldp_aggregator_serialize(a.a, nullptr, 1, &size) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_aggregator_serialize(a.a, small.data(), small.size(), nullptr) == LDP_INVALID_ARGUMENT);
+  std::vector<ldp_estimate> few(domain - 1);
+  size_t count = 0;
+  CHECK(ldp_aggregator_estimate_all(a.a, 0.95, few.data(), few.size(), &count) == LDP_BUFFER_TOO_SMALL);
+  CHECK(count == domain);
+  CHECK(ldp_aggregator_estimate_all(a.a, 0.95, few.data(), few.size(), nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_aggregator_params(a.a, nullptr) == LDP_INVALID_ARGUMENT);
+
+  // Corrupted or truncated state is refused with a status; no aggregator comes back.
+  ldp_aggregator* bad = reinterpret_cast<ldp_aggregator*>(&size);
+  CHECK(ldp_aggregator_deserialize(state.data(), state.size() - 1, &bad) != LDP_OK);
+  CHECK(bad == nullptr);
+  bytes flipped = state;
+  flipped.back() ^= 1;
+  CHECK(ldp_aggregator_deserialize(flipped.data(), flipped.size(), &bad) == LDP_CHECKSUM_MISMATCH);
+  CHECK(bad == nullptr);
+  CHECK(ldp_aggregator_deserialize(nullptr, 0, &bad) == LDP_WRONG_LENGTH);
+  CHECK(ldp_aggregator_deserialize(nullptr, 3, &bad) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_aggregator_deserialize(state.data(), state.size(), nullptr) == LDP_INVALID_ARGUMENT);
+  ldp_aggregator_free(nullptr);
+}
