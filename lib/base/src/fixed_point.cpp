@@ -20,8 +20,10 @@ q_result to_fixed(double x, int frac_bits, int64_t min_value, int64_t max_value,
   // Compare in double before converting: out-of-range conversion to int64 is undefined.
   if (!(r >= static_cast<double>(min_value))) return {min_value, status::overflow};
   if (!(r <= static_cast<double>(max_value))) return {max_value, status::overflow};
-  // Bounds near 2^63 are not exactly representable; re-check after conversion.
-  const int64_t v = r >= 9223372036854775807.0 ? INT64_MAX : static_cast<int64_t>(r);
+  // Bounds near 2^63 are not exactly representable (INT64_MAX converts to 2^63): r = 2^63 passes
+  // the test above but is out of range; below it the conversion is exact, then re-check.
+  if (r >= 9223372036854775808.0) return {max_value, status::overflow};
+  const int64_t v = static_cast<int64_t>(r);
   if (v < min_value) return {min_value, status::overflow};
   if (v > max_value) return {max_value, status::overflow};
   return {v, status::ok};

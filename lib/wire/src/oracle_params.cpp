@@ -3,6 +3,7 @@
 #include <initializer_list>
 #include <limits>
 
+#include "derivation.h"
 #include "ldp/wire/det_math.h"
 
 namespace ldp::wire {
@@ -11,7 +12,7 @@ namespace {
 constexpr uint64_t one = uint64_t{1} << oracle_threshold_bits;
 constexpr double one_d = 4294967296.0;
 constexpr double infinity = std::numeric_limits<double>::infinity();
-constexpr double margin = 1.0 + 1.0 / 1099511627776.0;  // 1 + 2^-40, absorbs det_log rounding
+constexpr double margin = detail::epsilon_margin;
 
 // ln(a) + ln(b) - ln(c) - ln(e), each argument an integer below 2^53 (exact as a double).
 double log_ratio(double a, double b, double c, double e) {
@@ -82,6 +83,11 @@ double olh_leading_term(uint64_t t, uint64_t g) {
 
 }  // namespace
 
+uint64_t detail::binary_flip_threshold(double epsilon) noexcept {
+  const auto level = [](uint64_t t) { return keep_epsilon(one - t, 1); };
+  return flip_threshold(1 / (1 + det_exp(epsilon)), epsilon, level);
+}
+
 double implemented_epsilon(const params& p) noexcept {
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
   switch (p.mech) {
@@ -97,7 +103,7 @@ double implemented_epsilon(const params& p) noexcept {
                        static_cast<double>(other), one_d - static_cast<double>(keep));
     case mechanism::cms: return 2 * keep_epsilon(one - other, 1);
     case mechanism::hcms: return keep_epsilon(one - other, 1);
-    default: return std::numeric_limits<double>::quiet_NaN();
+    default: return detail::numeric_epsilon(p);
   }
 }
 
@@ -179,8 +185,7 @@ derived_params make_cms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
 derived_params make_hcms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
                          const unsigned char hash_seed[seed_size]) noexcept {
   if (!valid_epsilon(epsilon) || d < 2) return fail();
-  const auto level = [](uint64_t t) { return keep_epsilon(one - t, 1); };
-  const uint64_t flip = flip_threshold(1 / (1 + det_exp(epsilon)), epsilon, level);
+  const uint64_t flip = detail::binary_flip_threshold(epsilon);
   params p = frequency_block(mechanism::hcms, d);
   p.set(field::threshold_other, flip).set(field::sketch_rows, k).set(field::sketch_columns, m);
   p.set_seed(field::hash_seed, hash_seed);

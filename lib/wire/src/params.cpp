@@ -2,6 +2,7 @@
 
 #include <initializer_list>
 
+#include "derivation.h"
 #include "ldp/base/bits.h"
 #include "ldp/wire/checksum.h"
 
@@ -113,7 +114,7 @@ bool ranges_hold(const params& p) {
     if (!checked_mul(squared, get(field::hadamard_dim), &bound) || bound >= (uint64_t{1} << 62)) return false;
     if (r < 1 || r > radius || p.get_signed(field::clip_lo) != -r) return false;
   }
-  return true;
+  return detail::numeric_rules_hold(p);
 }
 
 }  // namespace

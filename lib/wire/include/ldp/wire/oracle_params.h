@@ -42,8 +42,10 @@ struct derived_params {
                                                    uint32_t rows = 0, uint32_t columns = 0,
                                                    const unsigned char* hash_seed = nullptr) noexcept;
 
-// epsilon_impl of a frequency-oracle block from its integers (MECHANISMS.md Table D.1); +inf when
-// a probability is 0 or 1 where the mechanism needs it strictly inside, NaN for other mechanisms.
+// epsilon_impl of a block from its integers (MECHANISMS.md Table D.1): the frequency oracles, and
+// the numeric mechanisms of numeric_params.h (Duchi ln(T_hi/T_lo), discrete Laplace Delta/t). +inf
+// when a probability is 0 or 1 where the mechanism needs it strictly inside, NaN for mechanisms
+// without a formula here.
 [[nodiscard]] double implemented_epsilon(const params& p) noexcept;
 
 }  // namespace ldp::wire

@@ -1,0 +1,118 @@
+// Parameter blocks of the scalar numeric mechanisms, MECHANISMS.md B.0 (the grid), B.1 (discrete
+// Laplace: laplace, laplace-vector, and the scale of kent-refine and vector-laplace) and B.2 (Duchi
+// et al. one-bit mean: duchi, and the thresholds of vector-duchi), with the implemented epsilon of
+// D.1. docs/wire_format.md sections 3.3 and 5 state the grid and the rules these blocks obey.
+//
+// The grid [impl, B.0]: a value is carried as its fixed-point integer x * 2^f (f = frac_bits), and
+// the grid step is that unit, gamma = 2^-f. The range [lo, hi] (clip_lo/clip_hi, or interval_lo/
+// interval_hi for kent-refine) holds Q + 1 grid points, Q = hi - lo, and the replace-one
+// sensitivity is Delta = Q grid units (d * Q in L1 for laplace-vector). Rounding a real to the grid
+// is deterministic (to_fixed, half to even, bias at most gamma / 2); the device only clamps.
+//
+// Everything here that reaches a block is deterministic across platforms: IEEE division, ceil,
+// scaling by powers of two, and det_exp/det_log (lib/wire is compiled without FMA contraction).
+#ifndef LDP_WIRE_NUMERIC_PARAMS_H
+#define LDP_WIRE_NUMERIC_PARAMS_H
+
+#include <cstdint>
+
+#include "ldp/base/status.h"
+#include "ldp/wire/oracle_params.h"
+#include "ldp/wire/params.h"
+
+namespace ldp::wire {
+
+// Duchi thresholds are out of 2^32 (B.2: w = 32).
+inline constexpr unsigned duchi_threshold_bits = 32;
+// Largest |range end| of a discrete Laplace block, in fixed point: with the scale limit below, a
+// report saturates the int64 field only when |noise| >= 2^61 = 32 t, probability below e^-32 < 2^-46
+// (B.1 asks for less than 2^-40).
+inline constexpr int64_t laplace_max_magnitude = int64_t{1} << 61;
+// Largest scale t = scale_num / scale_den in grid units.
+inline constexpr uint64_t laplace_max_scale = uint64_t{1} << 56;
+// Largest scale_num: the exact sampler forms u + scale_num * v with v ~ Geometric(e^-1), which
+// overflows 64 bits (and is redrawn) only when v >= 64, probability e^-64 < 2^-92.
+inline constexpr uint64_t laplace_max_scale_num = uint64_t{1} << 58;
+// scale_den when t <= 2^42; a larger t takes the largest power of two keeping scale_num <= 2^58.
+inline constexpr uint64_t laplace_scale_den = uint64_t{1} << 16;
+
+// x * 2^frac_bits rounded half to even (the grid rounding of B.0), for frac_bits <= 62.
+// invalid_argument for NaN or frac_bits > 62 (*out = 0); overflow when saturated to the int64 range.
+[[nodiscard]] status to_fixed(double x, unsigned frac_bits, int64_t* out) noexcept;
+
+// Discrete Laplace scale for sensitivity `delta` grid units (B.1, D.1): t = t_num / t_den with
+// t_den a power of two (2^16 unless t > 2^42) and t_num the smallest integer >= t_den * delta *
+// (1 + 2^-40) / epsilon whose level delta * t_den / t_num passes the D.1 check; so
+// epsilon_impl <= epsilon / (1 + 2^-40). invalid_argument for epsilon outside (0, 40], delta 0, or
+// a scale above laplace_max_scale.
+[[nodiscard]] status laplace_scale(uint64_t delta, double epsilon, uint64_t* t_num,
+                                   uint64_t* t_den) noexcept;
+
+// Duchi thresholds out of 2^32 (B.2): T_lo = ceil(2^32 / (e^eps + 1)), stepped up until
+// ln(T_hi / T_lo) fits (D.1), and T_hi = 2^32 - T_lo. invalid_argument for epsilon outside (0, 40]
+// or one so small that T_lo = T_hi (no estimator).
+[[nodiscard]] status duchi_thresholds(double epsilon, uint64_t* t_lo, uint64_t* t_hi) noexcept;
+
+// Blocks for values in [lo, hi] (reals, rounded to the grid of frac_bits <= 62 fraction bits, which
+// must keep lo < hi), at level epsilon in (0, 40]. The result carries epsilon_impl <= epsilon;
+// code is invalid_argument when the arguments or the derived block break a rule of
+// docs/wire_format.md 3.3 (laplace: |lo|, |hi| <= 2^61 in fixed point and t <= 2^56; duchi:
+// (hi - lo) * 2^(32 + f) <= 2^64, i.e. w + f + 1 <= 64 on [-1, 1]).
+[[nodiscard]] derived_params make_laplace(double lo, double hi, unsigned frac_bits, double epsilon) noexcept;
+// d coordinates in [lo, hi] each; L1 sensitivity d * Q grid units (d * Q <= 2^62).
+[[nodiscard]] derived_params make_laplace_vector(uint32_t d, double lo, double hi, unsigned frac_bits,
+                                                 double epsilon) noexcept;
+[[nodiscard]] derived_params make_duchi(double lo, double hi, unsigned frac_bits, double epsilon) noexcept;
+
+// ---- Grid facts of a valid numeric block, for device and server alike --------------------------
+
+// The range a device clamps to, in fixed point: [interval_lo, interval_hi] for kent-refine,
+// [clip_lo, clip_hi] otherwise.
+struct value_range {
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+
+[[nodiscard]] constexpr value_range range_of(const params& p) noexcept {
+  const bool interval = p.mech == mechanism::kent_refine;
+  return {p.get_signed(interval ? field::interval_lo : field::clip_lo),
+          p.get_signed(interval ? field::interval_hi : field::clip_hi)};
+}
+
+// Q = hi - lo grid steps (exact for any int64 ends: the difference is below 2^64).
+[[nodiscard]] constexpr uint64_t range_width(const params& p) noexcept {
+  const value_range r = range_of(p);
+  return static_cast<uint64_t>(r.hi) - static_cast<uint64_t>(r.lo);
+}
+
+[[nodiscard]] constexpr int64_t clamp_to_range(const params& p, int64_t x) noexcept {
+  const value_range r = range_of(p);
+  return x < r.lo ? r.lo : x > r.hi ? r.hi : x;
+}
+
+// Delta in grid units: Q, or d * Q (L1) for laplace-vector. Valid blocks keep it below 2^63.
+[[nodiscard]] constexpr uint64_t sensitivity(const params& p) noexcept {
+  const uint64_t q = range_width(p);
+  return p.mech == mechanism::laplace_vector ? q * p.get(field::domain) : q;
+}
+
+// Duchi's probability of b = 1 at x (clamped) is N / (2^w * Q) with the integer
+// N = T_lo * Q + (T_hi - T_lo) * (x - lo) (B.2; on [-1, 1], Q = 2^(f+1) and this is B.2's
+// N(x) = T_lo 2^(f+1) + (T_hi - T_lo)(x_q + 2^f)). Linear in x, so the extreme inputs decide the
+// level: ln(T_hi / T_lo). Valid blocks keep T_hi * Q < 2^64.
+[[nodiscard]] constexpr uint64_t duchi_threshold(const params& p, int64_t x) noexcept {
+  const uint64_t q = range_width(p);
+  const uint64_t t_hi = p.get(field::threshold_keep), t_lo = p.get(field::threshold_other);
+  const uint64_t position = static_cast<uint64_t>(clamp_to_range(p, x)) - static_cast<uint64_t>(range_of(p).lo);
+  return t_lo * q + (t_hi - t_lo) * position;
+}
+
+// 2^w * Q, the size of the uniform Duchi's threshold is compared with, modulo 2^64: 0 stands for
+// 2^64 (then the uniform is one raw 64-bit word).
+[[nodiscard]] constexpr uint64_t duchi_denominator(const params& p) noexcept {
+  return range_width(p) << p.get(field::threshold_bits);
+}
+
+}  // namespace ldp::wire
+
+#endif

@@ -1,0 +1,30 @@
+// Pieces of the D.1 rounding procedure (MECHANISMS.md D.1) shared by the parameter derivations of
+// the frequency oracles (oracle_params.cpp) and of the numeric mechanisms (numeric_params.cpp).
+#ifndef LDP_WIRE_SRC_DERIVATION_H
+#define LDP_WIRE_SRC_DERIVATION_H
+
+#include <cstdint>
+
+#include "ldp/wire/params.h"
+
+namespace ldp::wire::detail {
+
+// 1 + 2^-40: a derived level must satisfy epsilon_impl * margin <= epsilon, which absorbs the few
+// ulps of det_log and of double division, so the true level of the integers never exceeds epsilon.
+inline constexpr double epsilon_margin = 1.0 + 1.0 / 1099511627776.0;
+
+// The flip threshold T out of 2^32 of binary randomized response: ceil(2^32 / (e^eps + 1)), stepped
+// up until ln((2^32 - T) / T) fits (HCMS's flip, Duchi's T_lo). At least 1 (a finite level).
+[[nodiscard]] uint64_t binary_flip_threshold(double epsilon) noexcept;
+
+// epsilon_impl of a numeric block (numeric_params.cpp; Table D.1 rows Duchi and discrete Laplace),
+// NaN for the other mechanisms. implemented_epsilon() falls through to it.
+[[nodiscard]] double numeric_epsilon(const params& p) noexcept;
+
+// The rules of docs/wire_format.md 3.3 for discrete Laplace and Duchi blocks (numeric_params.cpp),
+// checked by validate() after the field ranges of table 3 hold.
+[[nodiscard]] bool numeric_rules_hold(const params& p) noexcept;
+
+}  // namespace ldp::wire::detail
+
+#endif
