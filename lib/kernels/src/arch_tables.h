@@ -12,6 +12,9 @@
                                     unsigned bits, const unsigned char* rnd, std::size_t rnd_words, \
                                     std::size_t* words_used) noexcept;                              \
   void fwht_i32_##ID(int32_t* data, unsigned log2n) noexcept;                                       \
+  void fwht_f32_##ID(float* data, unsigned log2n) noexcept;                                         \
+  void rotate_i32_##ID(int32_t* data, const uint32_t* sign_words, unsigned log2n) noexcept;         \
+  void rotate_f32_##ID(float* data, const uint32_t* sign_words, unsigned log2n) noexcept;           \
   void column_popcount_##ID(const unsigned char* reports, std::size_t n_reports, std::size_t stride, \
                             std::size_t nbits, uint64_t* counts) noexcept;                          \
   void olh_support_##ID(const uint64_t* a, const uint64_t* b, const uint32_t* bucket,               \

@@ -2,6 +2,8 @@
 // define the bytes every other table must reproduce, on every architecture and endianness.
 #include "scalar.h"
 
+#include <cstring>
+
 #include "ldp/base/bits.h"
 
 namespace ldp::kernels::detail {
@@ -83,20 +85,63 @@ std::size_t bernoulli_chunks_scalar(uint64_t* out, std::size_t nchunks, uint64_t
   return done;
 }
 
-// Radix-2, one level per pass, in uint32_t so that every butterfly wraps modulo 2^32.
-void fwht_i32_scalar(int32_t* data, unsigned log2n) noexcept {
-  uint32_t* x = reinterpret_cast<uint32_t*>(data);  // same object representation, may alias
+// The FWHT of kernel_table.h, radix-2 and one level per pass, for T = uint32_t (every butterfly
+// wraps modulo 2^32) and T = float. The rotation's extras ride on the outermost levels, so no
+// element is read or written an extra time: the signs of D are applied as level 0 loads its pair
+// (the first level of the order every table follows), the scale as the last level stores it.
+namespace {
+
+bool sign_bit(const uint32_t* words, std::size_t i) noexcept {
+  return ((words[i / 32] >> (i % 32)) & 1u) != 0;
+}
+
+uint32_t apply_sign(uint32_t v, bool negative) noexcept { return negative ? 0u - v : v; }
+float apply_sign(float v, bool negative) noexcept { return negative ? -v : v; }
+
+template <class T>
+void hadamard_scalar(T* x, unsigned log2n, const uint32_t* signs, const T* scale) noexcept {
   const std::size_t n = std::size_t{1} << log2n;
-  for (std::size_t h = 1; h < n; h <<= 1) {
+  if (n == 1) {
+    if (signs != nullptr) x[0] = apply_sign(x[0], sign_bit(signs, 0));
+    if (scale != nullptr) x[0] = x[0] * *scale;
+    return;
+  }
+  std::size_t h = 1;
+  if (signs != nullptr) {
+    for (std::size_t j = 0; j < n; j += 2) {
+      const T a = apply_sign(x[j], sign_bit(signs, j));
+      const T b = apply_sign(x[j + 1], sign_bit(signs, j + 1));
+      x[j] = a + b;
+      x[j + 1] = a - b;
+    }
+    h = 2;
+  }
+  const std::size_t last = scale != nullptr ? n / 2 : n;  // the scaled level, if any, comes after
+  for (; h < last; h <<= 1) {
     for (std::size_t i = 0; i < n; i += 2 * h) {
       for (std::size_t j = i; j < i + h; ++j) {
-        const uint32_t a = x[j], b = x[j + h];
+        const T a = x[j], b = x[j + h];
         x[j] = a + b;
         x[j + h] = a - b;
       }
     }
   }
+  if (scale != nullptr) {
+    const T s = *scale;
+    if (h == n / 2) {
+      for (std::size_t j = 0; j < h; ++j) {
+        const T a = x[j], b = x[j + h];
+        x[j] = (a + b) * s;
+        x[j + h] = (a - b) * s;
+      }
+    } else {  // n == 2: the signed level 0 was also the last one
+      x[0] = x[0] * s;
+      x[1] = x[1] * s;
+    }
+  }
 }
+
+}  // namespace
 
 // Byte by byte; a report's last, partial byte contributes only its bits below nbits.
 void column_popcount_scalar(const unsigned char* reports, std::size_t n_reports, std::size_t stride,
@@ -132,6 +177,33 @@ void olh_support_scalar(const uint64_t* a, const uint64_t* b, const uint32_t* bu
   }
 }
 
+float rotation_scale(unsigned log2n) noexcept {
+  // 2^-(log2n / 2) is a power of two, built from its bits; an odd log2n adds the float nearest
+  // 1/sqrt(2). log2n <= 30 keeps the exponent far from subnormal.
+  const uint32_t exponent_bits = (127u - log2n / 2) << 23;
+  float power;
+  std::memcpy(&power, &exponent_bits, sizeof power);
+  return (log2n % 2 != 0 ? 0x1.6a09e6p-1f : 1.0f) * power;
+}
+
+void fwht_i32_scalar(int32_t* data, unsigned log2n) noexcept {
+  // uint32_t has int32_t's object representation and may alias it.
+  hadamard_scalar<uint32_t>(reinterpret_cast<uint32_t*>(data), log2n, nullptr, nullptr);
+}
+
+void fwht_f32_scalar(float* data, unsigned log2n) noexcept {
+  hadamard_scalar<float>(data, log2n, nullptr, nullptr);
+}
+
+void rotate_i32_scalar(int32_t* data, const uint32_t* sign_words, unsigned log2n) noexcept {
+  hadamard_scalar<uint32_t>(reinterpret_cast<uint32_t*>(data), log2n, sign_words, nullptr);
+}
+
+void rotate_f32_scalar(float* data, const uint32_t* sign_words, unsigned log2n) noexcept {
+  const float scale = rotation_scale(log2n);
+  hadamard_scalar<float>(data, log2n, sign_words, &scale);
+}
+
 }  // namespace ldp::kernels::detail
 
 namespace ldp::kernels {
@@ -139,7 +211,9 @@ namespace ldp::kernels {
 const table& scalar() noexcept {
   static constexpr table t{arch::scalar, "scalar", detail::chacha20_blocks_scalar,
                            detail::bernoulli_chunks_scalar, detail::fwht_i32_scalar,
-                           detail::column_popcount_scalar, detail::olh_support_scalar};
+                           detail::column_popcount_scalar, detail::olh_support_scalar,
+                           detail::fwht_f32_scalar,        detail::rotate_i32_scalar,
+                           detail::rotate_f32_scalar};
   return t;
 }
 

@@ -16,6 +16,12 @@ std::size_t bernoulli_chunks_scalar(uint64_t* out, std::size_t nchunks, uint64_t
                                     std::size_t* words_used) noexcept;
 
 void fwht_i32_scalar(int32_t* data, unsigned log2n) noexcept;
+void fwht_f32_scalar(float* data, unsigned log2n) noexcept;
+void rotate_i32_scalar(int32_t* data, const uint32_t* sign_words, unsigned log2n) noexcept;
+void rotate_f32_scalar(float* data, const uint32_t* sign_words, unsigned log2n) noexcept;
+
+// The scale factor of rotate_f32 (kernel_table.h): 2^(-log2n / 2), rounded to float for odd log2n.
+float rotation_scale(unsigned log2n) noexcept;
 
 void column_popcount_scalar(const unsigned char* reports, std::size_t n_reports, std::size_t stride,
                             std::size_t nbits, uint64_t* counts) noexcept;

@@ -218,19 +218,29 @@ std::size_t bernoulli_chunks_kernel::operator()(Arch, uint64_t* out, std::size_t
 }
 
 // -------------------------------------------------------------------------------------------------
-// Fast Walsh-Hadamard transform, int32 modulo 2^32 (kernel_table.h; PERFORMANCE.md 1-2).
+// Fast Walsh-Hadamard transform and randomized Hadamard rotation, in uint32_t (int32 modulo 2^32)
+// and in float (kernel_table.h; MECHANISMS.md B.4; PERFORMANCE.md 1-2).
 //
-// Arithmetic is on uint32_t lanes, so every butterfly wraps. The levels of a Sylvester-order
-// transform commute (level h is H_2 along index bit h) and the arithmetic is exact in Z/2^32, so
-// any schedule gives the scalar reference's bits. The schedule, for L lanes per register:
+// Arithmetic on uint32_t lanes wraps. For float, every table must reproduce the scalar reference's
+// roundings, and it does so because each element goes through the same butterflies in the same
+// order: level h (elements j and j + 2^h) after level h - 1, each output a + b or a - b of the same
+// two values. Reordering independent butterflies (blocks, passes, depth first) changes no bit, and
+// neither does the in-register form of a level, swap(x) + negate_upper(x): the lower lane gets
+// b + a = a + b, the upper one a + (-b) = a - b, both exact identities of IEEE 754 (negation is a
+// sign-bit flip, never 0 - x, which differs at +0). The schedule, for L lanes per register:
 // - first pass: 8 registers of contiguous data; the log2(L) in-register levels (a lane swap plus a
 //   negation of the upper lanes, then one add), then 3 levels across the 8 registers;
 // - the remaining levels in as few radix-8 (or 4, 2) passes as possible, each loading the registers
 //   `stride` elements apart, doing up to 3 levels and storing them back;
 // - depth first above 2^block_log2 elements: a pass waits until every sub-block below it is done,
 //   so all passes but the outermost few run in L1 or L2.
-// Passes are bound by stores (one per register per pass) except the first, bound by the in-register
-// shuffles. Lengths below 8 registers go to the scalar reference.
+// The rotation's signs are applied to the registers the first pass loads, and its scale to the
+// registers the last pass stores, so D and d^-1/2 add no pass over memory. Passes are bound by
+// stores (one per register per pass) except the first, bound by the in-register shuffles. Lengths
+// below 8 registers go to the scalar reference.
+
+template <class T, class Arch>
+using fwht_vec = xsimd::batch<T, Arch>;
 
 // The lane swap of an in-register level: lanes j and j ^ H exchanged.
 template <unsigned H, class Arch>
@@ -295,55 +305,140 @@ inline u32x<Arch> fwht_swap(u32x<Arch> x, xsimd::neon) noexcept {
 }
 #endif
 
-// x with the lanes j that have bit H set negated (mod 2^32).
-template <unsigned H, class Arch>
-inline u32x<Arch> fwht_negate_upper(u32x<Arch> x, xsimd::generic) noexcept {
+// The lanes j with bit H set negated: two's complement for uint32_t, the sign bit for float.
+template <unsigned H, class T, class Arch>
+inline fwht_vec<T, Arch> fwht_negate_upper(fwht_vec<T, Arch> x, xsimd::generic) noexcept {
   constexpr std::size_t lanes = u32x<Arch>::size;
   alignas(Arch::alignment()) uint32_t mask[lanes];
   for (std::size_t j = 0; j < lanes; ++j) mask[j] = (j & H) != 0 ? ~uint32_t{0} : 0;
   const u32x<Arch> m = u32x<Arch>::load_aligned(mask);
-  return (x ^ m) - m;
+  if constexpr (std::is_same_v<T, float>) {
+    const u32x<Arch> bits = xsimd::bitwise_cast<u32x<Arch>>(x) ^ (m & u32x<Arch>(0x80000000u));
+    return xsimd::bitwise_cast<fwht_vec<T, Arch>>(bits);
+  } else {
+    return (x ^ m) - m;
+  }
 }
 #if XSIMD_WITH_AVX2
-template <unsigned H, class Arch>
-inline u32x<Arch> fwht_negate_upper(u32x<Arch> x, xsimd::avx2) noexcept {
-  if constexpr (H == 1) {
-    return _mm256_sign_epi32(x, _mm256_setr_epi32(1, -1, 1, -1, 1, -1, 1, -1));
-  } else if constexpr (H == 2) {
-    return _mm256_sign_epi32(x, _mm256_setr_epi32(1, 1, -1, -1, 1, 1, -1, -1));
+template <unsigned H>
+constexpr int fwht_lane_sign(int j) noexcept {
+  return (j & static_cast<int>(H)) != 0 ? -1 : 1;
+}
+
+template <unsigned H, class T, class Arch>
+inline fwht_vec<T, Arch> fwht_negate_upper(fwht_vec<T, Arch> x, xsimd::avx2) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    return fwht_negate_upper<H, T, Arch>(x, xsimd::generic{});
   } else {
-    return _mm256_sign_epi32(x, _mm256_setr_epi32(1, 1, 1, 1, -1, -1, -1, -1));
+    return _mm256_sign_epi32(
+        x, _mm256_setr_epi32(fwht_lane_sign<H>(0), fwht_lane_sign<H>(1), fwht_lane_sign<H>(2),
+                             fwht_lane_sign<H>(3), fwht_lane_sign<H>(4), fwht_lane_sign<H>(5),
+                             fwht_lane_sign<H>(6), fwht_lane_sign<H>(7)));
   }
 }
 #endif
 #if XSIMD_WITH_AVX512F
-template <unsigned H, class Arch>
-inline u32x<Arch> fwht_negate_upper(u32x<Arch> x, xsimd::avx512f) noexcept {
+template <unsigned H, class T, class Arch>
+inline fwht_vec<T, Arch> fwht_negate_upper(fwht_vec<T, Arch> x, xsimd::avx512f) noexcept {
   constexpr __mmask16 upper = H == 1 ? 0xAAAA : H == 2 ? 0xCCCC : H == 4 ? 0xF0F0 : 0xFF00;
-  return _mm512_mask_sub_epi32(x, upper, _mm512_setzero_si512(), x);
+  if constexpr (std::is_same_v<T, float>) {
+    const __m512i bits = _mm512_castps_si512(x);
+    return _mm512_castsi512_ps(
+        _mm512_mask_xor_epi32(bits, upper, bits, _mm512_set1_epi32(INT32_MIN)));
+  } else {
+    return _mm512_mask_sub_epi32(x, upper, _mm512_setzero_si512(), x);
+  }
 }
 #endif
 
+// One in-register level: lanes j and j ^ H (H < L) are a butterfly pair.
+template <unsigned H, class T, class Arch>
+inline fwht_vec<T, Arch> fwht_lane_level(fwht_vec<T, Arch> x) noexcept {
+  using v = fwht_vec<T, Arch>;
+  const v swapped =
+      xsimd::bitwise_cast<v>(fwht_swap<H, Arch>(xsimd::bitwise_cast<u32x<Arch>>(x), Arch{}));
+  return swapped + fwht_negate_upper<H, T, Arch>(x, Arch{});
+}
+
 // All log2(L) in-register levels of one register.
-template <class Arch>
-inline u32x<Arch> fwht_in_register(u32x<Arch> x) noexcept {
-  constexpr std::size_t lanes = u32x<Arch>::size;
+template <class T, class Arch>
+inline fwht_vec<T, Arch> fwht_in_register(fwht_vec<T, Arch> x) noexcept {
+  constexpr std::size_t lanes = fwht_vec<T, Arch>::size;
   static_assert(lanes >= 4 && lanes <= 16, "4, 8 or 16 lanes");
-  x = fwht_swap<1, Arch>(x, Arch{}) + fwht_negate_upper<1, Arch>(x, Arch{});
-  x = fwht_swap<2, Arch>(x, Arch{}) + fwht_negate_upper<2, Arch>(x, Arch{});
-  if constexpr (lanes >= 8) {
-    x = fwht_swap<4, Arch>(x, Arch{}) + fwht_negate_upper<4, Arch>(x, Arch{});
-  }
-  if constexpr (lanes >= 16) {
-    x = fwht_swap<8, Arch>(x, Arch{}) + fwht_negate_upper<8, Arch>(x, Arch{});
-  }
+  x = fwht_lane_level<1, T, Arch>(x);
+  x = fwht_lane_level<2, T, Arch>(x);
+  if constexpr (lanes >= 8) x = fwht_lane_level<4, T, Arch>(x);
+  if constexpr (lanes >= 16) x = fwht_lane_level<8, T, Arch>(x);
   return x;
 }
 
+// The rotation's signs D (kernel_table.h) for one register: lane j is negated when bit Shift + j of
+// `word` is set.
+template <unsigned Shift, class Arch>
+struct fwht_sign_bit_index {
+  static constexpr uint32_t get(std::size_t i, std::size_t) noexcept {
+    return uint32_t{1} << (Shift + i);
+  }
+};
+
+// All ones in the lanes whose bit of `word` (broadcast) is set.
+template <unsigned Shift, class Arch>
+inline u32x<Arch> fwht_sign_mask(u32x<Arch> word, xsimd::generic) noexcept {
+  const u32x<Arch> bits = xsimd::make_batch_constant<u32x<Arch>, fwht_sign_bit_index<Shift, Arch>>();
+  return xsimd::select((word & bits) != u32x<Arch>(0u), u32x<Arch>(~0u), u32x<Arch>(0u));
+}
+#if XSIMD_WITH_SSE2
+template <unsigned Shift, class Arch>
+inline u32x<Arch> fwht_sign_mask(u32x<Arch> word, xsimd::sse2) noexcept {
+  const u32x<Arch> bits = xsimd::make_batch_constant<u32x<Arch>, fwht_sign_bit_index<Shift, Arch>>();
+  return _mm_cmpeq_epi32(_mm_and_si128(word, bits), bits);
+}
+#endif
+#if XSIMD_WITH_AVX2
+template <unsigned Shift, class Arch>
+inline u32x<Arch> fwht_sign_mask(u32x<Arch> word, xsimd::avx2) noexcept {
+  const u32x<Arch> bits = xsimd::make_batch_constant<u32x<Arch>, fwht_sign_bit_index<Shift, Arch>>();
+  return _mm256_cmpeq_epi32(_mm256_and_si256(word, bits), bits);
+}
+#endif
+#if XSIMD_WITH_NEON
+template <unsigned Shift, class Arch>
+inline u32x<Arch> fwht_sign_mask(u32x<Arch> word, xsimd::neon) noexcept {
+  const u32x<Arch> bits = xsimd::make_batch_constant<u32x<Arch>, fwht_sign_bit_index<Shift, Arch>>();
+  return vtstq_u32(word, bits);
+}
+#endif
+
+template <unsigned Shift, class T, class Arch>
+inline fwht_vec<T, Arch> fwht_apply_signs(fwht_vec<T, Arch> x, uint32_t word,
+                                          xsimd::generic) noexcept {
+  const u32x<Arch> m = fwht_sign_mask<Shift, Arch>(u32x<Arch>(word), Arch{});
+  if constexpr (std::is_same_v<T, float>) {
+    const u32x<Arch> bits = xsimd::bitwise_cast<u32x<Arch>>(x) ^ (m & u32x<Arch>(0x80000000u));
+    return xsimd::bitwise_cast<fwht_vec<T, Arch>>(bits);
+  } else {
+    return (x ^ m) - m;
+  }
+}
+#if XSIMD_WITH_AVX512F
+template <unsigned Shift, class T, class Arch>
+inline fwht_vec<T, Arch> fwht_apply_signs(fwht_vec<T, Arch> x, uint32_t word,
+                                          xsimd::avx512f) noexcept {
+  const auto negate = static_cast<__mmask16>(word >> Shift);  // the register's 16 bits
+  if constexpr (std::is_same_v<T, float>) {
+    const __m512i bits = _mm512_castps_si512(x);
+    return _mm512_castsi512_ps(
+        _mm512_mask_xor_epi32(bits, negate, bits, _mm512_set1_epi32(INT32_MIN)));
+  } else {
+    return _mm512_mask_sub_epi32(x, negate, _mm512_setzero_si512(), x);
+  }
+}
+#endif
+
 // One radix-2 butterfly: (a, b) -> (a + b, a - b).
-template <class Arch>
-inline void fwht_butterfly(u32x<Arch>& a, u32x<Arch>& b) noexcept {
-  const u32x<Arch> sum = a + b;
+template <class T, class Arch>
+inline void fwht_butterfly(fwht_vec<T, Arch>& a, fwht_vec<T, Arch>& b) noexcept {
+  const fwht_vec<T, Arch> sum = a + b;
   b = a - b;
   a = sum;
 }
@@ -351,62 +446,90 @@ inline void fwht_butterfly(u32x<Arch>& a, u32x<Arch>& b) noexcept {
 // The level H across registers: pair m is (j, j + H) with j = (m / H) * 2H + m % H. Written as
 // folds over index sequences so that every index is a constant and r[] lives in registers (a loop
 // that the compiler does not unroll completely leaves the array on the stack).
-template <std::size_t H, class Arch, std::size_t... M>
-inline void fwht_level(u32x<Arch>* r, std::index_sequence<M...>) noexcept {
-  (fwht_butterfly<Arch>(r[(M / H) * 2 * H + M % H], r[(M / H) * 2 * H + M % H + H]), ...);
+template <std::size_t H, class T, class Arch, std::size_t... M>
+inline void fwht_level(fwht_vec<T, Arch>* r, std::index_sequence<M...>) noexcept {
+  (fwht_butterfly<T, Arch>(r[(M / H) * 2 * H + M % H], r[(M / H) * 2 * H + M % H + H]), ...);
 }
 
 // log2(R) levels across R registers: r[j] and r[j + h] are elements h register strides apart.
-template <std::size_t R, class Arch>
-inline void fwht_butterflies(u32x<Arch>* r) noexcept {
+template <std::size_t R, class T, class Arch>
+inline void fwht_butterflies(fwht_vec<T, Arch>* r) noexcept {
   static_assert(R == 2 || R == 4 || R == 8, "radix 2, 4 or 8");
-  fwht_level<1, Arch>(r, std::make_index_sequence<R / 2>{});
-  if constexpr (R >= 4) fwht_level<2, Arch>(r, std::make_index_sequence<R / 2>{});
-  if constexpr (R >= 8) fwht_level<4, Arch>(r, std::make_index_sequence<R / 2>{});
+  fwht_level<1, T, Arch>(r, std::make_index_sequence<R / 2>{});
+  if constexpr (R >= 4) fwht_level<2, T, Arch>(r, std::make_index_sequence<R / 2>{});
+  if constexpr (R >= 8) fwht_level<4, T, Arch>(r, std::make_index_sequence<R / 2>{});
 }
 
-template <class Arch, std::size_t... K>
-inline void fwht_load(u32x<Arch>* r, const uint32_t* p, std::size_t stride,
+template <class T, class Arch, std::size_t... K>
+inline void fwht_load(fwht_vec<T, Arch>* r, const T* p, std::size_t stride,
                       std::index_sequence<K...>) noexcept {
-  ((r[K] = u32x<Arch>::load_unaligned(p + K * stride)), ...);
+  ((r[K] = fwht_vec<T, Arch>::load_unaligned(p + K * stride)), ...);
 }
 
-template <class Arch, std::size_t... K>
-inline void fwht_store(const u32x<Arch>* r, uint32_t* p, std::size_t stride,
+template <class T, class Arch, std::size_t... K>
+inline void fwht_store(const fwht_vec<T, Arch>* r, T* p, std::size_t stride,
                        std::index_sequence<K...>) noexcept {
   (r[K].store_unaligned(p + K * stride), ...);
 }
 
-template <class Arch, std::size_t... K>
-inline void fwht_in_register_all(u32x<Arch>* r, std::index_sequence<K...>) noexcept {
-  ((r[K] = fwht_in_register<Arch>(r[K])), ...);
+// Register K of a group holds elements K * L .. K * L + L - 1 of the group, which starts on a
+// multiple of 32 (8 registers of at least 4 lanes).
+template <class T, class Arch, std::size_t... K>
+inline void fwht_signs_all(fwht_vec<T, Arch>* r, const uint32_t* words,
+                           std::index_sequence<K...>) noexcept {
+  constexpr std::size_t lanes = fwht_vec<T, Arch>::size;
+  ((r[K] = fwht_apply_signs<(K * lanes) % 32, T, Arch>(r[K], words[K * lanes / 32], Arch{})), ...);
 }
 
+template <class T, class Arch, std::size_t... K>
+inline void fwht_in_register_all(fwht_vec<T, Arch>* r, std::index_sequence<K...>) noexcept {
+  ((r[K] = fwht_in_register<T, Arch>(r[K])), ...);
+}
+
+template <class T, class Arch, std::size_t... K>
+inline void fwht_scale_all(fwht_vec<T, Arch>* r, fwht_vec<T, Arch> scale,
+                           std::index_sequence<K...>) noexcept {
+  ((r[K] = r[K] * scale), ...);
+}
+
+// What a rotation adds to the plain transform: the signs D, read by the first pass, and the scale
+// s, applied by the last pass.
+template <class T>
+struct fwht_extras {
+  const uint32_t* signs;
+  T scale;
+};
+
 // Levels 0 .. log2(L * R) - 1 of x[0 .. n), n a multiple of L * R: R registers of contiguous data.
-template <std::size_t R, class Arch>
-inline void fwht_first_pass_r(uint32_t* x, std::size_t n) noexcept {
-  using v = u32x<Arch>;
+template <std::size_t R, class T, class Arch, bool Signs, bool Scaled>
+inline void fwht_first_pass_r(T* x, std::size_t n, const fwht_extras<T>& extras) noexcept {
+  using v = fwht_vec<T, Arch>;
   constexpr std::size_t lanes = v::size;
+  using regs = std::make_index_sequence<R>;
   for (std::size_t i = 0; i < n; i += R * lanes) {
     v r[R];
-    fwht_load<Arch>(r, x + i, lanes, std::make_index_sequence<R>{});
-    fwht_in_register_all<Arch>(r, std::make_index_sequence<R>{});
-    fwht_butterflies<R, Arch>(r);
-    fwht_store<Arch>(r, x + i, lanes, std::make_index_sequence<R>{});
+    fwht_load<T, Arch>(r, x + i, lanes, regs{});
+    if constexpr (Signs) fwht_signs_all<T, Arch>(r, extras.signs + i / 32, regs{});
+    fwht_in_register_all<T, Arch>(r, regs{});
+    fwht_butterflies<R, T, Arch>(r);
+    if constexpr (Scaled) fwht_scale_all<T, Arch>(r, v(extras.scale), regs{});
+    fwht_store<T, Arch>(r, x + i, lanes, regs{});
   }
 }
 
 // Levels log2(stride) .. log2(stride * R) - 1 of x[0 .. n); stride a multiple of L, n a multiple
 // of R * stride.
-template <std::size_t R, class Arch>
-inline void fwht_pass(uint32_t* x, std::size_t n, std::size_t stride) noexcept {
-  using v = u32x<Arch>;
+template <std::size_t R, class T, class Arch, bool Scaled>
+inline void fwht_pass(T* x, std::size_t n, std::size_t stride, T scale) noexcept {
+  using v = fwht_vec<T, Arch>;
+  using regs = std::make_index_sequence<R>;
   for (std::size_t block = 0; block < n; block += R * stride) {
     for (std::size_t j = block; j < block + stride; j += v::size) {
       v r[R];
-      fwht_load<Arch>(r, x + j, stride, std::make_index_sequence<R>{});
-      fwht_butterflies<R, Arch>(r);
-      fwht_store<Arch>(r, x + j, stride, std::make_index_sequence<R>{});
+      fwht_load<T, Arch>(r, x + j, stride, regs{});
+      fwht_butterflies<R, T, Arch>(r);
+      if constexpr (Scaled) fwht_scale_all<T, Arch>(r, v(scale), regs{});
+      fwht_store<T, Arch>(r, x + j, stride, regs{});
     }
   }
 }
@@ -415,43 +538,59 @@ inline void fwht_pass(uint32_t* x, std::size_t n, std::size_t stride) noexcept {
 // passes (first pass or radix 16) are slower everywhere, from spills with 16 vector registers and,
 // with 32, from 16 streams at a large power-of-two stride sharing L1 sets; the cache block matters
 // little between 2^11 and 2^15 elements.
-template <class Arch>
+template <class T, class Arch>
 struct fwht_shape {
-  static constexpr unsigned lanes_log2 = u32x<Arch>::size == 4 ? 2 : u32x<Arch>::size == 8 ? 3 : 4;
+  static constexpr std::size_t lanes = fwht_vec<T, Arch>::size;
+  static constexpr unsigned lanes_log2 = lanes == 4 ? 2 : lanes == 8 ? 3 : 4;
   static constexpr unsigned first_regs_log2 = 3;  // the first pass works on 8 registers
   static constexpr unsigned first_levels = lanes_log2 + first_regs_log2;
   static constexpr unsigned max_pass_levels = 3;  // radix 8 at most
   static constexpr unsigned block_log2 = 12;      // 16 KiB: passes below this size run in L1
 };
 
-template <class Arch>
-inline void fwht_first_pass(uint32_t* x, std::size_t n) noexcept {
-  fwht_first_pass_r<std::size_t{1} << fwht_shape<Arch>::first_regs_log2, Arch>(x, n);
+// The first pass; it is also the last one when `last`.
+template <class T, class Arch, bool Signs, bool Scaled>
+inline void fwht_first_pass(T* x, std::size_t n, const fwht_extras<T>& extras, bool last) noexcept {
+  constexpr std::size_t regs = std::size_t{1} << fwht_shape<T, Arch>::first_regs_log2;
+  if constexpr (Scaled) {
+    if (last) {
+      fwht_first_pass_r<regs, T, Arch, Signs, true>(x, n, extras);
+      return;
+    }
+  }
+  fwht_first_pass_r<regs, T, Arch, Signs, false>(x, n, extras);
 }
 
 // One pass of `levels` levels (1 to 3) from level log2(stride) on.
-template <class Arch>
-inline void fwht_pass_levels(uint32_t* x, std::size_t n, std::size_t stride,
-                             unsigned levels) noexcept {
+template <class T, class Arch, bool Scaled>
+inline void fwht_pass_levels(T* x, std::size_t n, std::size_t stride, unsigned levels,
+                             T scale) noexcept {
   switch (levels) {
-    case 1: fwht_pass<2, Arch>(x, n, stride); break;
-    case 2: fwht_pass<4, Arch>(x, n, stride); break;
-    default: fwht_pass<8, Arch>(x, n, stride); break;
+    case 1: fwht_pass<2, T, Arch, Scaled>(x, n, stride, scale); break;
+    case 2: fwht_pass<4, T, Arch, Scaled>(x, n, stride, scale); break;
+    default: fwht_pass<8, T, Arch, Scaled>(x, n, stride, scale); break;
   }
 }
 
-// The first pass, then passes[0 .. count) (levels per pass, low levels first), on 2^log2n elements.
-// Depth first: while a block is larger than 2^block_log2, its top pass waits until every
-// sub-block it spans has been transformed, so all but the outermost passes run in cache.
-template <class Arch>
-void fwht_schedule(uint32_t* x, unsigned log2n, const unsigned char* passes,
-                   unsigned count) noexcept {
+// The first pass, then passes[0 .. count) (levels per pass, low levels first), on 2^log2n elements;
+// Scaled: the last pass applies the scale. Depth first: while a block is larger than
+// 2^block_log2, its top pass waits until every sub-block it spans has been transformed, so all but
+// the outermost passes run in cache.
+template <class T, class Arch, bool Signs, bool Scaled>
+void fwht_schedule(T* x, unsigned log2n, const unsigned char* passes, unsigned count,
+                   const fwht_extras<T>& extras) noexcept {
+  using shape = fwht_shape<T, Arch>;
   const std::size_t n = std::size_t{1} << log2n;
-  if (count == 0 || log2n <= fwht_shape<Arch>::block_log2) {
-    fwht_first_pass<Arch>(x, n);
-    unsigned done = fwht_shape<Arch>::first_levels;
+  if (count == 0 || log2n <= shape::block_log2) {
+    fwht_first_pass<T, Arch, Signs, Scaled>(x, n, extras, count == 0);
+    unsigned done = shape::first_levels;
     for (unsigned i = 0; i < count; ++i) {
-      fwht_pass_levels<Arch>(x, n, std::size_t{1} << done, passes[i]);
+      const std::size_t stride = std::size_t{1} << done;
+      if (Scaled && i + 1 == count) {
+        fwht_pass_levels<T, Arch, Scaled>(x, n, stride, passes[i], extras.scale);
+      } else {
+        fwht_pass_levels<T, Arch, false>(x, n, stride, passes[i], extras.scale);
+      }
       done += passes[i];
     }
     return;
@@ -459,21 +598,37 @@ void fwht_schedule(uint32_t* x, unsigned log2n, const unsigned char* passes,
   const unsigned top = passes[count - 1];
   const unsigned sub = log2n - top;
   for (std::size_t k = 0; k < (std::size_t{1} << top); ++k) {
-    fwht_schedule<Arch>(x + (k << sub), sub, passes, count - 1);
+    const std::size_t first = k << sub;  // a multiple of 32: sub >= first_levels >= 5
+    const fwht_extras<T> part{Signs ? extras.signs + first / 32 : nullptr, extras.scale};
+    fwht_schedule<T, Arch, Signs, false>(x + first, sub, passes, count - 1, part);
   }
-  fwht_pass_levels<Arch>(x, n, std::size_t{1} << sub, top);
+  fwht_pass_levels<T, Arch, Scaled>(x, n, std::size_t{1} << sub, top, extras.scale);
 }
 
-struct fwht_i32_kernel {
+// The transform on T = uint32_t or float, with the rotation's signs (Signs) and scale (Scaled).
+template <class T, bool Signs, bool Scaled>
+struct hadamard_kernel {
   template <class Arch>
-  void operator()(Arch, int32_t* data, unsigned log2n) const noexcept;
+  void operator()(Arch, T* x, const uint32_t* signs, unsigned log2n) const noexcept;
 };
 
+template <class T, bool Signs, bool Scaled>
 template <class Arch>
-void fwht_i32_kernel::operator()(Arch, int32_t* data, unsigned log2n) const noexcept {
-  using shape = fwht_shape<Arch>;
+void hadamard_kernel<T, Signs, Scaled>::operator()(Arch, T* x, const uint32_t* signs,
+                                                   unsigned log2n) const noexcept {
+  using shape = fwht_shape<T, Arch>;
   if (log2n < shape::first_levels) {
-    fwht_i32_scalar(data, log2n);
+    if constexpr (std::is_same_v<T, float>) {
+      if constexpr (Signs) {
+        rotate_f32_scalar(x, signs, log2n);
+      } else {
+        fwht_f32_scalar(x, log2n);
+      }
+    } else if constexpr (Signs) {
+      rotate_i32_scalar(reinterpret_cast<int32_t*>(x), signs, log2n);
+    } else {
+      fwht_i32_scalar(reinterpret_cast<int32_t*>(x), log2n);
+    }
     return;
   }
   // The levels above the first pass, in as few passes as possible, spread evenly (the larger ones
@@ -484,7 +639,9 @@ void fwht_i32_kernel::operator()(Arch, int32_t* data, unsigned log2n) const noex
   for (unsigned i = 0; i < count; ++i) {
     passes[i] = static_cast<unsigned char>(rest / count + (i >= count - rest % count ? 1 : 0));
   }
-  fwht_schedule<Arch>(reinterpret_cast<uint32_t*>(data), log2n, passes, count);
+  fwht_extras<T> extras{signs, T{1}};
+  if constexpr (Scaled) extras.scale = rotation_scale(log2n);
+  fwht_schedule<T, Arch, Signs, Scaled>(x, log2n, passes, count, extras);
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -865,10 +1022,29 @@ void olh_support_kernel::operator()(Arch, const uint64_t* a, const uint64_t* b,
   }
 
 #define LDP_KERNELS_DEFINE_FWHT(ARCH, ID)                                                             \
-  template void ldp::kernels::detail::fwht_i32_kernel::operator()<ARCH>(ARCH, int32_t*, unsigned)     \
-      const noexcept;                                                                                \
+  template void ldp::kernels::detail::hadamard_kernel<uint32_t, false, false>::operator()<ARCH>(     \
+      ARCH, uint32_t*, const uint32_t*, unsigned) const noexcept;                                    \
+  template void ldp::kernels::detail::hadamard_kernel<float, false, false>::operator()<ARCH>(        \
+      ARCH, float*, const uint32_t*, unsigned) const noexcept;                                       \
+  template void ldp::kernels::detail::hadamard_kernel<uint32_t, true, false>::operator()<ARCH>(      \
+      ARCH, uint32_t*, const uint32_t*, unsigned) const noexcept;                                    \
+  template void ldp::kernels::detail::hadamard_kernel<float, true, true>::operator()<ARCH>(          \
+      ARCH, float*, const uint32_t*, unsigned) const noexcept;                                       \
   void ldp::kernels::detail::fwht_i32_##ID(int32_t* data, unsigned log2n) noexcept {                 \
-    fwht_i32_kernel{}(ARCH{}, data, log2n);                                                          \
+    hadamard_kernel<uint32_t, false, false>{}(ARCH{}, reinterpret_cast<uint32_t*>(data), nullptr,    \
+                                              log2n);                                                \
+  }                                                                                                  \
+  void ldp::kernels::detail::fwht_f32_##ID(float* data, unsigned log2n) noexcept {                   \
+    hadamard_kernel<float, false, false>{}(ARCH{}, data, nullptr, log2n);                            \
+  }                                                                                                  \
+  void ldp::kernels::detail::rotate_i32_##ID(int32_t* data, const uint32_t* sign_words,              \
+                                              unsigned log2n) noexcept {                             \
+    hadamard_kernel<uint32_t, true, false>{}(ARCH{}, reinterpret_cast<uint32_t*>(data), sign_words, \
+                                             log2n);                                                 \
+  }                                                                                                  \
+  void ldp::kernels::detail::rotate_f32_##ID(float* data, const uint32_t* sign_words,                \
+                                              unsigned log2n) noexcept {                             \
+    hadamard_kernel<float, true, true>{}(ARCH{}, data, sign_words, log2n);                           \
   }
 
 #define LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(ARCH, ID)                                                  \

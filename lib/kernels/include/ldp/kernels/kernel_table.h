@@ -41,6 +41,28 @@ using bernoulli_chunks_fn = std::size_t (*)(uint64_t* out, std::size_t nchunks, 
 // alignment is required. MECHANISMS.md B.4 ("Fixed point").
 using fwht_i32_fn = void (*)(int32_t* data, unsigned log2n);
 
+// The same transform in float32: out[r] = sum over y of (-1)^popcount(r & y) * in[y], in place,
+// 0 <= log2n <= 30, no normalization, no alignment required. Every table computes exactly the
+// scalar reference's roundings: level h (pairing j and j + 2^h, (a, b) -> (a + b, a - b)) is applied
+// to each element after levels 0 .. h-1 and before h+1, and a - b is a + (-b) in IEEE 754, so a
+// different loop order or the in-register lane tricks do not change a bit. Exceptions: ARMv7 NEON
+// flushes subnormals to zero and returns the default NaN, so the "neon" table matches the others
+// only when no intermediate is subnormal or NaN.
+using fwht_f32_fn = void (*)(float* data, unsigned log2n);
+
+// Randomized Hadamard rotation without normalization (MECHANISMS.md B.4): data <- H * D * data, in
+// place, mod 2^32 as fwht_i32, 0 <= log2n <= 30. D = diag(omega), omega_i = -1 when bit i % 32 of
+// sign_words[i / 32] is 1, else +1 (ceil(2^log2n / 32) words are read). The sign flip is fused
+// into the transform's first pass.
+using rotate_i32_fn = void (*)(int32_t* data, const uint32_t* sign_words, unsigned log2n);
+
+// The orthonormal rotation in float32: data <- s * H * D * data, D as for rotate_i32 and
+// s = 2^(-log2n / 2), exact for even log2n; for odd log2n s is the float nearest 2^(-log2n / 2)
+// (2^(-(log2n - 1) / 2) times the float nearest 1/sqrt(2)). Every output is round(round(a +- b) * s)
+// of its last butterfly (the scaling is fused into the last pass), bit-identical on every table
+// with fwht_f32's exceptions.
+using rotate_f32_fn = void (*)(float* data, const uint32_t* sign_words, unsigned log2n);
+
 // Column sums of a bit matrix (server ingestion of unary-encoded and CMS reports, PERFORMANCE.md 7):
 // for every j < nbits, adds to counts[j] the number of reports i < n_reports whose bit j is set, where
 // report i starts at reports + i * stride and bit j is bit j % 8 (least significant first) of its
@@ -70,6 +92,9 @@ struct table {
   fwht_i32_fn fwht_i32;
   column_popcount_fn column_popcount;
   olh_support_fn olh_support;
+  fwht_f32_fn fwht_f32;
+  rotate_i32_fn rotate_i32;
+  rotate_f32_fn rotate_f32;
 };
 
 // The scalar reference, always compiled (the only table on Cortex-M).
