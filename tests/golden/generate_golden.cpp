@@ -130,6 +130,20 @@ std::vector<golden_case> all_cases() {
           builder().varint(std::numeric_limits<int64_t>::min()), status::ok);
   payload(mechanism::laplace, "valid_int64_max", "value INT64_MAX: a 10-byte varint",
           builder().varint(std::numeric_limits<int64_t>::max()), status::ok);
+  {
+    // The Kent blocks' fold fields (wire_format.md 3.2): an M2 refine fold and an M3 vote fold.
+    ldp::wire::params m2 = params(mechanism::kent_refine);
+    m2.set(field::vector_dim, 5).set(field::fold_coordinate, 4);
+    cases.push_back({"kent_refine_valid_m2", "fold j = 4 of d = 5: the example report", m2, example(m2),
+                     status::ok});
+    unsigned char seed[ldp::wire::seed_size];
+    for (std::size_t i = 0; i < sizeof seed; ++i) seed[i] = static_cast<unsigned char>(0x40 + i);
+    ldp::wire::params m3 = params(mechanism::kent_vote);
+    m3.set(field::vector_dim, 5).set(field::fold_coordinate, 7).set(field::hadamard_dim, 8);
+    m3.set_seed(field::rotation_seed, seed);
+    cases.push_back({"kent_vote_valid_m3", "rotated coordinate j = 7 of d~ = 8 (d = 5): the example report",
+                     m3, example(m3), status::ok});
+  }
   payload(mechanism::sparse_vector, "valid_empty", "count 0: no non-zero coordinate",
           builder().le(0, 1), status::ok);
   payload(mechanism::sparse_vector, "valid_full",

@@ -51,6 +51,7 @@ wire::params example_params(mechanism m) {
     case mechanism::kent_vote:
       frequency(2673442470u);
       p.set(field::threshold_other, 1621524826u).set(field::round, 1).set(field::observations, 64);
+      range();
       break;
     case mechanism::laplace: range(); scale(); break;
     case mechanism::laplace_vector: p.set(field::domain, 4); range(); scale(); break;
@@ -73,8 +74,9 @@ wire::params example_params(mechanism m) {
       break;
     case mechanism::sparse_vector: p.set(field::domain, 1000).set(field::sparsity, 4); range(); break;
     case mechanism::kent_refine:
-      p.set(field::round, 2).set(field::frac_bits, 16).set_signed(field::interval_lo, -6554);
+      p.set(field::round, 2).set_signed(field::interval_lo, -6554);
       p.set_signed(field::interval_hi, 19661).set(field::observations, 64);
+      range();
       scale();
       break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");

@@ -32,7 +32,7 @@ uint32_t required_fields(mechanism m) {
     case mechanism::cms:
     case mechanism::hcms: return frequency | sketch;
     case mechanism::kent_vote:
-      return frequency | thresholds | bit(field::round) | bit(field::observations);
+      return frequency | thresholds | range | bit(field::round) | bit(field::observations);
     case mechanism::laplace: return range | scale;
     case mechanism::laplace_vector: return bit(field::domain) | range | scale;
     case mechanism::duchi: return bit(field::threshold_bits) | thresholds | range;
@@ -40,11 +40,57 @@ uint32_t required_fields(mechanism m) {
     case mechanism::vector_laplace: return rotation | range | scale;
     case mechanism::sparse_vector: return bit(field::domain) | bit(field::sparsity) | range;
     case mechanism::kent_refine:
-      return bit(field::round) | bit(field::interval_lo) | bit(field::interval_hi) |
-             bit(field::frac_bits) | scale | bit(field::observations);
+      return bit(field::round) | bit(field::interval_lo) | bit(field::interval_hi) | range | scale |
+             bit(field::observations);
     case mechanism::none: break;
   }
   return 0;
+}
+
+// The optional groups of the Kent blocks (wire_format.md 3.2): M1 blocks have neither, M2 blocks
+// the fold, M3 blocks the fold and the rotation.
+constexpr uint32_t kent_fold = bit(field::vector_dim) | bit(field::fold_coordinate);
+constexpr uint32_t kent_rotation = bit(field::hadamard_dim) | bit(field::rotation_seed);
+
+constexpr bool is_kent(mechanism m) { return m == mechanism::kent_vote || m == mechanism::kent_refine; }
+
+bool fields_match(const params& p) {
+  const uint32_t required = required_fields(p.mech);
+  if (p.present == required) return true;
+  return is_kent(p.mech) &&
+         (p.present == (required | kent_fold) || p.present == (required | kent_fold | kent_rotation));
+}
+
+// The Kent devices (MECHANISMS.md C.1) sum T~ observations clamped to [clip_lo, clip_hi] in int64,
+// and M3 devices rotate local means clamped to [-R, R] (clip_lo = -R) with the int32 FWHT, whose
+// entries are bounded by d~ * R (wire_format.md 3.3).
+bool kent_ranges_hold(const params& p) {
+  const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
+  const uint64_t magnitude = lo < 0 ? 0 - static_cast<uint64_t>(lo) : static_cast<uint64_t>(lo);
+  const uint64_t largest =
+      hi > 0 && static_cast<uint64_t>(hi) > magnitude ? static_cast<uint64_t>(hi) : magnitude;
+  uint64_t sum_bound = 0;
+  if (!checked_mul(largest, p.get(field::observations), &sum_bound) || sum_bound > uint64_t{INT64_MAX}) {
+    return false;
+  }
+  if (p.mech == mechanism::kent_refine &&
+      (p.get_signed(field::interval_lo) < lo || p.get_signed(field::interval_hi) > hi)) {
+    return false;
+  }
+  if (p.has(field::vector_dim)) {
+    const uint64_t d = p.get(field::vector_dim);
+    if (d < 1 || d > (uint64_t{1} << 30)) return false;
+    const uint64_t folds = p.has(field::hadamard_dim) ? p.get(field::hadamard_dim) : d;
+    if (p.get(field::fold_coordinate) >= folds) return false;
+  }
+  if (p.has(field::hadamard_dim)) {
+    uint64_t bound = 0;
+    if (lo != -hi || !checked_mul(static_cast<uint64_t>(hi), p.get(field::hadamard_dim), &bound) ||
+        bound >= (uint64_t{1} << 31)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 constexpr bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
@@ -84,7 +130,7 @@ bool ranges_hold(const params& p) {
   }
   if (has(field::hadamard_dim)) {
     const uint64_t k = get(field::hadamard_dim);
-    const uint64_t d = get(field::domain);
+    const uint64_t d = get(has(field::vector_dim) ? field::vector_dim : field::domain);
     if (!is_pow2(k) || k > (uint64_t{1} << 30)) return false;
     if (p.mech == mechanism::hr ? k <= d : k < d) return false;  // HR leaves row 0 unused
   }
@@ -103,6 +149,7 @@ bool ranges_hold(const params& p) {
     if (get(field::round) != expected) return false;
   }
   if (has(field::observations) && get(field::observations) == 0) return false;
+  if (is_kent(p.mech) && !kent_ranges_hold(p)) return false;
   if (has(field::radius)) {
     // The device rotates its clipped vector with the int32 FWHT (MECHANISMS.md B.4): every partial
     // sum is bounded by sqrt(d~) * R grid units, and R^2 * d~ < 2^62 keeps that below 2^31. The
@@ -121,7 +168,7 @@ bool ranges_hold(const params& p) {
 
 status validate(const params& p) noexcept {
   if (!is_known(p.mech)) return status::unknown_mechanism;
-  if (p.present != required_fields(p.mech)) return status::invalid_parameters;
+  if (!fields_match(p)) return status::invalid_parameters;
   return ranges_hold(p) ? status::ok : status::invalid_parameters;
 }
 

@@ -12,5 +12,6 @@
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
+#include "ldp/wire/vector_params.h"
 
 #endif

@@ -37,9 +37,11 @@ enum class field : uint8_t {
   hash_seed = 19,       // 32 bytes: public seed of hash families (CMS, HCMS)
   rotation_seed = 20,   // 32 bytes: public seed of the rotation signs D (vector mechanisms)
   radius = 21,          // i64  L2 radius R of vector mean estimation, in fixed point (R * 2^f)
+  vector_dim = 22,      // u32  d of a user-level protocol on vectors (Kent M2, M3)
+  fold_coordinate = 23, // u32  the coordinate j a Kent M2/M3 fold votes on and refines
 };
 
-inline constexpr int field_max = 21;
+inline constexpr int field_max = 23;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.

@@ -1,0 +1,67 @@
+// Parameter blocks of the user-level protocols of Kent, Berrett and Yu (MECHANISMS.md C.1): the
+// round-1 vote block (kent-vote, P1) and the round-2 refine block (kent-refine, P2) of M1, M2 and
+// M3 (docs/wire_format.md tables 2, 3 and 3.2), and the cell grid device and server share.
+//
+// Both rounds carry the range [clip_lo, clip_hi] of the observations (fixed point, f = frac_bits)
+// and the observation cap T~ (observations), so that every device of a protocol computes the same
+// local mean. M2 blocks add the fold (vector_dim d, fold_coordinate j); M3 blocks add the rotation
+// too (hadamard_dim d~, rotation_seed), with the range [-R, R] of the rotated coordinates.
+//
+// The cell grid [impl]: the N = domain cells split [lo, hi] evenly in fixed point. With W = hi - lo,
+// cell k holds the grid points x with k W <= (x - lo) N < (k + 1) W, the last cell also holds hi;
+// its ends are edge(k) = lo + ceil(k W / N) and edge(k + 1) (exclusive, but for the last cell).
+// C.1's cells of width h and N = ceil(2 / h) on [-1, 1] become cells of width W / N <= h here: the
+// last cell is never shorter than the others.
+#ifndef LDP_WIRE_USER_LEVEL_PARAMS_H
+#define LDP_WIRE_USER_LEVEL_PARAMS_H
+
+#include <cstdint>
+
+#include "ldp/base/status.h"
+#include "ldp/wire/oracle_params.h"
+#include "ldp/wire/params.h"
+
+namespace ldp::wire {
+
+// What the two rounds of one protocol share: the fields after the mechanism's own.
+struct kent_shape {
+  unsigned frac_bits = 16;
+  int64_t clip_lo = 0;               // range of each observation (M3: -R), fixed point
+  int64_t clip_hi = 0;               // (M3: R, the l2 radius)
+  uint32_t observations = 1;         // the cap T~ (P6): devices use their first T~ observations
+  uint32_t vector_dim = 0;           // d; 0 for M1 (no fold fields)
+  uint32_t fold_coordinate = 0;      // j: the coordinate the fold reports (M3: of the rotated mean)
+  uint32_t hadamard_dim = 0;         // M3 only: d~, a power of two >= d; 0 for M1 and M2
+  const unsigned char* rotation_seed = nullptr;  // M3 only: the public seed of D (32 bytes)
+};
+
+// Round 1 (P1): a one-hot vote over `cells` cells by SUE at level alpha in (0, 40]: every bit is
+// kept with T_keep / 2^32 <= e^(alpha/2) / (1 + e^(alpha/2)) and set otherwise with
+// T_other = 2^32 - T_keep, the thresholds of make_sue. epsilon_impl = 2 ln(T_keep / T_other) <=
+// alpha is the level of the whole vote for the user's whole dataset: any two datasets give one-hot
+// inputs, which differ in at most two bits. invalid_argument when a block cannot be built (cells
+// < 2, or a shape that breaks docs/wire_format.md 3.3).
+[[nodiscard]] derived_params make_kent_vote(double alpha, uint32_t cells, const kent_shape& shape) noexcept;
+
+// Round 2 (P2): the broadcast interval [interval_lo, interval_hi] (fixed point, inside the shape's
+// range) and discrete Laplace noise of scale t = (U - L) / alpha grid units (laplace_scale of
+// numeric_params.h: t_num = ceil(t_den (U - L) (1 + 2^-40) / alpha), t_den = 2^16 for t <= 2^42),
+// epsilon_impl = (U - L) t_den / t_num <= alpha. The single-stage estimator is the same block with
+// the interval equal to the whole range.
+[[nodiscard]] derived_params make_kent_refine(double alpha, int64_t interval_lo, int64_t interval_hi,
+                                              const kent_shape& shape) noexcept;
+
+// The shape of a valid kent-vote or kent-refine block.
+[[nodiscard]] kent_shape shape_of(const params& p) noexcept;
+
+// ---- The cell grid of a valid kent-vote block ------------------------------------------------
+
+// The cell of a fixed-point value, which is clamped to [clip_lo, clip_hi] first.
+[[nodiscard]] uint32_t kent_cell(const params& vote, int64_t x) noexcept;
+
+// edge(k) = clip_lo + ceil(k W / N) for k <= N: the first grid point of cell k; edge(N) = clip_hi.
+[[nodiscard]] int64_t kent_cell_edge(const params& vote, uint64_t k) noexcept;
+
+}  // namespace ldp::wire
+
+#endif
