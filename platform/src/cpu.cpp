@@ -57,14 +57,14 @@ cpu_features detect_cpu() noexcept {
 #if defined(LDP_CPU_X86)
   const regs l1 = cpuid(1, 0);
   f.sse2 = bit(l1.d, 26);  // EDX bit 26 (xsimd 8.1 reads ECX bit 26, which is XSAVE)
-  const bool osxsave = bit(l1.c, 27), avx = bit(l1.c, 28), fma = bit(l1.c, 12);
+  const bool osxsave = bit(l1.c, 27), avx = bit(l1.c, 28), fma = bit(l1.c, 12), sse42 = bit(l1.c, 20);
   if (!osxsave || !avx) return f;
   const unsigned long long xcr0 = xgetbv0();
   const bool ymm_saved = (xcr0 & 0x6u) == 0x6u;
   const bool zmm_saved = (xcr0 & 0xE6u) == 0xE6u;
   const regs l7 = cpuid(7, 0);
   const bool avx2 = bit(l7.b, 5), bmi2 = bit(l7.b, 8);
-  f.avx2 = ymm_saved && fma && avx2 && bmi2;
+  f.avx2 = ymm_saved && fma && avx2 && bmi2 && sse42;  // the AVX2 table's CRC32C uses SSE4.2
   f.avx512 = f.avx2 && zmm_saved && bit(l7.b, 16) && bit(l7.b, 30) && bit(l7.b, 31);  // F, BW, VL
 #elif defined(__aarch64__) || defined(_M_ARM64)
   f.neon64 = true;

@@ -1238,11 +1238,13 @@ TEST_CASE("add_batch: unary chunks counted in one pass equal the record-by-recor
       const params p = block(m, 1.0, d);
       std::vector<bytes> payloads;
       for (const bytes& r : random_reports(p, "unary run", 300)) payloads.push_back(payload_of(r));
+      // A long run (the kernel counts it in place) and short ones (gathered into the block).
       const std::vector<bytes> first(payloads.begin(), payloads.begin() + 150),
-          second(payloads.begin() + 150, payloads.end());
+          second(payloads.begin() + 150, payloads.begin() + 180), third(payloads.begin() + 180, payloads.end());
       bytes batch = batch_header(p);
       append(batch, chunk(first));
       append(batch, chunk(second));
+      append(batch, chunk(third));
       append(batch, chunk({}));
 
       aggregator by_batch = make(p), by_record = make(p);

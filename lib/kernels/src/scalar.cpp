@@ -213,7 +213,7 @@ const table& scalar() noexcept {
                            detail::bernoulli_chunks_scalar, detail::fwht_i32_scalar,
                            detail::column_popcount_scalar, detail::olh_support_scalar,
                            detail::fwht_f32_scalar,        detail::rotate_i32_scalar,
-                           detail::rotate_f32_scalar};
+                           detail::rotate_f32_scalar, nullptr};
   return t;
 }
 

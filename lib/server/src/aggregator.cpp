@@ -21,7 +21,6 @@
 // family's length for n (wrong_length: checked before anything is allocated for them, so a length
 // field never sizes an allocation), then the family's invariants.
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 #include "detail.h"
@@ -125,7 +124,10 @@ bool aggregator::ingest_chunk_run(span<const unsigned char> body, uint32_t recor
   // A chunk body is at most 2^24 bytes, so the product cannot wrap.
   if (body.size() != stride * records || records > detail::max_reports - reports_) return false;
   for (std::size_t i = 0; i < records; ++i) {
-    if (std::memcmp(body.data() + i * stride, prefix, prefix_size) != 0) return false;
+    const unsigned char* record = body.data() + i * stride;
+    for (std::size_t k = 0; k < prefix_size; ++k) {
+      if (record[k] != prefix[k]) return false;
+    }
   }
   if (!ingest_run(body.data() + prefix_size, stride, records)) return false;
   reports_ += records;
@@ -134,7 +136,7 @@ bool aggregator::ingest_chunk_run(span<const unsigned char> body, uint32_t recor
 
 status aggregator::add_batch(span<const unsigned char> batch) noexcept {
   wire::batch_reader reader;
-  status s = reader.open(batch);
+  status s = reader.open(batch, detail::kernel_table().crc32c);
   if (s != status::ok) return s;  // an unreadable header: nothing in the batch can be counted
   if (reader.fingerprint() != fingerprint_ || !same_block(reader.parameters(), params_)) {
     return status::parameter_mismatch;

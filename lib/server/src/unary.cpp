@@ -33,8 +33,7 @@ class unary_aggregator final : public frequency_aggregator {
   status ingest(const wire::report& r) noexcept override {
     if (r.bits.size() != stride_) return status::wrong_length;  // the decoder already checks
     // Padding bits past d are zero (checked by the decoder); the kernel ignores them anyway.
-    if (stride_ != 0) std::memcpy(block_.data() + pending_ * stride_, r.bits.data(), stride_);
-    if (++pending_ == capacity_) flush();
+    append(r.bits.data());
     return status::ok;
   }
 
@@ -51,7 +50,13 @@ class unary_aggregator final : public frequency_aggregator {
         if ((last[i * stride] & padding) != 0) return false;
       }
     }
-    kernel_table().column_popcount(first, count, stride, d, ones_.data());
+    if (count * stride_ < block_bytes / 4 && count < block_reports / 4) {
+      // A short run (large d, few reports per chunk): the kernel pays a pass over all d counters
+      // per call, so gather the reports into the block as single reports are.
+      for (std::size_t i = 0; i < count; ++i) append(first + i * stride);
+    } else {
+      kernel_table().column_popcount(first, count, stride, d, ones_.data());
+    }
     return true;
   }
 
@@ -95,6 +100,12 @@ class unary_aggregator final : public frequency_aggregator {
     if (stride == 0) return block_reports;
     const std::size_t fit = block_bytes / stride;
     return fit == 0 ? 1 : fit < block_reports ? fit : block_reports;
+  }
+
+  // Queues one report's stride_ bytes in the block, counting the block when it is full.
+  void append(const unsigned char* bits) noexcept {
+    std::memcpy(block_.data() + pending_ * stride_, bits, stride_);
+    if (++pending_ == capacity_) flush();
   }
 
   // Adds the pending block to ones_.

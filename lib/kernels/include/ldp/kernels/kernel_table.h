@@ -81,6 +81,11 @@ using olh_support_fn = void (*)(const uint64_t* a, const uint64_t* b, const uint
                                 std::size_t n_reports, uint32_t g, const uint32_t* items,
                                 std::size_t n_items, uint64_t* support);
 
+// CRC32C (docs/wire_format.md section 6) in hardware: same result as wire::crc32c, with the running
+// value first (crc = 0 to start). Null in tables without a CRC instruction; callers then use
+// wire::crc32c (the kernels module cannot depend on wire, and one portable CRC is enough).
+using crc32c_fn = uint32_t (*)(uint32_t crc, const unsigned char* bytes, std::size_t size);
+
 inline constexpr std::size_t bernoulli_chunk_bits = 256;
 inline constexpr std::size_t bernoulli_word_bytes = 32;
 
@@ -95,6 +100,7 @@ struct table {
   fwht_f32_fn fwht_f32;
   rotate_i32_fn rotate_i32;
   rotate_f32_fn rotate_f32;
+  crc32c_fn crc32c;  // may be null
 };
 
 // The scalar reference, always compiled (the only table on Cortex-M).
