@@ -12,6 +12,7 @@
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
+#include "ldp/wire/user_level_params.h"
 #include "ldp/wire/vector_params.h"
 
 #endif
