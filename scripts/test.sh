@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole ldpkit test suite, as the README states and .ci/run calls it, on a fresh Debian 12:
 #   1. installs the Debian packages it needs (apt-get; sudo when not root),
-#   2. host build with g++ and every test,
+#   2. host build with g++ and every test; `install`: cmake --install of that build, and out-of-tree
+#      consumers built against the prefix with find_package and with pkg-config (tests/consumer),
 #   3. the same suite with AddressSanitizer + UndefinedBehaviorSanitizer (clang),
 #   4. the libFuzzer targets (report and batch decoders), one minute each from the golden seeds,
 #   5. aarch64 (NEON64), armhf (32-bit NEON), riscv64 (scalar) and s390x (big-endian) cross builds,
@@ -12,10 +13,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(deps host asan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
+[ ${#stages[@]} -gt 0 ] || stages=(deps host install asan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
 
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev libxsimd-dev doctest-dev libbenchmark-dev
-          libsodium-dev libssl-dev python3
+          libsodium-dev libssl-dev python3 pkgconf
           g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu g++-s390x-linux-gnu
           qemu-user
           gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)
@@ -70,9 +71,49 @@ run_fuzz() {  # build the fuzz targets, then run each for a minute from the gold
   done
 }
 
+run_install() {  # install the host build to a prefix, then build and run out-of-tree consumers
+  echo "== install: host build, cmake --install, consumers (tests/consumer)"
+  mkdir -p build
+  cmake --preset host > build/host.configure.log 2>&1 || { cat build/host.configure.log; return 1; }
+  cmake --build --preset host
+  local prefix="$PWD/build/install-prefix" out="$PWD/build/consumer"
+  rm -rf "$prefix" "$prefix-device" "$out"
+  mkdir -p "$out"
+  cmake --install build/host --prefix "$prefix" > "$out/install.log"
+  # The CMake package with both components: the C and the C++ program must print the same bytes.
+  cmake -S tests/consumer -B "$out/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" > "$out/cmake.log" 2>&1 ||
+    { cat "$out/cmake.log"; return 1; }
+  cmake --build "$out/cmake"
+  "$out/cmake/consumer_cxx" > "$out/cxx.txt"
+  "$out/cmake/consumer_c" > "$out/c.txt"
+  diff "$out/cxx.txt" "$out/c.txt"
+  # pkg-config, with the C compiler alone.
+  local pc_dir
+  pc_dir="$(dirname "$(find "$prefix" -name ldpkit-server.pc)")"
+  # shellcheck disable=SC2046  # pkg-config prints several words on purpose
+  ${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror tests/consumer/main_c.c -o "$out/consumer_pkgconfig" \
+    $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs ldpkit-server)
+  "$out/consumer_pkgconfig" | diff "$out/c.txt" -
+  # The device component alone: a C device program builds, and asking for the server fails.
+  cmake --install build/host --prefix "$prefix-device" --component device > "$out/install-device.log"
+  cmake -S tests/consumer -B "$out/device" -G Ninja -DCMAKE_PREFIX_PATH="$prefix-device" \
+    -DCONSUMER_COMPONENTS=device > "$out/device.log" 2>&1 || { cat "$out/device.log"; return 1; }
+  cmake --build "$out/device"
+  "$out/device/consumer_c" | diff <(head -n 1 "$out/c.txt") -
+  if cmake -S tests/consumer -B "$out/missing" -G Ninja -DCMAKE_PREFIX_PATH="$prefix-device" \
+       > "$out/missing.log" 2>&1; then
+    echo "== install: find_package found a server component that was not installed"
+    return 1
+  fi
+  grep -q "ldpkit component server is not installed" "$out/missing.log"
+  echo "== install: CMake package, pkg-config and component install work; consumers agree:"
+  cat "$out/c.txt"
+}
+
 for stage in "${stages[@]}"; do
   case "$stage" in
     deps) install_deps ;;
+    install) run_install ;;
     fuzz) run_fuzz ;;
     *) run_preset "$stage" ;;
   esac
