@@ -482,3 +482,65 @@ TEST_CASE("C aggregator: bad arguments, bad state and short buffers") {
   CHECK(ldp_aggregator_deserialize(state.data(), state.size(), nullptr) == LDP_INVALID_ARGUMENT);
   ldp_aggregator_free(nullptr);
 }
+
+TEST_CASE("numeric and vector blocks built through the C API are the C++ blocks") {
+  const uint8_t rotation_seed[LDP_SEED_SIZE] = {9, 8, 7};
+  const struct {
+    const char* name;
+    ldp::wire::derived_params cxx;
+  } cases[] = {
+      {"laplace", ldp::wire::make_laplace(-2.0, 3.0, 12, 0.5)},
+      {"duchi", ldp::wire::make_duchi(-1.0, 1.0, 16, 1.0)},
+      {"laplace-vector", ldp::wire::make_laplace_vector(5, 0.0, 1.0, 10, 2.0)},
+      {"vector-duchi", ldp::wire::make_vector_duchi(6, 1.5, 12, 1.0, 1e-6, rotation_seed)},
+      {"vector-laplace", ldp::wire::make_vector_laplace(6, 1.5, 12, 1.0, 1e-6, rotation_seed)},
+  };
+  ldp_params built[5];  // the same five, in order
+  CHECK(ldp_params_numeric(&built[0], LDP_MECH_LAPLACE, -2.0, 3.0, 12, 0.5) == LDP_OK);
+  CHECK(ldp_params_numeric(&built[1], LDP_MECH_DUCHI, -1.0, 1.0, 16, 1.0) == LDP_OK);
+  CHECK(ldp_params_laplace_vector(&built[2], 5, 0.0, 1.0, 10, 2.0) == LDP_OK);
+  CHECK(ldp_params_vector_mean(&built[3], LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) == LDP_OK);
+  CHECK(ldp_params_vector_mean(&built[4], LDP_MECH_VECTOR_LAPLACE, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) == LDP_OK);
+  for (size_t i = 0; i < 5; ++i) {
+    const std::string name = cases[i].name;
+    CAPTURE(name);
+    REQUIRE(cases[i].cxx.code == status::ok);
+    bytes expected(ldp::wire::params_max_size);
+    size_t n = 0;
+    REQUIRE(ldp::wire::encode_params(cases[i].cxx.block, expected, &n) == status::ok);
+    expected.resize(n);
+    CHECK(encode(built[i]) == expected);
+    CHECK(std::string(ldp_mechanism_name(ldp_params_mechanism(&built[i]))) == name);
+    CHECK(ldp_params_epsilon(&built[i]) == cases[i].cxx.epsilon_impl);
+    CHECK(ldp_report_max_size(&built[i]) == ldp::wire::max_report_size(cases[i].cxx.block));
+  }
+
+  // The grid of a block: x * 2^f rounded half to even.
+  int64_t fixed = 0;
+  CHECK(ldp_params_to_fixed(&built[0], 1.25, &fixed) == LDP_OK);
+  CHECK(fixed == 5120);  // 1.25 * 2^12
+  CHECK(ldp_params_to_fixed(&built[1], 0.5 + 1.0 / 131072, &fixed) == LDP_OK);
+  CHECK(fixed == 32768);  // 32768.5 rounds to even
+  CHECK(ldp_params_to_fixed(&built[0], std::nan(""), &fixed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_to_fixed(&built[0], 1e300, &fixed) == LDP_OVERFLOW);
+  CHECK(ldp_params_to_fixed(&built[0], 1.0, nullptr) == LDP_INVALID_ARGUMENT);
+  const ldp_params grr = c_block(mechanism::grr);
+  CHECK(ldp_params_to_fixed(&grr, 1.0, &fixed) == LDP_INVALID_ARGUMENT);  // no grid
+
+  // Wrong mechanisms and out-of-range arguments leave no usable context.
+  ldp_params p;
+  CHECK(ldp_params_numeric(&p, LDP_MECH_GRR, -1.0, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_numeric(&p, LDP_MECH_DUCHI, 1.0, -1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_numeric(&p, LDP_MECH_LAPLACE, -1.0, 1.0, 63, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_numeric(&p, LDP_MECH_LAPLACE, -1.0, 1.0, 16, 0.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_mechanism(&p) == 0);
+  CHECK(ldp_params_laplace_vector(&p, 0, 0.0, 1.0, 10, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_vector_mean(&p, LDP_MECH_LAPLACE, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_vector_mean(&p, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1e-6, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_vector_mean(&p, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1.5, rotation_seed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_mechanism(&p) == 0);
+  CHECK(ldp_params_numeric(nullptr, LDP_MECH_LAPLACE, -1.0, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_laplace_vector(nullptr, 5, 0.0, 1.0, 10, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_vector_mean(nullptr, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) ==
+        LDP_INVALID_ARGUMENT);
+}
