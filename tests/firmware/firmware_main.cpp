@@ -72,6 +72,25 @@ int main() {
     return 5;
   }
   sink = report_bytes[report_size - 1];
+  // A sparse-vector report (MECHANISMS.md C.3): the 2 largest of 4 coordinates, clipped to the l2
+  // ball of radius 1 (f = 16); the workspace and report sizes are constant expressions.
+  constexpr ldp::wire::params sparse = [] {
+    ldp::wire::params p;
+    p.mech = ldp::wire::mechanism::sparse_vector;
+    p.set(ldp::wire::field::domain, 64).set(ldp::wire::field::sparsity, 2).set(ldp::wire::field::frac_bits, 16);
+    p.set_signed(ldp::wire::field::clip_lo, -65536).set_signed(ldp::wire::field::clip_hi, 65536);
+    return p;
+  }();
+  const uint32_t sparse_indices[4] = {3, 9, 17, 40};
+  const int64_t sparse_values[4] = {70000, -12, -90000, 5};
+  uint32_t kept_indices[ldp::device::sparse_workspace_size(sparse)];
+  int64_t kept_values[ldp::device::sparse_workspace_size(sparse)];
+  unsigned char sparse_report[ldp::wire::max_report_size(sparse)];
+  if (ldp::device::encode_sparse_vector(sparse, ldp::wire::fingerprint(sparse), sparse_indices, sparse_values,
+                                        {kept_indices, kept_values}, sparse_report, &report_size) != ldp::status::ok) {
+    return 60;
+  }
+  sink = sparse_report[report_size - 1];
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);
   sink = static_cast<uint64_t>(ldp::platform::detect_cpu().neon);

@@ -149,28 +149,6 @@ ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uin
                                 uint32_t rows, uint32_t columns,
                                 const uint8_t hash_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
 
-/* Numeric mechanisms (MECHANISMS.md B.0-B.2, B.5). Values travel as fixed-point integers x * 2^f
- * on the grid of `frac_bits` = f <= 62 fraction bits; ldp_params_to_fixed converts a real. */
-
-/* laplace or duchi: one value in [lo, hi] (reals, rounded to the grid). */
-ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi,
-                              uint32_t frac_bits, double epsilon) LDP_NOEXCEPT;
-
-/* laplace-vector: d coordinates, each in [lo, hi] (L1 sensitivity d (hi - lo)). */
-ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
-                                     double epsilon) LDP_NOEXCEPT;
-
-/* vector-duchi or vector-laplace: vectors of d coordinates in the L2 ball of `radius`, rotated with
- * signs from the public 32-byte `rotation_seed`; a rotated coordinate is clipped with probability
- * at most `beta` in (0, 1) per report. */
-ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
-                                  uint32_t frac_bits, double epsilon, double beta,
-                                  const uint8_t rotation_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
-
-/* x * 2^f for the block's f, rounded half to even (the grid of MECHANISMS.md B.0).
- * LDP_INVALID_ARGUMENT for NaN or a block without a grid, LDP_OVERFLOW when saturated. */
-ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) LDP_NOEXCEPT;
-
 /* The mechanism id; 0 for a context that is not initialized. */
 ldp_mechanism ldp_params_mechanism(const ldp_params* params) LDP_NOEXCEPT;
 

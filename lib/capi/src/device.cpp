@@ -10,11 +10,9 @@
 #include "ldp/base/status.h"
 #include "ldp/device/frequency.h"
 #include "ldp/wire/mechanism.h"
-#include "ldp/wire/numeric_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
-#include "ldp/wire/vector_params.h"
 
 namespace capi = ldp::capi;
 using capi::code;
@@ -42,16 +40,6 @@ namespace {
 template <class Storage>
 void clear(Storage* storage) noexcept {
   std::memset(storage->opaque.bytes, 0, sizeof storage->opaque.bytes);
-}
-
-// The builders' common end: the block in *params, or a cleared context and the builder's status.
-ldp_status publish(ldp_params* params, const ldp::wire::derived_params& derived) noexcept {
-  if (derived.code != status::ok) {
-    clear(params);
-    return code(derived.code);
-  }
-  capi::set_params(params, derived.block);
-  return code(status::ok);
 }
 
 }  // namespace
@@ -108,54 +96,14 @@ ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uin
                                 uint32_t rows, uint32_t columns,
                                 const uint8_t hash_seed[LDP_SEED_SIZE]) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
+  clear(params);
   const bool sketch = mechanism == LDP_MECH_CMS || mechanism == LDP_MECH_HCMS;
-  if (mechanism > UINT8_MAX || (sketch && hash_seed == nullptr)) {
-    clear(params);
-    return code(status::invalid_argument);
-  }
-  return publish(params, ldp::wire::make_frequency_oracle(static_cast<ldp::wire::mechanism>(mechanism),
-                                                          epsilon, d, rows, columns, hash_seed));
-}
-
-ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi,
-                              uint32_t frac_bits, double epsilon) noexcept {
-  if (params == nullptr) return code(status::invalid_argument);
-  switch (mechanism) {
-    case LDP_MECH_LAPLACE: return publish(params, ldp::wire::make_laplace(lo, hi, frac_bits, epsilon));
-    case LDP_MECH_DUCHI: return publish(params, ldp::wire::make_duchi(lo, hi, frac_bits, epsilon));
-    default: clear(params); return code(status::invalid_argument);
-  }
-}
-
-ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
-                                     double epsilon) noexcept {
-  if (params == nullptr) return code(status::invalid_argument);
-  return publish(params, ldp::wire::make_laplace_vector(d, lo, hi, frac_bits, epsilon));
-}
-
-ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
-                                  uint32_t frac_bits, double epsilon, double beta,
-                                  const uint8_t rotation_seed[LDP_SEED_SIZE]) noexcept {
-  if (params == nullptr) return code(status::invalid_argument);
-  if (rotation_seed == nullptr) {
-    clear(params);
-    return code(status::invalid_argument);
-  }
-  switch (mechanism) {
-    case LDP_MECH_VECTOR_DUCHI:
-      return publish(params, ldp::wire::make_vector_duchi(d, radius, frac_bits, epsilon, beta, rotation_seed));
-    case LDP_MECH_VECTOR_LAPLACE:
-      return publish(params, ldp::wire::make_vector_laplace(d, radius, frac_bits, epsilon, beta, rotation_seed));
-    default: clear(params); return code(status::invalid_argument);
-  }
-}
-
-ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
-  const params_context* context = live<params_context>(params);
-  if (context == nullptr || out == nullptr || !context->block.has(ldp::wire::field::frac_bits)) {
-    return code(status::invalid_argument);
-  }
-  return code(ldp::wire::to_fixed(x, static_cast<unsigned>(context->block.get(ldp::wire::field::frac_bits)), out));
+  if (mechanism > UINT8_MAX || (sketch && hash_seed == nullptr)) return code(status::invalid_argument);
+  const ldp::wire::derived_params derived = ldp::wire::make_frequency_oracle(
+      static_cast<ldp::wire::mechanism>(mechanism), epsilon, d, rows, columns, hash_seed);
+  if (derived.code != status::ok) return code(derived.code);
+  capi::set_params(params, derived.block);
+  return code(status::ok);
 }
 
 ldp_mechanism ldp_params_mechanism(const ldp_params* params) noexcept {

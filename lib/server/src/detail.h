@@ -39,6 +39,9 @@ struct family {
 // frequency_aggregator.cpp
 [[nodiscard]] status make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool frequency_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+// sparse_projection.cpp
+[[nodiscard]] status make_sparse_vector_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool sparse_vector_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 
 // ---- Estimation (estimation.cpp) -----------------------------------------------------------
 

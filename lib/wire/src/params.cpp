@@ -4,6 +4,7 @@
 
 #include "derivation.h"
 #include "ldp/base/bits.h"
+#include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
 
 namespace ldp::wire {
@@ -150,6 +151,7 @@ bool ranges_hold(const params& p) {
   }
   if (has(field::observations) && get(field::observations) == 0) return false;
   if (is_kent(p.mech) && !kent_ranges_hold(p)) return false;
+  if (p.mech == mechanism::sparse_vector && !sparse_vector_ranges_hold(p)) return false;
   if (has(field::radius)) {
     // The device rotates its clipped vector with the int32 FWHT (MECHANISMS.md B.4): every partial
     // sum is bounded by sqrt(d~) * R grid units, and R^2 * d~ < 2^62 keeps that below 2^31. The

@@ -4,5 +4,6 @@
 
 #include "ldp/device/coins.h"
 #include "ldp/device/frequency.h"
+#include "ldp/device/sparse_vector.h"
 
 #endif
