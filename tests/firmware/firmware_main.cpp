@@ -72,6 +72,31 @@ int main() {
     return 5;
   }
   sink = report_bytes[report_size - 1];
+  // Numeric reports (MECHANISMS.md B.1, B.2), from blocks derived on the device: a discrete
+  // Laplace value on [-1, 1] with f = 16, a Duchi bit, and a 3-coordinate Laplace vector.
+  const ldp::wire::derived_params laplace = ldp::wire::make_laplace(-1.0, 1.0, 16, 1.0);
+  const ldp::wire::derived_params duchi = ldp::wire::make_duchi(-1.0, 1.0, 16, 1.0);
+  const ldp::wire::derived_params laplace3 = ldp::wire::make_laplace_vector(3, -1.0, 1.0, 16, 1.0);
+  unsigned char numeric_report[ldp::wire::report_header_size + 3 * ldp::wire::varint_max_size];
+  int64_t reading = 0;
+  if (ldp::wire::to_fixed(0.3, 16, &reading) != ldp::status::ok ||
+      ldp::device::randomize_value(laplace.block, ldp::wire::fingerprint(laplace.block), reading, rng,
+                                   numeric_report, &report_size) != ldp::status::ok) {
+    return 20;
+  }
+  sink = numeric_report[report_size - 1];
+  if (ldp::device::randomize_value(duchi.block, ldp::wire::fingerprint(duchi.block), reading, rng,
+                                   numeric_report, &report_size) != ldp::status::ok) {
+    return 21;
+  }
+  sink = numeric_report[report_size - 1];
+  const int64_t coordinates[3] = {reading, -reading, 70000};
+  int64_t noisy[3];
+  if (ldp::device::randomize_vector(laplace3.block, ldp::wire::fingerprint(laplace3.block), coordinates, rng,
+                                    noisy, numeric_report, &report_size) != ldp::status::ok) {
+    return 22;
+  }
+  sink = numeric_report[report_size - 1];
   // A sparse-vector report (MECHANISMS.md C.3): the 2 largest of 4 coordinates, clipped to the l2
   // ball of radius 1 (f = 16); the workspace and report sizes are constant expressions.
   constexpr ldp::wire::params sparse = [] {

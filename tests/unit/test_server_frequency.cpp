@@ -763,7 +763,7 @@ TEST_CASE("corrupted state: specific statuses") {
   REQUIRE(ldp::wire::encode_params(lap, blk, &blk_size) == status::ok);
   bytes lb = {static_cast<unsigned char>(blk_size), 0};
   lb.insert(lb.end(), blk, blk + blk_size);
-  lb.resize(lb.size() + 8 + 128, 0);
+  lb.resize(lb.size() + 8 + 128 + 16, 0);  // n, the counters, the mean family's 16-byte sum
   CHECK(frequency_aggregator::deserialize(view(with_body(mechanism::laplace, ldp::wire::fingerprint(lap), lb)), &out) ==
         status::invalid_parameters);
 

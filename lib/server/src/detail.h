@@ -43,6 +43,10 @@ struct family {
 [[nodiscard]] status make_sparse_vector_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool sparse_vector_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 
+// mean_aggregator.cpp
+[[nodiscard]] status make_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool mean_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+
 // ---- Estimation (estimation.cpp) -----------------------------------------------------------
 
 // An implemented probability T / 2^w from the block (MECHANISMS.md D.1: p-hat, q-hat).

@@ -4,6 +4,7 @@
 
 #include "ldp/device/coins.h"
 #include "ldp/device/frequency.h"
+#include "ldp/device/numeric.h"
 #include "ldp/device/sparse_vector.h"
 
 #endif
