@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   ldp_bench::register_noise_benchmarks();
   ldp_bench::register_fwht_popcount_benchmarks();
   ldp_bench::register_frequency_benchmarks();
+  ldp_bench::register_numeric_benchmarks();
 
   benchmark::AddCustomContext("ldp_simd_table", ldp_bench::simd_table().name);
   benchmark::RunSpecifiedBenchmarks();

@@ -80,6 +80,7 @@ void register_bernoulli_benchmarks();
 void register_noise_benchmarks();
 void register_fwht_popcount_benchmarks();
 void register_frequency_benchmarks();
+void register_numeric_benchmarks();
 
 }  // namespace ldp_bench
 
