@@ -116,6 +116,20 @@ int main() {
     return 60;
   }
   sink = sparse_report[report_size - 1];
+  // A vector mean report (MECHANISMS.md B.5) from a block derived on the device: 100 coordinates
+  // in the L2 ball of radius 1 (f = 16), the rotation signs derived once into caller memory, one
+  // rotated coordinate randomized with Duchi's bit.
+  const unsigned char rotation_seed[ldp::wire::seed_size] = {3, 1, 4, 1, 5};
+  const ldp::wire::derived_params mean_block = ldp::wire::make_vector_duchi(100, 1.0, 16, 1.0, 1e-3, rotation_seed);
+  uint32_t rotation_signs[4];
+  int32_t rotated[128];
+  ldp::device::vector_mean_context vector_mean;
+  if (vector_mean.init(mean_block.block, rotation_signs) != ldp::status::ok) return 30;
+  int64_t update[100];
+  for (int i = 0; i < 100; ++i) update[i] = (i % 2 != 0 ? -reading : reading) / 16;
+  unsigned char mean_report[ldp::wire::report_header_size + 2];
+  if (vector_mean.randomize(update, rng, rotated, mean_report, &report_size) != ldp::status::ok) return 31;
+  sink = mean_report[report_size - 1];
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);
   sink = static_cast<uint64_t>(ldp::platform::detect_cpu().neon);

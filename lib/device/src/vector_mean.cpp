@@ -1,0 +1,97 @@
+#include "ldp/device/vector_mean.h"
+
+namespace ldp::device {
+namespace {
+
+uint64_t magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
+
+// floor(sqrt(s)), digit by digit (two bits of s per step): exact, no floating point.
+uint64_t integer_sqrt(uint64_t s) {
+  uint64_t root = 0, bit = uint64_t{1} << 62;
+  while (bit > s) bit >>= 2;
+  while (bit != 0) {
+    if (s >= root + bit) {
+      s -= root + bit;
+      root = (root >> 1) + bit;
+    } else {
+      root >>= 1;
+    }
+    bit >>= 2;
+  }
+  return root;
+}
+
+// Whether d <= 2^log2_dim squares of magnitudes up to m sum below 2^64.
+bool squares_fit(uint64_t m, unsigned log2_dim) {
+  return m < (uint64_t{1} << 32) && (log2_dim == 0 || ((m * m) >> (64 - log2_dim)) == 0);
+}
+
+}  // namespace
+
+void clip_to_ball(span<const int64_t> x, int64_t radius, unsigned log2_dim, span<int32_t> out) noexcept {
+  uint64_t largest = 0;
+  for (int64_t v : x) {
+    const uint64_t m = magnitude(v);
+    largest = m > largest ? m : largest;
+  }
+  unsigned shift = 0;
+  while (!squares_fit(largest >> shift, log2_dim)) ++shift;
+  uint64_t sum = 0;  // below 2^64 by the choice of shift
+  for (int64_t v : x) {
+    const uint64_t m = magnitude(v) >> shift;
+    sum += m * m;
+  }
+  const auto r = static_cast<uint64_t>(radius);
+  const std::size_t d = x.size();
+  if (shift == 0 && sum <= r * r) {
+    // Inside the ball: every |x_i| <= ||x|| <= R < 2^31.
+    for (std::size_t i = 0; i < d; ++i) out[i] = static_cast<int32_t>(x[i]);
+  } else {
+    uint64_t norm = integer_sqrt(sum);
+    if (norm * norm < sum) ++norm;  // ceil: the result's norm stays at most R
+    for (std::size_t i = 0; i < d; ++i) {
+      // (|x_i| >> shift) < 2^32 and R < 2^31: the product fits; the quotient is at most R.
+      const auto scaled = static_cast<int32_t>(((magnitude(x[i]) >> shift) * r) / norm);
+      out[i] = x[i] < 0 ? -scaled : scaled;
+    }
+  }
+  const std::size_t padded = std::size_t{1} << log2_dim;
+  for (std::size_t i = d; i < padded; ++i) out[i] = 0;
+}
+
+status vector_mean_context::init(const wire::params& p, span<uint32_t> signs, const kernels::table& k) noexcept {
+  *this = vector_mean_context{};
+  if (p.mech != wire::mechanism::vector_duchi && p.mech != wire::mechanism::vector_laplace) {
+    return status::invalid_argument;
+  }
+  const status valid = wire::validate(p);
+  if (valid != status::ok) return valid;
+  const std::size_t words = sign_words(p);
+  if (signs.size() < words) return status::workspace_too_small;
+  const status s = random::rotation_signs(p.rotation_seed, static_cast<uint32_t>(p.get(wire::field::hadamard_dim)), signs);
+  if (s != status::ok) return s;
+  params_ = p;
+  fingerprint_ = wire::fingerprint(p);
+  signs_ = span<const uint32_t>(signs.data(), words);
+  kernels_ = &k;
+  log2_dim_ = wire::rotation_log2(p);
+  return status::ok;
+}
+
+status vector_mean_context::randomize(span<const int64_t> x, random::drbg& rng, span<int32_t> workspace,
+                                      span<unsigned char> out, std::size_t* written) const noexcept {
+  *written = 0;
+  wire::report r;
+  const status s = fields(x, rng, workspace, &r);
+  return s != status::ok ? s : wire::encode_report(params_, fingerprint_, r, out, written);
+}
+
+status vector_mean_context::randomize_payload(span<const int64_t> x, random::drbg& rng, span<int32_t> workspace,
+                                              span<unsigned char> out, std::size_t* written) const noexcept {
+  *written = 0;
+  wire::report r;
+  const status s = fields(x, rng, workspace, &r);
+  return s != status::ok ? s : wire::encode_payload(params_, r, out, written);
+}
+
+}  // namespace ldp::device
