@@ -26,6 +26,7 @@
 #include "detail.h"
 #include "ldp/base/bits.h"
 #include "ldp/server/frequency.h"
+#include "ldp/server/vector_mean.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/sparse_projection.h"
 #include "ldp/wire/batch.h"
@@ -52,6 +53,7 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
 // Every family with a server side; a new family adds one line.
 constexpr detail::family families[] = {
     {frequency_aggregator::handles, detail::make_frequency_aggregator, detail::frequency_body_size},
+    {is_vector_mean_mechanism, detail::make_vector_mean_aggregator, detail::vector_mean_body_size},
     {is_mean_mechanism, detail::make_mean_aggregator, detail::mean_body_size},
     {sparse_vector_aggregator::handles, detail::make_sparse_vector_aggregator, detail::sparse_vector_body_size},
 };

@@ -39,6 +39,9 @@ struct family {
 // frequency_aggregator.cpp
 [[nodiscard]] status make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool frequency_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+// vector_mean.cpp
+[[nodiscard]] status make_vector_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool vector_mean_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 // sparse_projection.cpp
 [[nodiscard]] status make_sparse_vector_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool sparse_vector_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
@@ -95,9 +98,22 @@ struct support_model {
                                                        double z);
 
 // In-place fast Walsh-Hadamard transform in Sylvester (natural) order: x <- H x with
-// H[r, y] = (-1)^popcount(r & y). x.size() must be a power of two. Exact as long as every partial
-// sum fits in int64 (|x| summed over all entries below 2^63, which max_reports guarantees here).
-void fwht(span<int64_t> x) noexcept;
+// H[r, y] = (-1)^popcount(r & y), over any exact integer type with + and - (int64_t, or the 128-bit
+// sums of vector-laplace). n must be a power of two. Exact as long as every partial sum fits (for
+// int64, |x| summed over all entries below 2^63, which max_reports guarantees here).
+template <class Int>
+void fwht(Int* x, std::size_t n) noexcept {
+  for (std::size_t h = 1; h < n; h <<= 1) {
+    for (std::size_t i = 0; i < n; i += 2 * h) {
+      for (std::size_t j = i; j < i + h; ++j) {
+        const Int a = x[j], b = x[j + h];
+        x[j] = a + b;
+        x[j + h] = a - b;
+      }
+    }
+  }
+}
+inline void fwht(span<int64_t> x) noexcept { fwht(x.data(), x.size()); }
 
 // ---- Kernels (estimation.cpp) ---------------------------------------------------------------
 

@@ -80,19 +80,6 @@ estimate make_estimate(uint32_t item, double count, double variance, double z) n
   return e;
 }
 
-void fwht(span<int64_t> x) noexcept {
-  const std::size_t n = x.size();
-  for (std::size_t h = 1; h < n; h <<= 1) {
-    for (std::size_t i = 0; i < n; i += 2 * h) {
-      for (std::size_t j = i; j < i + h; ++j) {
-        const int64_t a = x[j], b = x[j + h];
-        x[j] = a + b;
-        x[j + h] = a - b;
-      }
-    }
-  }
-}
-
 const kernels::table& kernel_table() noexcept {
   static const kernels::table& table = kernels::select(platform::detect_cpu());
   return table;

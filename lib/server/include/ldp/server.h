@@ -3,6 +3,7 @@
 #define LDP_SERVER_H
 
 #include "ldp/server/frequency.h"
+#include "ldp/server/vector_mean.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/l1_projection.h"
 #include "ldp/server/sparse_projection.h"

@@ -1,0 +1,52 @@
+// Server side of vector mean estimation, MECHANISMS.md B.5 (`vector-duchi`, `vector-laplace`):
+// exact integer counts per coordinate j of the rotated space, the Horvitz-Thompson estimate
+// y^ = (d~ / n) sum_u w_u e_{j_u} rotated back by x^ = U^T y^ (an exact integer FWHT of the sums,
+// then the signs D and one scale), its per-coordinate variance and confidence interval, and the
+// projection onto the L2 ball as post-processing.
+//
+// estimate::item is the coordinate i < d and estimate::value the mean of x_i in real units (the
+// block's grid scaled by 2^-f). estimate::variance is the [derived] per-coordinate form of B.5's
+// variance (src/vector_mean.cpp derives it), with these plug-ins for what the reports do not reveal:
+//   vector-duchi    (r^2 B^2 / s^2 - c_i^2) / n
+//   vector-laplace  (R^2 - c_i^2 + (sigma^2 + 1/4) / s^2) / n
+// r the clip, R the radius (real units), B = 2^w / (T_hi - T_lo), s the device's rotation scale
+// (wire::scale_of_rotation, about d~^-1/2), sigma^2 the discrete Laplace noise variance (B.1) and
+// 1/4 the bound of the rounding variance (both in squared grid units times 2^-2f), c_i the estimate
+// clipped to [-R, R] in place of the users' x_{u,i}. Both are exact for identical users with
+// ||x_u|| = R (Laplace: up to the rounding term) and otherwise upper bounds up to the plug-in noise;
+// clipping (probability <= beta per user) is not included. With no reports value and interval are
+// NaN and the variance +inf.
+//
+// State: exact integers only, per rotated coordinate j < d~: the number of reports n_j, and for
+// vector-duchi the number of ones among them, for vector-laplace the signed 128-bit sum of their
+// values (src/vector_mean.cpp has the layout).
+#ifndef LDP_SERVER_VECTOR_MEAN_H
+#define LDP_SERVER_VECTOR_MEAN_H
+
+#include <cstdint>
+#include <vector>
+
+#include "ldp/base/span.h"
+#include "ldp/base/status.h"
+#include "ldp/server/aggregator.h"
+#include "ldp/wire/params.h"
+
+namespace ldp::server {
+
+// Whether the vector mean family serves m: vector-duchi, vector-laplace. aggregator::create gives
+// invalid_parameters for a vector-duchi block with T_lo = T_hi (epsilon 0, no estimator).
+[[nodiscard]] bool is_vector_mean_mechanism(wire::mechanism m) noexcept;
+
+// E||x^ - x_bar||^2 over the estimated coordinates: the sum of their variances (the errors of
+// different coordinates are correlated, but the expected squared norm adds up all the same).
+[[nodiscard]] double total_variance(span<const estimate> estimates) noexcept;
+
+// The point of the ball {x : ||x||_2 <= radius} nearest to y: y itself inside, else y * radius /
+// ||y||_2 (free post-processing of a vector mean, MECHANISMS.md B.5; it never increases the
+// distance to any point of the ball, the true mean included). invalid_argument for a non-finite y_i
+// or a radius that is negative or not finite; overflow when memory runs out. Never throws.
+[[nodiscard]] status project_l2_ball(span<const double> y, double radius, std::vector<double>* out) noexcept;
+
+}  // namespace ldp::server
+
+#endif

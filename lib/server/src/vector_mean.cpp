@@ -1,0 +1,244 @@
+// The vector mean family (ldp/server/vector_mean.h, MECHANISMS.md B.5).
+//
+// Counts section of the saved state (after the common body of aggregator.cpp), for each rotated
+// coordinate j = 0 .. d~-1 in order:
+//   vector-duchi    n_j u64, ones_j u64         (ones_j <= n_j)
+//   vector-laplace  n_j u64, sum_j 16 bytes     (wide_sum.h layout; a sum n_j int64 values reach)
+// and the n_j add up to n.
+//
+// Estimator and variance [derived], in grid units. A device holds x (clipped: ||x|| <= R), rotates
+// it exactly to v = H D x, draws j uniformly in [d~) and sends w with E[w | j] = s v_j, s the scale
+// of wire::scale_of_rotation (the randomized rounding to the grid is unbiased; the clip of s v_j to
+// [-r, r], probability <= beta, is ignored here). The server sums S_j over the reports of
+// coordinate j. E[S_j] = (n / d~) s (H D x_bar)_j and H H = d~ I, so
+//     x^ = D H S / (s n)
+// is unbiased: the Horvitz-Thompson y^ = (d~ / n) S of U x_bar, rotated back by U^T = s' D H with
+// s' = 1 / (s d~), which undoes the device's own s exactly. Coordinate i of x^ is
+// (1 / (s n)) omega_i sum_u H[i, j_u] w_u, a sum of independent terms with
+//     E[H[i, j] w] = (1 / d~) sum_j H[i, j] s v_j = (s / d~) (H H D x)_i = s omega_i x_i,
+// so Var(x^_i) = (1 / (s n))^2 sum_u (E[w_u^2] - s^2 x_{u,i}^2). Duchi's w = +-r B has
+// E[w^2] = r^2 B^2; Laplace's w = y~ + Y has E[w^2 | j] = (s v_j)^2 + rho_j + sigma^2 with rho_j <= 1/4
+// the rounding variance, and sum_j (s v_j)^2 = s^2 d~ ||x||^2. Hence
+//     Duchi    Var(x^_i) = (1 / n^2) sum_u (r^2 B^2 / s^2 - x_{u,i}^2)
+//     Laplace  Var(x^_i) = (1 / n^2) sum_u (||x_u||^2 - x_{u,i}^2 + (sigma^2 + rho_u) / s^2)
+// which, summed over all d~ coordinates with s^2 = 1 / d~, are B.5's totals. The unobserved
+// sum_u x_{u,i}^2 >= n x_bar_i^2 is replaced by n c_i^2 (c_i the estimate clipped to [-R, R]),
+// ||x_u||^2 by its bound R^2 and rho_u by 1/4: exact for identical users on the sphere, otherwise
+// never below the truth except through the plug-in's noise.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "detail.h"
+#include "ldp/random/rotation.h"
+#include "ldp/server/mean.h"
+#include "ldp/server/vector_mean.h"
+#include "ldp/wire/vector_params.h"
+#include "wide_sum.h"
+
+namespace ldp::server {
+namespace {
+
+using wire::field;
+using wire::mechanism;
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double infinity = std::numeric_limits<double>::infinity();
+
+// A wide_sum with the + and - the exact FWHT needs (a - b as a plus the two's complement of b).
+struct transform_sum {
+  detail::wide_sum v;
+
+  friend transform_sum operator+(transform_sum a, const transform_sum& b) noexcept {
+    a.v.add(b.v);
+    return a;
+  }
+  friend transform_sum operator-(transform_sum a, const transform_sum& b) noexcept {
+    a.v.add(detail::wide_sum{~b.v.lo + 1, ~b.v.hi + (b.v.lo == 0 ? 1 : 0)});
+    return a;
+  }
+};
+
+class vector_mean final : public aggregator {
+ public:
+  vector_mean(const wire::params& p, std::size_t padded_dim)
+      : aggregator(p), duchi_(p.mech == mechanism::vector_duchi), counts_(padded_dim),
+        ones_(duchi_ ? padded_dim : 0), sums_(duchi_ ? 0 : padded_dim) {}
+
+ protected:
+  status ingest(const wire::report& r) noexcept override {
+    if (r.index >= counts_.size()) return status::out_of_range;  // the decoder already checks
+    ++counts_[r.index];
+    if (duchi_) {
+      ones_[r.index] += r.bit;
+    } else {
+      sums_[r.index].add(r.value);
+    }
+    return status::ok;
+  }
+
+  void merge_counts(const aggregator& other) override {
+    const auto& o = static_cast<const vector_mean&>(other);
+    for (std::size_t j = 0; j < counts_.size(); ++j) {
+      counts_[j] += o.counts_[j];
+      if (duchi_) {
+        ones_[j] += o.ones_[j];
+      } else {
+        sums_[j].add(o.sums_[j]);
+      }
+    }
+  }
+
+  void write_body(std::vector<unsigned char>& out) const override {
+    out.reserve(out.size() + counts_.size() * (duchi_ ? 16 : 8 + detail::wide_sum::bytes));
+    for (std::size_t j = 0; j < counts_.size(); ++j) {
+      detail::put_u64(out, counts_[j]);
+      if (duchi_) {
+        detail::put_u64(out, ones_[j]);
+      } else {
+        sums_[j].write(out);
+      }
+    }
+  }
+
+  status read_body(span<const unsigned char> body) override {
+    detail::body_reader in(body);
+    uint64_t total = 0;
+    for (std::size_t j = 0; j < counts_.size(); ++j) {
+      const uint64_t n = in.u64();
+      if (duchi_) {
+        const uint64_t ones = in.u64();
+        if (in.ok && ones > n) return status::malformed_report;
+        ones_[j] = ones;
+      } else {
+        const span<const unsigned char> sum = in.bytes(detail::wide_sum::bytes);
+        if (!in.ok) break;
+        sums_[j] = detail::wide_sum::read(sum.data());
+        if (!sums_[j].reachable(n)) return status::malformed_report;
+      }
+      if (!in.ok) break;
+      counts_[j] = n;
+      if (!checked_add(total, n, &total)) return status::malformed_report;
+    }
+    if (!in.ok || !in.rest.empty()) return status::wrong_length;
+    return total == reports_ ? status::ok : status::malformed_report;
+  }
+
+  std::vector<estimate> estimate_impl(double z) const override {
+    const auto d = static_cast<std::size_t>(params_.get(field::domain));
+    std::vector<estimate> out;
+    out.reserve(d);
+    if (reports_ == 0) {
+      for (std::size_t i = 0; i < d; ++i) out.push_back(estimate{static_cast<uint32_t>(i), nan, infinity, nan, nan});
+      return out;
+    }
+    const std::vector<double> transformed = transformed_sums();
+    const std::size_t dim = counts_.size();
+    std::vector<uint32_t> signs(random::rotation_sign_words(static_cast<uint32_t>(dim)));
+    if (random::rotation_signs(params_.rotation_seed, static_cast<uint32_t>(dim), signs) != status::ok) return {};
+
+    const int f = static_cast<int>(params_.get(field::frac_bits));
+    const wire::rotation_scale s = wire::scale_of_rotation(wire::rotation_log2(params_));
+    const double inverse_scale = std::ldexp(1.0, static_cast<int>(s.shift)) / static_cast<double>(s.mult);  // 1/s
+    const auto n = static_cast<double>(reports_);
+    const double radius = std::ldexp(static_cast<double>(params_.get_signed(field::radius)), -f);
+    const double clip = std::ldexp(static_cast<double>(params_.get_signed(field::clip_hi)), -f);
+    // One report's estimate of y_j per unit of S_j: Duchi's r B (2b - 1) is summed as ones - zeros.
+    const double unit = duchi_ ? clip * duchi_scale(params_) : std::ldexp(1.0, -f);
+    const double factor = unit * inverse_scale / n;
+    // n Var(x^_i) + c_i^2, the part that does not depend on the coordinate (see the derivation).
+    const double spread = duchi_ ? (unit * inverse_scale) * (unit * inverse_scale)
+                                 : radius * radius + std::ldexp(laplace_noise_variance(params_) + 0.25, -2 * f) *
+                                                         inverse_scale * inverse_scale;
+    for (std::size_t i = 0; i < d; ++i) {
+      const bool flip = ((signs[i / 32] >> (i % 32)) & 1u) != 0;
+      const double value = (flip ? -transformed[i] : transformed[i]) * factor;
+      const double clipped = std::min(radius, std::max(-radius, value));
+      out.push_back(detail::make_estimate(static_cast<uint32_t>(i), value, (spread - clipped * clipped) / n, z));
+    }
+    return out;
+  }
+
+ private:
+  // H applied to the per-coordinate sums, exactly: Duchi's signed counts ones_j - zeros_j (their
+  // absolute values add up to at most n <= 2^62) in int64, Laplace's sums in 128 bits (at most
+  // n 2^63 <= 2^125 in absolute value, at every stage); then one rounding to double.
+  std::vector<double> transformed_sums() const {
+    const std::size_t dim = counts_.size();
+    std::vector<double> out(dim);
+    if (duchi_) {
+      std::vector<int64_t> t(dim);
+      for (std::size_t j = 0; j < dim; ++j) {
+        t[j] = static_cast<int64_t>(ones_[j]) - static_cast<int64_t>(counts_[j] - ones_[j]);
+      }
+      detail::fwht(t);
+      for (std::size_t j = 0; j < dim; ++j) out[j] = static_cast<double>(t[j]);
+    } else {
+      std::vector<transform_sum> t(dim);
+      for (std::size_t j = 0; j < dim; ++j) t[j].v = sums_[j];
+      detail::fwht(t.data(), dim);
+      for (std::size_t j = 0; j < dim; ++j) out[j] = t[j].v.to_double();
+    }
+    return out;
+  }
+
+  bool duchi_;
+  std::vector<uint64_t> counts_;          // n_j
+  std::vector<uint64_t> ones_;            // vector-duchi: reports of coordinate j with bit 1
+  std::vector<detail::wide_sum> sums_;    // vector-laplace: sum of the values reported for j
+};
+
+}  // namespace
+
+bool is_vector_mean_mechanism(wire::mechanism m) noexcept {
+  return m == mechanism::vector_duchi || m == mechanism::vector_laplace;
+}
+
+double total_variance(span<const estimate> estimates) noexcept {
+  double total = 0;
+  for (const estimate& e : estimates) total += e.variance;
+  return total;
+}
+
+status project_l2_ball(span<const double> y, double radius, std::vector<double>* out) noexcept {
+  if (out == nullptr || !(radius >= 0) || !std::isfinite(radius)) return status::invalid_argument;
+  double largest = 0;
+  for (double v : y) {
+    if (!std::isfinite(v)) return status::invalid_argument;
+    largest = std::max(largest, std::fabs(v));
+  }
+  try {
+    out->assign(y.begin(), y.end());
+    if (largest == 0) return status::ok;
+    // The norm through y / max|y_i|, which cannot overflow or underflow to zero.
+    double sum = 0;
+    for (double v : y) sum += (v / largest) * (v / largest);
+    const double norm = largest * std::sqrt(sum);
+    if (norm <= radius) return status::ok;
+    const double shrink = radius / norm;
+    for (double& v : *out) v *= shrink;
+    return status::ok;
+  } catch (...) {
+    out->clear();
+    return status::overflow;
+  }
+}
+
+status detail::make_vector_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out) {
+  if (!is_vector_mean_mechanism(p.mech)) return status::invalid_parameters;
+  if (p.mech == mechanism::vector_duchi && !(duchi_scale(p) < infinity)) return status::invalid_parameters;
+  std::size_t dim = 0;
+  // Three words per coordinate (counts and ones, or counts and a two-word sum), plus the FWHT copy.
+  if (!cell_count(5 * p.get(field::hadamard_dim), &dim)) return status::overflow;
+  *out = std::make_unique<vector_mean>(p, static_cast<std::size_t>(p.get(field::hadamard_dim)));
+  return status::ok;
+}
+
+bool detail::vector_mean_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
+  const uint64_t per_coordinate = p.mech == mechanism::vector_duchi ? 16 : 8 + wide_sum::bytes;
+  return checked_mul(p.get(field::hadamard_dim), per_coordinate, bytes);
+}
+
+}  // namespace ldp::server
