@@ -1,6 +1,7 @@
 // The C API (ldp.h, ldp_server.h; docs/c_api.md) against the C++ API it wraps: the same blocks,
 // fingerprints, report bytes, saved state and estimates; the statuses of bad arguments, bad input,
-// short buffers and contexts that were never initialized; the context sizes and the numbering
+// short buffers and contexts that were never initialized, for the frequency oracles and the numeric
+// and vector mechanisms; the context sizes and the numbering
 // that must match ldp::status and the wire mechanism ids. The strict C99 compile of both headers
 // is the C examples' build (examples/CMakeLists.txt).
 #include <doctest/doctest.h>
@@ -15,6 +16,8 @@
 #include "example_params.h"
 #include "ldp.h"
 #include "ldp/device.h"
+#include "ldp/device/numeric.h"
+#include "ldp/device/vector_mean.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/wire.h"
 #include "ldp_server.h"
@@ -481,4 +484,205 @@ TEST_CASE("C aggregator: bad arguments, bad state and short buffers") {
   CHECK(ldp_aggregator_deserialize(nullptr, 3, &bad) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_aggregator_deserialize(state.data(), state.size(), nullptr) == LDP_INVALID_ARGUMENT);
   ldp_aggregator_free(nullptr);
+}
+
+TEST_CASE("numeric and vector blocks built through the C API are the C++ blocks") {
+  const uint8_t rotation_seed[LDP_SEED_SIZE] = {9, 8, 7};
+  const struct {
+    const char* name;
+    ldp::wire::derived_params cxx;
+  } cases[] = {
+      {"laplace", ldp::wire::make_laplace(-2.0, 3.0, 12, 0.5)},
+      {"duchi", ldp::wire::make_duchi(-1.0, 1.0, 16, 1.0)},
+      {"laplace-vector", ldp::wire::make_laplace_vector(5, 0.0, 1.0, 10, 2.0)},
+      {"vector-duchi", ldp::wire::make_vector_duchi(6, 1.5, 12, 1.0, 1e-6, rotation_seed)},
+      {"vector-laplace", ldp::wire::make_vector_laplace(6, 1.5, 12, 1.0, 1e-6, rotation_seed)},
+  };
+  ldp_params built[5];  // the same five, in order
+  CHECK(ldp_params_numeric(&built[0], LDP_MECH_LAPLACE, -2.0, 3.0, 12, 0.5) == LDP_OK);
+  CHECK(ldp_params_numeric(&built[1], LDP_MECH_DUCHI, -1.0, 1.0, 16, 1.0) == LDP_OK);
+  CHECK(ldp_params_laplace_vector(&built[2], 5, 0.0, 1.0, 10, 2.0) == LDP_OK);
+  CHECK(ldp_params_vector_mean(&built[3], LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) == LDP_OK);
+  CHECK(ldp_params_vector_mean(&built[4], LDP_MECH_VECTOR_LAPLACE, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) == LDP_OK);
+  for (size_t i = 0; i < 5; ++i) {
+    const std::string name = cases[i].name;
+    CAPTURE(name);
+    REQUIRE(cases[i].cxx.code == status::ok);
+    bytes expected(ldp::wire::params_max_size);
+    size_t n = 0;
+    REQUIRE(ldp::wire::encode_params(cases[i].cxx.block, expected, &n) == status::ok);
+    expected.resize(n);
+    CHECK(encode(built[i]) == expected);
+    CHECK(std::string(ldp_mechanism_name(ldp_params_mechanism(&built[i]))) == name);
+    CHECK(ldp_params_epsilon(&built[i]) == cases[i].cxx.epsilon_impl);
+    CHECK(ldp_report_max_size(&built[i]) == ldp::wire::max_report_size(cases[i].cxx.block));
+  }
+
+  // The grid of a block: x * 2^f rounded half to even.
+  int64_t fixed = 0;
+  CHECK(ldp_params_to_fixed(&built[0], 1.25, &fixed) == LDP_OK);
+  CHECK(fixed == 5120);  // 1.25 * 2^12
+  CHECK(ldp_params_to_fixed(&built[1], 0.5 + 1.0 / 131072, &fixed) == LDP_OK);
+  CHECK(fixed == 32768);  // 32768.5 rounds to even
+  CHECK(ldp_params_to_fixed(&built[0], std::nan(""), &fixed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_to_fixed(&built[0], 1e300, &fixed) == LDP_OVERFLOW);
+  CHECK(ldp_params_to_fixed(&built[0], 1.0, nullptr) == LDP_INVALID_ARGUMENT);
+  const ldp_params grr = c_block(mechanism::grr);
+  CHECK(ldp_params_to_fixed(&grr, 1.0, &fixed) == LDP_INVALID_ARGUMENT);  // no grid
+
+  // Wrong mechanisms and out-of-range arguments leave no usable context.
+  ldp_params p;
+  CHECK(ldp_params_numeric(&p, LDP_MECH_GRR, -1.0, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_numeric(&p, LDP_MECH_DUCHI, 1.0, -1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_numeric(&p, LDP_MECH_LAPLACE, -1.0, 1.0, 63, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_numeric(&p, LDP_MECH_LAPLACE, -1.0, 1.0, 16, 0.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_mechanism(&p) == 0);
+  CHECK(ldp_params_laplace_vector(&p, 0, 0.0, 1.0, 10, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_vector_mean(&p, LDP_MECH_LAPLACE, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_vector_mean(&p, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1e-6, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_vector_mean(&p, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1.5, rotation_seed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_mechanism(&p) == 0);
+  CHECK(ldp_params_numeric(nullptr, LDP_MECH_LAPLACE, -1.0, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_laplace_vector(nullptr, 5, 0.0, 1.0, 10, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_vector_mean(nullptr, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) ==
+        LDP_INVALID_ARGUMENT);
+}
+
+namespace {
+
+const uint8_t vector_seed[LDP_SEED_SIZE] = {0x33, 0x44};
+
+// 40 reports of a varying value or vector through the C API, and through the C++ API with the
+// same seed; the C workspace is exactly ldp_workspace_size() bytes.
+std::vector<bytes> c_numeric_reports(const ldp_params& p, uint32_t d) {
+  ldp_rng rng;
+  REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
+  std::vector<uint64_t> workspace(ldp_workspace_size(&p) / 8);
+  std::vector<bytes> out;
+  for (int i = 0; i < 40; ++i) {
+    bytes report(ldp_report_max_size(&p));
+    size_t n = 0;
+    if (d == 0) {
+      REQUIRE(ldp_randomize_value(&p, &rng, (i - 20) * 977, report.data(), report.size(), &n) == LDP_OK);
+    } else {
+      std::vector<int64_t> x(d);
+      for (uint32_t j = 0; j < d; ++j) x[j] = (i - 20) * 311 + static_cast<int64_t>(j) * 97;
+      REQUIRE(ldp_randomize_vector(&p, &rng, x.data(), d, workspace.data(), workspace.size() * 8, report.data(),
+                                   report.size(), &n) == LDP_OK);
+    }
+    report.resize(n);
+    out.push_back(report);
+  }
+  ldp_rng_wipe(&rng);
+  return out;
+}
+
+std::vector<bytes> cxx_numeric_reports(const ldp::wire::params& p, uint32_t d) {
+  ldp::random::drbg rng(rng_seed);
+  const uint64_t fingerprint = ldp::wire::fingerprint(p);
+  const bool rotated = p.mech == mechanism::vector_duchi || p.mech == mechanism::vector_laplace;
+  ldp::device::vector_mean_context context;
+  std::vector<uint32_t> signs(rotated ? ldp::device::vector_mean_context::sign_words(p) : 0);
+  std::vector<int32_t> rotated_values(rotated ? ldp::device::vector_mean_context::workspace_values(p) : 0);
+  if (rotated) REQUIRE(context.init(p, signs) == status::ok);
+  std::vector<int64_t> values(ldp::device::vector_workspace_values(p));
+  std::vector<bytes> out;
+  for (int i = 0; i < 40; ++i) {
+    bytes report(ldp::wire::max_report_size(p));
+    size_t n = 0;
+    std::vector<int64_t> x(d);
+    for (uint32_t j = 0; j < d; ++j) x[j] = (i - 20) * 311 + static_cast<int64_t>(j) * 97;
+    const status s = d == 0    ? ldp::device::randomize_value(p, fingerprint, (i - 20) * 977, rng, report, &n)
+                     : rotated ? context.randomize(x, rng, rotated_values, report, &n)
+                               : ldp::device::randomize_vector(p, fingerprint, x, rng, values, report, &n);
+    REQUIRE(s == status::ok);
+    report.resize(n);
+    out.push_back(report);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the C value and vector randomizers write the C++ randomizers' bytes for the same seed") {
+  const struct {
+    const char* name;
+    ldp::wire::derived_params cxx;
+    uint32_t d;  // 0: a scalar value
+    size_t workspace;
+  } cases[] = {
+      {"laplace", ldp::wire::make_laplace(-2.0, 3.0, 12, 0.5), 0, 0},
+      {"duchi", ldp::wire::make_duchi(-1.0, 1.0, 16, 1.0), 0, 0},
+      {"laplace-vector", ldp::wire::make_laplace_vector(5, 0.0, 1.0, 10, 2.0), 5, 40},
+      // d~ = 8: 8 rotated values and one sign word, 36 bytes, rounded up to 40.
+      {"vector-duchi", ldp::wire::make_vector_duchi(6, 1.5, 12, 1.0, 1e-6, vector_seed), 6, 40},
+      {"vector-laplace", ldp::wire::make_vector_laplace(6, 1.5, 12, 1.0, 1e-6, vector_seed), 6, 40},
+      // d~ = 64: 64 values and 2 sign words.
+      {"vector-laplace 50", ldp::wire::make_vector_laplace(50, 4.0, 8, 2.0, 1e-3, vector_seed), 50, 264},
+  };
+  for (const auto& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    REQUIRE(c.cxx.code == status::ok);
+    bytes block(ldp::wire::params_max_size);
+    size_t n = 0;
+    REQUIRE(ldp::wire::encode_params(c.cxx.block, block, &n) == status::ok);
+    ldp_params p;
+    REQUIRE(ldp_params_decode(&p, block.data(), n) == LDP_OK);
+    CHECK(ldp_workspace_size(&p) == c.workspace);
+    const std::vector<bytes> from_c = c_numeric_reports(p, c.d);
+    CHECK(from_c == cxx_numeric_reports(c.cxx.block, c.d));
+    // The server accepts them all.
+    c_aggregator a;
+    REQUIRE(ldp_aggregator_create(&p, &a.a) == LDP_OK);
+    for (const bytes& r : from_c) CHECK(ldp_aggregator_add_report(a.a, r.data(), r.size()) == LDP_OK);
+    CHECK(ldp_aggregator_reports(a.a) == from_c.size());
+    CHECK(estimates(a.a).size() == (c.d == 0 ? 1 : c.d));
+  }
+}
+
+TEST_CASE("value and vector randomizers: wrong mechanisms, dimensions and workspaces") {
+  ldp_params laplace, vector, rotated;
+  REQUIRE(ldp_params_numeric(&laplace, LDP_MECH_LAPLACE, -1.0, 1.0, 16, 1.0) == LDP_OK);
+  REQUIRE(ldp_params_laplace_vector(&vector, 4, -1.0, 1.0, 16, 1.0) == LDP_OK);
+  REQUIRE(ldp_params_vector_mean(&rotated, LDP_MECH_VECTOR_DUCHI, 4, 1.0, 16, 1.0, 1e-3, vector_seed) == LDP_OK);
+  const ldp_params grr = c_block(mechanism::grr);
+  ldp_rng rng;
+  REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
+  uint8_t out[128];
+  uint64_t workspace[8];
+  const int64_t x[5] = {1, -2, 3, -4, 5};
+  size_t n = 0;
+
+  // Each randomizer serves its own mechanisms only.
+  CHECK(ldp_randomize_value(&grr, &rng, 1, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_value(&vector, &rng, 1, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_item(&laplace, &rng, 1, nullptr, 0, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_vector(&laplace, &rng, x, 1, workspace, sizeof workspace, out, sizeof out, &n) ==
+        LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_vector(&grr, &rng, x, 1, workspace, sizeof workspace, out, sizeof out, &n) ==
+        LDP_INVALID_ARGUMENT);
+
+  for (const ldp_params* p : {&vector, &rotated}) {
+    const size_t ws = ldp_workspace_size(p);
+    REQUIRE(ws > 0);
+    REQUIRE(ws <= sizeof workspace);
+    CHECK(ldp_randomize_vector(p, &rng, x, 4, workspace, ws, out, sizeof out, &n) == LDP_OK);
+    CHECK(ldp_randomize_vector(p, &rng, x, 5, workspace, ws, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+    CHECK(ldp_randomize_vector(p, &rng, x, 3, workspace, ws, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+    CHECK(ldp_randomize_vector(p, &rng, nullptr, 4, workspace, ws, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+    CHECK(ldp_randomize_vector(p, &rng, x, 4, workspace, ws - 8, out, sizeof out, &n) == LDP_WORKSPACE_TOO_SMALL);
+    CHECK(ldp_randomize_vector(p, &rng, x, 4, reinterpret_cast<uint8_t*>(workspace) + 4, ws, out, sizeof out, &n) ==
+          LDP_INVALID_ARGUMENT);
+    CHECK(ldp_randomize_vector(p, &rng, x, 4, workspace, ws, out, 10, &n) == LDP_BUFFER_TOO_SMALL);
+    CHECK(ldp_randomize_vector(p, nullptr, x, 4, workspace, ws, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+  }
+  CHECK(ldp_randomize_value(&laplace, &rng, 1, out, ldp_report_max_size(&laplace), &n) == LDP_OK);
+  CHECK(ldp_randomize_value(&laplace, &rng, 1, out, 10, &n) == LDP_BUFFER_TOO_SMALL);
+  CHECK(ldp_randomize_value(&laplace, &rng, 1, nullptr, 10, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_value(&laplace, &rng, 1, out, sizeof out, nullptr) == LDP_INVALID_ARGUMENT);
+  // Far outside the range: clamped, not refused.
+  CHECK(ldp_randomize_value(&laplace, &rng, INT64_MAX, out, sizeof out, &n) == LDP_OK);
+  ldp_rng_wipe(&rng);
+  CHECK(ldp_randomize_value(&laplace, &rng, 1, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
 }

@@ -149,6 +149,28 @@ ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uin
                                 uint32_t rows, uint32_t columns,
                                 const uint8_t hash_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
 
+/* Numeric mechanisms (MECHANISMS.md B.0-B.2, B.5). Values travel as fixed-point integers x * 2^f
+ * on the grid of `frac_bits` = f <= 62 fraction bits; ldp_params_to_fixed converts a real. */
+
+/* laplace or duchi: one value in [lo, hi] (reals, rounded to the grid). */
+ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi,
+                              uint32_t frac_bits, double epsilon) LDP_NOEXCEPT;
+
+/* laplace-vector: d coordinates, each in [lo, hi] (L1 sensitivity d (hi - lo)). */
+ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
+                                     double epsilon) LDP_NOEXCEPT;
+
+/* vector-duchi or vector-laplace: vectors of d coordinates in the L2 ball of `radius`, rotated with
+ * signs from the public 32-byte `rotation_seed`; a rotated coordinate is clipped with probability
+ * at most `beta` in (0, 1) per report. */
+ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
+                                  uint32_t frac_bits, double epsilon, double beta,
+                                  const uint8_t rotation_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
+
+/* x * 2^f for the block's f, rounded half to even (the grid of MECHANISMS.md B.0).
+ * LDP_INVALID_ARGUMENT for NaN or a block without a grid, LDP_OVERFLOW when saturated. */
+ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) LDP_NOEXCEPT;
+
 /* The mechanism id; 0 for a context that is not initialized. */
 ldp_mechanism ldp_params_mechanism(const ldp_params* params) LDP_NOEXCEPT;
 
@@ -163,19 +185,34 @@ uint64_t ldp_params_fingerprint(const ldp_params* params) LDP_NOEXCEPT;
  * 0 for a context that is not initialized. */
 size_t ldp_report_max_size(const ldp_params* params) LDP_NOEXCEPT;
 
-/* Bytes of workspace a randomizer needs for this block (0 for most mechanisms; d/8 rounded up to
- * whole 8-byte words for sue and oue, columns/8 likewise for cms). */
+/* Bytes of workspace a randomizer needs for this block, a multiple of 8: 0 for most mechanisms;
+ * d bits for sue and oue, `columns` bits for cms, 8 d bytes for laplace-vector, 4 (d~ + d~/32)
+ * for vector-duchi and vector-laplace (d~: d rounded up to a power of two), rounded up. */
 size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
 
-/* ---- Randomizers (MECHANISMS.md A.1-A.6) ------------------------------------------------------
+/* ---- Randomizers ------------------------------------------------------------------------------
  * Each writes one report (docs/wire_format.md section 4) into out[0, capacity) and its size into
  * *written. The workspace must be 8-byte aligned (a uint64_t array) and hold ldp_workspace_size()
  * bytes; it may be NULL when that is 0. Nothing is allocated. */
 
-/* A frequency oracle report of `item` in [0, d) (LDP_OUT_OF_RANGE otherwise). */
+/* grr, sue, oue, blh, olh, hr, cms or hcms (MECHANISMS.md A.1-A.6): a report of `item` in [0, d)
+ * (LDP_OUT_OF_RANGE otherwise). */
 ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
                               size_t workspace_size, uint8_t* out, size_t capacity,
                               size_t* written) LDP_NOEXCEPT;
+
+/* laplace, duchi or kent-refine (MECHANISMS.md B.1, B.2, C.1): a report of the fixed-point value x
+ * (x * 2^f, see ldp_params_to_fixed), clamped to the block's range first. No workspace. */
+ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
+                               size_t* written) LDP_NOEXCEPT;
+
+/* laplace-vector, vector-duchi or vector-laplace (MECHANISMS.md B.1, B.5): a report of the vector
+ * x[0, d) of fixed-point coordinates; d must be the block's dimension (else LDP_INVALID_ARGUMENT).
+ * vector-duchi and vector-laplace clip x to the block's L2 ball, and derive the rotation signs from
+ * the block's public seed into the workspace on every call. */
+ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
+                                size_t workspace_size, uint8_t* out, size_t capacity,
+                                size_t* written) LDP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -9,10 +9,14 @@
 #include "ldp.h"
 #include "ldp/base/status.h"
 #include "ldp/device/frequency.h"
+#include "ldp/device/numeric.h"
+#include "ldp/device/vector_mean.h"
 #include "ldp/wire/mechanism.h"
+#include "ldp/wire/numeric_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
+#include "ldp/wire/vector_params.h"
 
 namespace capi = ldp::capi;
 using capi::code;
@@ -40,6 +44,53 @@ namespace {
 template <class Storage>
 void clear(Storage* storage) noexcept {
   std::memset(storage->opaque.bytes, 0, sizeof storage->opaque.bytes);
+}
+
+using vector_mean = ldp::device::vector_mean_context;
+
+// grr, sue, oue, blh, olh, hr, cms, hcms: ldp_randomize_item's mechanisms.
+bool is_frequency_oracle(ldp::wire::mechanism m) noexcept {
+  return m >= ldp::wire::mechanism::grr && m <= ldp::wire::mechanism::hcms;
+}
+
+// What each randomizer needs in its workspace, in bytes (whole 8-byte words).
+std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
+  switch (p.mech) {
+    case ldp::wire::mechanism::laplace_vector:
+      return ldp::device::vector_workspace_values(p) * sizeof(int64_t);
+    case ldp::wire::mechanism::vector_duchi:
+    case ldp::wire::mechanism::vector_laplace: {
+      const std::size_t bytes = (vector_mean::sign_words(p) + vector_mean::workspace_values(p)) * sizeof(int32_t);
+      return (bytes + 7) / 8 * 8;
+    }
+    default: return ldp::device::workspace_words(p) * sizeof(uint64_t);
+  }
+}
+
+// The argument checks every randomizer shares; on success *written is 0 until a report is written.
+struct randomizer_call {
+  const params_context* p;
+  rng_context* r;
+  bool ok;
+
+  randomizer_call(const ldp_params* params, ldp_rng* rng, const void* workspace, size_t workspace_size,
+                  const uint8_t* out, size_t capacity, size_t* written) noexcept
+      : p(live<params_context>(params)), r(live<rng_context>(rng)) {
+    ok = p != nullptr && r != nullptr && written != nullptr && (out != nullptr || capacity == 0) &&
+         (workspace != nullptr || workspace_size == 0) &&
+         reinterpret_cast<uintptr_t>(workspace) % alignof(uint64_t) == 0;
+    if (ok) *written = 0;
+  }
+};
+
+// The builders' common end: the block in *params, or a cleared context and the builder's status.
+ldp_status publish(ldp_params* params, const ldp::wire::derived_params& derived) noexcept {
+  if (derived.code != status::ok) {
+    clear(params);
+    return code(derived.code);
+  }
+  capi::set_params(params, derived.block);
+  return code(status::ok);
 }
 
 }  // namespace
@@ -96,14 +147,54 @@ ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uin
                                 uint32_t rows, uint32_t columns,
                                 const uint8_t hash_seed[LDP_SEED_SIZE]) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
-  clear(params);
   const bool sketch = mechanism == LDP_MECH_CMS || mechanism == LDP_MECH_HCMS;
-  if (mechanism > UINT8_MAX || (sketch && hash_seed == nullptr)) return code(status::invalid_argument);
-  const ldp::wire::derived_params derived = ldp::wire::make_frequency_oracle(
-      static_cast<ldp::wire::mechanism>(mechanism), epsilon, d, rows, columns, hash_seed);
-  if (derived.code != status::ok) return code(derived.code);
-  capi::set_params(params, derived.block);
-  return code(status::ok);
+  if (mechanism > UINT8_MAX || (sketch && hash_seed == nullptr)) {
+    clear(params);
+    return code(status::invalid_argument);
+  }
+  return publish(params, ldp::wire::make_frequency_oracle(static_cast<ldp::wire::mechanism>(mechanism),
+                                                          epsilon, d, rows, columns, hash_seed));
+}
+
+ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi,
+                              uint32_t frac_bits, double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  switch (mechanism) {
+    case LDP_MECH_LAPLACE: return publish(params, ldp::wire::make_laplace(lo, hi, frac_bits, epsilon));
+    case LDP_MECH_DUCHI: return publish(params, ldp::wire::make_duchi(lo, hi, frac_bits, epsilon));
+    default: clear(params); return code(status::invalid_argument);
+  }
+}
+
+ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
+                                     double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_laplace_vector(d, lo, hi, frac_bits, epsilon));
+}
+
+ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
+                                  uint32_t frac_bits, double epsilon, double beta,
+                                  const uint8_t rotation_seed[LDP_SEED_SIZE]) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  if (rotation_seed == nullptr) {
+    clear(params);
+    return code(status::invalid_argument);
+  }
+  switch (mechanism) {
+    case LDP_MECH_VECTOR_DUCHI:
+      return publish(params, ldp::wire::make_vector_duchi(d, radius, frac_bits, epsilon, beta, rotation_seed));
+    case LDP_MECH_VECTOR_LAPLACE:
+      return publish(params, ldp::wire::make_vector_laplace(d, radius, frac_bits, epsilon, beta, rotation_seed));
+    default: clear(params); return code(status::invalid_argument);
+  }
+}
+
+ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
+  const params_context* context = live<params_context>(params);
+  if (context == nullptr || out == nullptr || !context->block.has(ldp::wire::field::frac_bits)) {
+    return code(status::invalid_argument);
+  }
+  return code(ldp::wire::to_fixed(x, static_cast<unsigned>(context->block.get(ldp::wire::field::frac_bits)), out));
 }
 
 ldp_mechanism ldp_params_mechanism(const ldp_params* params) noexcept {
@@ -129,23 +220,50 @@ size_t ldp_report_max_size(const ldp_params* params) noexcept {
 
 size_t ldp_workspace_size(const ldp_params* params) noexcept {
   const params_context* context = live<params_context>(params);
-  return context == nullptr ? 0 : ldp::device::workspace_words(context->block) * sizeof(uint64_t);
+  return context == nullptr ? 0 : workspace_bytes(context->block);
 }
 
 ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
                               size_t workspace_size, uint8_t* out, size_t capacity,
                               size_t* written) noexcept {
-  const params_context* p = live<params_context>(params);
-  rng_context* r = live<rng_context>(rng);
-  if (p == nullptr || r == nullptr || written == nullptr || (out == nullptr && capacity != 0) ||
-      (workspace == nullptr && workspace_size != 0) ||
-      reinterpret_cast<uintptr_t>(workspace) % alignof(uint64_t) != 0) {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || !is_frequency_oracle(call.p->block.mech)) return code(status::invalid_argument);
+  const ldp::span<uint64_t> words(static_cast<uint64_t*>(workspace), workspace_size / sizeof(uint64_t));
+  return code(ldp::device::randomize(call.p->block, call.p->fingerprint, item, call.r->rng, words,
+                                     {out, capacity}, written));
+}
+
+ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
+                               size_t* written) noexcept {
+  const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
+  if (!call.ok) return code(status::invalid_argument);
+  return code(ldp::device::randomize_value(call.p->block, call.p->fingerprint, x, call.r->rng, {out, capacity},
+                                           written));
+}
+
+ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
+                                size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (x == nullptr && d != 0)) return code(status::invalid_argument);
+  const ldp::wire::params& block = call.p->block;
+  const ldp::span<const int64_t> vector(x, d);
+  if (block.mech == ldp::wire::mechanism::laplace_vector) {
+    const ldp::span<int64_t> values(static_cast<int64_t*>(workspace), workspace_size / sizeof(int64_t));
+    return code(ldp::device::randomize_vector(block, call.p->fingerprint, vector, call.r->rng, values,
+                                              {out, capacity}, written));
+  }
+  if (block.mech != ldp::wire::mechanism::vector_duchi && block.mech != ldp::wire::mechanism::vector_laplace) {
     return code(status::invalid_argument);
   }
-  *written = 0;
-  const ldp::span<uint64_t> words(static_cast<uint64_t*>(workspace), workspace_size / sizeof(uint64_t));
-  return code(ldp::device::randomize(p->block, p->fingerprint, item, r->rng, words, {out, capacity},
-                                     written));
+  // The rotation signs, then the rotated vector: both 32-bit, in the caller's workspace.
+  if (workspace_size < workspace_bytes(block)) return code(status::workspace_too_small);
+  const std::size_t sign_words = vector_mean::sign_words(block);
+  auto* signs = static_cast<uint32_t*>(workspace);
+  ldp::device::vector_mean_context context;
+  const status s = context.init(block, {signs, sign_words});
+  if (s != status::ok) return code(s);
+  const ldp::span<int32_t> rotated(reinterpret_cast<int32_t*>(signs + sign_words), vector_mean::workspace_values(block));
+  return code(context.randomize(vector, call.r->rng, rotated, {out, capacity}, written));
 }
 
 }  // extern "C"
