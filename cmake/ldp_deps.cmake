@@ -22,3 +22,12 @@ endif()
 if(LDP_BUILD_TESTS AND NOT LDP_BARE_METAL)
   ldp_header_shim(doctest doctest/doctest.h)
 endif()
+
+# The ldp command-line tool (host only; cross presets turn it off): CLI11, nlohmann-json and fmt
+# from Debian (libcli11-dev, nlohmann-json3-dev, libfmt-dev).
+if(LDP_BUILD_TOOLS AND NOT LDP_BARE_METAL)
+  find_package(CLI11 REQUIRED)
+  find_package(nlohmann_json 3 REQUIRED)
+  find_package(fmt REQUIRED)
+  find_package(Threads REQUIRED)
+endif()

@@ -1,0 +1,450 @@
+#!/usr/bin/env python3
+"""Tests of the `ldp` command-line tool (docs/cli.md), run by CTest one case at a time:
+
+    test_cli.py --ldp build/host/tools/ldp --work <scratch dir> <case>
+
+Each case runs the real binary and checks its exit code, its output (JSON parsed, CSV parsed) and
+the files it writes. Statistical checks use fixed seeds; each states its false-failure probability.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+LDP = None
+WORK = None
+
+# Options of every mechanism the tool simulates; a mechanism listed by `ldp simulate --help` but
+# missing here fails the pipeline case, so new mechanisms cannot go untested.
+MECHANISMS = {
+    "grr": ["--domain", "50"],
+    "sue": ["--domain", "50"],
+    "oue": ["--domain", "50"],
+    "blh": ["--domain", "50"],
+    "olh": ["--domain", "50"],
+    "hr": ["--domain", "50"],
+    "cms": ["--domain", "50", "--sketch", "8:64"],
+    "hcms": ["--domain", "50", "--sketch", "8:64"],
+}
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def path(name):
+    return os.path.join(WORK, name)
+
+
+def run(*args, expect=0):
+    """Runs ldp; checks the exit code and that nothing crashed. Returns (stdout, stderr)."""
+    proc = subprocess.run([LDP, *args], capture_output=True, text=True, timeout=600)
+    where = "ldp " + " ".join(args)
+    check(proc.returncode >= 0, f"{where}: killed by signal {-proc.returncode}\n{proc.stderr}")
+    check(proc.returncode == expect,
+          f"{where}: exit code {proc.returncode}, expected {expect}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    for bad in ("terminate called", "Traceback", "what():", "Aborted", "Segmentation"):
+        check(bad not in proc.stderr, f"{where}: crash output on stderr:\n{proc.stderr}")
+    return proc.stdout, proc.stderr
+
+
+def fails(*args, message):
+    """ldp must exit 2 with a one-line error naming the problem (a regex on stderr)."""
+    _, err = run(*args, expect=2)
+    check(re.search(message, err), f"ldp {' '.join(args)}: stderr does not match {message!r}:\n{err}")
+    # Progress lines ("aggregate: 25% ...") may precede the error; the error itself is short.
+    lines = [line for line in err.strip().splitlines() if not re.match(r"^(simulate|aggregate): ", line)]
+    check(len(lines) <= 2, f"ldp {' '.join(args)}: error is not short:\n{err}")
+
+
+def read(name):
+    with open(path(name), "rb") as f:
+        return f.read()
+
+
+def write(name, data):
+    with open(path(name), "wb" if isinstance(data, bytes) else "w") as f:
+        f.write(data)
+
+
+# ---- Wire format helpers (docs/wire_format.md sections 6, 7) -------------------------------------
+
+def _crc_table():
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+CRC_TABLE = _crc_table()
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = CRC_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def split_batch(data):
+    """(header bytes, [(records, body)], trailing bytes after the terminator)."""
+    check(data[:4] == b"LDPB", "not a batch")
+    block = struct.unpack_from("<H", data, 6)[0]
+    header_end = 8 + block + 12
+    chunks, at = [], header_end
+    while True:
+        records, length = struct.unpack_from("<II", data, at)
+        body = data[at + 8:at + 8 + length]
+        at += 8 + length + 4
+        if records == 0 and length == 0:
+            return data[:header_end], chunks, data[at:]
+        chunks.append((records, body))
+
+
+def chunk_bytes(records, body):
+    head = struct.pack("<II", records, len(body)) + body
+    return head + struct.pack("<I", crc32c(head))
+
+
+def join_batch(header, chunks):
+    return header + b"".join(chunk_bytes(r, b) for r, b in chunks) + chunk_bytes(0, b"")
+
+
+def records_of(body, count):
+    out, at = [], 0
+    for _ in range(count):
+        size, shift = 0, 0
+        while True:
+            b = body[at]
+            at += 1
+            size |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        out.append((at, size))  # payload offset and size
+        at += size
+    return out
+
+
+# ---- Helpers -------------------------------------------------------------------------------------
+
+def simulate(mechanism, out, devices=3000, seed=1, epsilon="2", data="zipf:1.1", extra=()):
+    args = ["simulate", "--mechanism", mechanism, "--epsilon", epsilon, *MECHANISMS[mechanism],
+            "--devices", str(devices), "--data", data, "--seed", str(seed), "--out", path(out), *extra]
+    return run(*args)
+
+
+def estimate_json(state, *extra):
+    out, _ = run("estimate", path(state), "--format", "json", *extra)
+    return json.loads(out)  # one object, nothing else on stdout
+
+
+def listed_mechanisms():
+    out, _ = run("simulate", "--help")
+    match = re.search(r"mechanism: ([a-z0-9, -]+)", out)
+    check(match, f"simulate --help does not list the mechanisms:\n{out}")
+    return [m.strip() for m in match.group(1).split(",") if m.strip()]
+
+
+# ---- Cases ---------------------------------------------------------------------------------------
+
+def case_pipeline():
+    """simulate -> inspect -> aggregate -> inspect -> estimate (table, csv, json, truth, plot), for
+    every mechanism the tool lists."""
+    names = listed_mechanisms()
+    missing = [m for m in names if m not in MECHANISMS]
+    check(not missing, f"mechanisms without a test configuration: {missing}")
+    for m in names:
+        batch, state, truth = f"{m}.ldpb", f"{m}.ldps", f"{m}.truth.csv"
+        n = 3000
+        simulate(m, batch, devices=n, extra=["--truth-out", path(truth)])
+        with open(path(truth)) as f:
+            rows = list(csv.reader(f))
+        check(rows[0] == ["item", "count"], f"{m}: truth header {rows[0]}")
+        check(sum(int(r[1]) for r in rows[1:]) == n, f"{m}: truth counts do not sum to {n}")
+
+        out, _ = run("inspect", path(batch), "--records", "2")
+        check(f"parameters: {m} " in out and "record 1:" in out, f"{m}: inspect batch:\n{out}")
+        check(re.search(rf"records: {n:,} readable, {n:,} valid", out), f"{m}: inspect counts:\n{out}")
+
+        out, _ = run("aggregate", path(batch), "--out", path(state))
+        check(f"total: {n:,} reports accepted, 0 rejected" in out, f"{m}: aggregate:\n{out}")
+        out, _ = run("inspect", path(state))
+        check(f"reports: {n:,} accepted" in out, f"{m}: inspect state:\n{out}")
+
+        j = estimate_json(state)
+        for key, kind in (("mechanism", str), ("epsilon", float), ("reports", int), ("rejected", dict),
+                          ("estimates", list)):
+            check(isinstance(j.get(key), kind), f"{m}: JSON field {key} missing or not {kind.__name__}: {j.get(key)}")
+        check(j["mechanism"] == m and j["reports"] == n and j["rejected"] == {}, f"{m}: JSON header {j}")
+        check(0 < j["epsilon"] <= 2 and j["epsilon"] > 1.99, f"{m}: implemented epsilon {j['epsilon']}")
+        check(len(j["estimates"]) == 50, f"{m}: {len(j['estimates'])} estimates")
+        for i, e in enumerate(j["estimates"]):
+            check(e["item"] == i, f"{m}: estimates not in item order")
+            check(e["ci_low"] <= e["estimate"] <= e["ci_high"] and e["variance"] > 0, f"{m}: bad estimate {e}")
+
+        top = estimate_json(state, "--top", "5", "--truth", path(truth))
+        values = [e["estimate"] for e in top["estimates"]]
+        check(len(values) == 5 and values == sorted(values, reverse=True), f"{m}: --top 5 gives {values}")
+        err = top["error"]
+        # The RMSE over 50 items against its closed-form prediction. Each error is about normal
+        # with the predicted variance (plug-in counts); a ratio outside [0.5, 2] needs the mean of
+        # 50 squared z-scores below 0.25 or above 4 (chi-square(50) beyond 12.5 or 200), each
+        # below 1e-9 even allowing for the correlation between items.
+        ratio = err["rmse"] / err["predicted_rmse"]
+        check(0.5 < ratio < 2, f"{m}: RMSE {err['rmse']} vs predicted {err['predicted_rmse']}")
+
+        out, _ = run("estimate", path(state), "--format", "csv", "--top", "3")
+        rows = list(csv.reader(io.StringIO(out)))
+        check(rows[0] == ["item", "estimate", "variance", "ci_low", "ci_high"] and len(rows) == 4, f"{m}: csv:\n{out}")
+        out, _ = run("estimate", path(state), "--top", "3", "--truth", path(truth), "--plot", path(f"{m}.svg"))
+        check("RMSE" in out and "95% CI" in out, f"{m}: table:\n{out}")
+        check(read(f"{m}.svg").startswith(b"<svg") and read(f"{m}.svg").rstrip().endswith(b"</svg>"), f"{m}: plot")
+
+
+def case_determinism():
+    """The same seed gives the same batch bytes whatever the thread count; another seed differs."""
+    for m in ("oue", "olh", "hcms"):
+        simulate(m, "a.ldpb", devices=10000, seed=5, extra=["--threads", "1"])
+        simulate(m, "b.ldpb", devices=10000, seed=5, extra=["--threads", "3"])
+        simulate(m, "c.ldpb", devices=10000, seed=6, extra=["--threads", "2"])
+        check(read("a.ldpb") == read("b.ldpb"), f"{m}: batch depends on the thread count")
+        check(read("a.ldpb") != read("c.ldpb"), f"{m}: batch does not depend on the seed")
+
+
+def case_merge():
+    """Aggregating split batches and merging the states (in either order) gives the bytes of one
+    aggregation of everything."""
+    for m in ("grr", "olh", "cms"):
+        simulate(m, "a.ldpb", devices=5000, seed=1)
+        simulate(m, "b.ldpb", devices=7000, seed=2, data="uniform")
+        run("aggregate", path("a.ldpb"), "--out", path("a.ldps"))
+        run("aggregate", path("b.ldpb"), "--out", path("b.ldps"))
+        run("aggregate", path("a.ldpb"), path("b.ldpb"), "--out", path("ab.ldps"))
+        out, _ = run("merge", path("a.ldps"), path("b.ldps"), "--out", path("m1.ldps"))
+        check("12,000 reports accepted" in out, f"{m}: merge output:\n{out}")
+        run("merge", path("b.ldps"), path("a.ldps"), "--out", path("m2.ldps"))
+        check(read("m1.ldps") == read("ab.ldps") == read("m2.ldps"), f"{m}: merged state differs")
+        check(estimate_json("m1.ldps")["reports"] == 12000, f"{m}: merged report count")
+
+
+def case_rejected_records():
+    """A record with an out-of-range payload (chunk CRC recomputed) and a chunk with a broken CRC
+    are rejected and counted by reason; every other report counts."""
+    n = 10000
+    simulate("grr", "ok.ldpb", devices=n, seed=3)
+    header, chunks, _ = split_batch(read("ok.ldpb"))
+    check(len(chunks) >= 3, f"expected several chunks, got {len(chunks)}")
+    records, body = chunks[0]
+    offset, size = records_of(body, records)[10]
+    check(size == 1, "a GRR d=50 payload is one index byte")
+    body = body[:offset] + bytes([200]) + body[offset + 1:]  # 200 >= d: out_of_range
+    chunks[0] = (records, body)
+    damaged = join_batch(header, chunks)
+    # Flip a byte inside the second chunk's body without fixing its CRC.
+    second = len(header) + 8 + len(body) + 4 + 8 + 5
+    damaged = damaged[:second] + bytes([damaged[second] ^ 0x40]) + damaged[second + 1:]
+    write("bad.ldpb", damaged)
+    lost = chunks[1][0]
+
+    out, _ = run("aggregate", path("bad.ldpb"), "--out", path("bad.ldps"))
+    check(f"total: {n - 1 - lost:,} reports accepted, {1 + lost:,} rejected" in out, f"aggregate:\n{out}")
+    check("out_of_range" in out and "checksum_mismatch" in out, f"reasons not printed:\n{out}")
+    j = estimate_json("bad.ldps")
+    check(j["reports"] == n - 1 - lost, f"reports {j['reports']}")
+    check(j["rejected"] == {"out_of_range": 1, "checksum_mismatch": lost}, f"rejected {j['rejected']}")
+    out, _ = run("inspect", path("bad.ldpb"))
+    check("CRC32C does not match" in out and "out_of_range" in out, f"inspect:\n{out}")
+
+
+def case_truncated():
+    """A batch cut short is an error (exit 2, no state); --keep-partial counts the whole chunks."""
+    simulate("oue", "ok.ldpb", devices=10000, seed=4)
+    data = read("ok.ldpb")
+    header, chunks, _ = split_batch(data)
+    cut = len(header) + sum(8 + len(b) + 4 for _, b in chunks[:2]) + 100  # inside the third chunk
+    write("cut.ldpb", data[:cut])
+    fails("aggregate", path("cut.ldpb"), "--out", path("cut.ldps"), message=r"cut\.ldpb.*truncated or damaged")
+    check(not os.path.exists(path("cut.ldps")), "a failed aggregate wrote its state")
+    _, err = run("aggregate", path("cut.ldpb"), "--keep-partial", "--out", path("cut.ldps"))
+    check("warning" in err, f"no warning:\n{err}")
+    check(estimate_json("cut.ldps")["reports"] == chunks[0][0] + chunks[1][0], "partial count")
+    write("tail.ldpb", data + b"\x00")  # a byte after the terminator
+    fails("aggregate", path("tail.ldpb"), "--out", path("t.ldps"), message=r"wrong_length")
+    for name in os.listdir(WORK):
+        check(".tmp-" not in name, f"temporary file left behind: {name}")
+
+
+def case_bad_arguments():
+    base = ["simulate", "--devices", "100", "--data", "uniform", "--seed", "1", "--out", path("x.ldpb")]
+    fails(*base, "-m", "nope", "-e", "1", "-d", "10", message=r"unknown mechanism 'nope' \(known: grr")
+    fails(*base, "-m", "grr", "-e", "0", "-d", "10", message=r"--epsilon must be in \(0, 40\]")
+    fails(*base, "-m", "grr", "-e", "41", "-d", "10", message=r"--epsilon")
+    fails(*base, "-m", "grr", "-e", "abc", "-d", "10", message=r"epsilon")
+    fails(*base, "-m", "grr", "-e", "1", message=r"grr needs --domain")
+    fails(*base, "-m", "grr", "-e", "1", "-d", "1", message=r"--domain must be at least 2")
+    fails(*base, "-m", "grr", "-e", "1", "-d", "10", "--hash-range", "4", message=r"--hash-range does not apply to")
+    fails(*base, "-m", "olh", "-e", "1", "-d", "10", "--hash-range", "1", message=r"--hash-range must be")
+    fails(*base, "-m", "cms", "-e", "1", "-d", "10", "--sketch", "16", message=r"--sketch must be k:m")
+    fails(*base, "-m", "cms", "-e", "1", "-d", "10", "--sketch", "0:64", message=r"--sketch must be k:m")
+    fails(*base, "-m", "hcms", "-e", "1", "-d", "10", "--sketch", "4:1000", message=r"power-of-two")
+    fails(*base, "-m", "oue", "-e", "1", "-d", "20000000", message=r"cannot build a oue block")
+    fails("simulate", "-m", "grr", "-e", "1", "-d", "10", "--data", "uniform", "--seed", "1", "--out",
+          path("x.ldpb"), message=r"needs --devices")
+    data = ["simulate", "-m", "grr", "-e", "1", "-d", "10", "--devices", "100", "--seed", "1", "--out", path("x.ldpb")]
+    fails(*data, "--data", "zipf:x", message=r"zipf:<s> needs an exponent")
+    fails(*data, "--data", "zipf:-1", message=r"zipf:<s> needs an exponent")
+    fails(*data, "--data", "gauss", message=r"unknown --data 'gauss'")
+    fails("simulate", "-m", "grr", "-e", "1", "-d", "10", "--devices", "100", "--data", "uniform", "--seed", "1",
+          "--out", "/nonexistent/dir/x.ldpb", message=r"cannot create batch file /nonexistent/dir/x\.ldpb")
+    fails("mechanisms", "--domain", "1", "--epsilon", "1", message=r"--domain must be at least 2")
+    fails("mechanisms", "--domain", "10", "--epsilon", "-1", message=r"epsilon")
+    fails("estimate", path("none.ldps"), "--format", "xml", message=r"format")
+    fails(message=r"subcommand")
+    fails("frobnicate", message=r"frobnicate|subcommand")
+    fails("demo", "--devices", "0", message=r"--devices must be at least 1")
+    check(not os.path.exists(path("x.ldpb")), "a failed simulate wrote its batch")
+
+
+def case_bad_files():
+    simulate("grr", "g.ldpb", devices=2000)
+    simulate("oue", "o.ldpb", devices=2000)
+    run("aggregate", path("g.ldpb"), "--out", path("g.ldps"))
+    run("aggregate", path("o.ldpb"), "--out", path("o.ldps"))
+    batch, state = read("g.ldpb"), read("g.ldps")
+
+    fails("aggregate", path("missing.ldpb"), "--out", path("s.ldps"), message=r"cannot open batch file .*missing\.ldpb")
+    fails("aggregate", WORK, "--out", path("s.ldps"), message=r"is a directory")
+    write("magic.ldpb", b"LDPX" + batch[4:])
+    fails("aggregate", path("magic.ldpb"), "--out", path("s.ldps"), message=r"not a readable batch.*malformed_report")
+    write("hdr.ldpb", batch[:10] + bytes([batch[10] ^ 1]) + batch[11:])
+    fails("aggregate", path("hdr.ldpb"), "--out", path("s.ldps"), message=r"not a readable batch")
+    write("empty.ldpb", b"")
+    fails("aggregate", path("empty.ldpb"), "--out", path("s.ldps"), message=r"not a readable batch.*wrong_length")
+    fails("aggregate", path("g.ldpb"), path("o.ldpb"), "--out", path("s.ldps"), message=r"other parameters")
+    fails("aggregate", path("g.ldps"), "--out", path("s.ldps"), message=r"aggregator state, not a batch")
+
+    write("trunc.ldps", state[:-5])
+    fails("estimate", path("trunc.ldps"), message=r"not a readable aggregator state: wrong_length")
+    write("flip.ldps", state[:-3] + bytes([state[-3] ^ 1]) + state[-2:])
+    fails("estimate", path("flip.ldps"), message=r"checksum_mismatch")
+    fails("estimate", path("missing.ldps"), message=r"cannot open state file")
+    fails("estimate", path("g.ldpb"), message=r"not a readable aggregator state")
+    fails("merge", path("g.ldps"), path("o.ldps"), "--out", path("m.ldps"), message=r"other parameters")
+    fails("merge", path("g.ldps"), path("trunc.ldps"), "--out", path("m.ldps"), message=r"trunc\.ldps")
+    write("wrong.csv", "item,count\n0,5\n999,3\n")
+    fails("estimate", path("g.ldps"), "--truth", path("wrong.csv"), message=r"wrong\.csv line 3")
+    write("garbage.bin", b"hello, world")
+    fails("inspect", path("garbage.bin"), message=r"not a batch \(LDPB\), a state \(LDPS\) or a version-1 report")
+    fails("inspect", path("trunc.ldps"), message=r"wrong_length")
+    check(not os.path.exists(path("s.ldps")) and not os.path.exists(path("m.ldps")), "failed commands wrote files")
+
+
+def case_csv_data():
+    """csv:<path>:<column> by header name and by number; items outside the domain name the line."""
+    rows = ["user,emoji"] + [f"u{i},{(i * 7) % 13}" for i in range(500)]
+    write("data.csv", "\n".join(rows) + "\n")
+    for column in ("emoji", "2"):
+        run("simulate", "-m", "grr", "-e", "1", "-d", "13", "--data", f"csv:{path('data.csv')}:{column}", "--seed",
+            "1", "--out", path("c.ldpb"), "--truth-out", path("t.csv"))
+        with open(path("t.csv")) as f:
+            truth = {int(r["item"]): int(r["count"]) for r in csv.DictReader(f)}
+        expected = {v: sum(1 for i in range(500) if (i * 7) % 13 == v) for v in range(13)}
+        check(truth == expected, f"column {column}: truth {truth}")
+    run("simulate", "-m", "grr", "-e", "1", "-d", "13", "--data", f"csv:{path('data.csv')}:emoji", "--devices", "100",
+        "--seed", "1", "--out", path("c.ldpb"))
+    run("aggregate", path("c.ldpb"), "--out", path("c.ldps"))
+    check(estimate_json("c.ldps")["reports"] == 100, "--devices takes the first rows")
+    common = ["simulate", "-m", "grr", "-e", "1", "--seed", "1", "--out", path("c.ldpb")]
+    fails(*common, "-d", "5", "--data", f"csv:{path('data.csv')}:emoji", message=r"data\.csv line 3: item 7 is not")
+    fails(*common, "-d", "13", "--data", f"csv:{path('data.csv')}:nope", message=r"no column named 'nope'")
+    fails(*common, "-d", "13", "--data", f"csv:{path('data.csv')}:1", message=r"'u0' is not a number|not a number")
+    fails(*common, "-d", "13", "--data", f"csv:{path('data.csv')}:emoji", "--devices", "501", message=r"only 500")
+    fails(*common, "-d", "13", "--data", f"csv:{path('none.csv')}", message=r"cannot open CSV file")
+
+
+def case_inspect_report():
+    """A single report (header + one batch record) decodes with --params; a damaged one names its
+    status."""
+    simulate("hcms", "h.ldpb", devices=100)
+    header, chunks, _ = split_batch(read("h.ldpb"))
+    records, body = chunks[0]
+    offset, size = records_of(body, records)[0]
+    mech = header[8 + 1]  # the block's mechanism id
+    fingerprint = header[-12:-4]
+    write("r.bin", bytes([1, mech]) + fingerprint + body[offset:offset + size])
+    out, _ = run("inspect", path("r.bin"))
+    check("mechanism hcms" in out and "--params" in out, f"inspect report:\n{out}")
+    out, _ = run("inspect", path("r.bin"), "--params", path("h.ldpb"))
+    check(re.search(r"fields: row=\d+ column=\d+ sign=[+-]1", out), f"inspect --params:\n{out}")
+    write("r2.bin", bytes([1, mech]) + fingerprint + body[offset:offset + size] + b"\x00")
+    fails("inspect", path("r2.bin"), "--params", path("h.ldpb"), message=r"wrong_length")
+
+
+def case_mechanisms():
+    out, _ = run("mechanisms", "--domain", "1000", "--epsilon", "2", "--devices", "100000")
+    check("oue" in out and "olh" in out, f"mechanisms:\n{out}")
+    out, _ = run("mechanisms", "--domain", "1000", "--epsilon", "2", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    check(len(rows) == 8 and rows[0]["rank"] == "1", f"csv:\n{out}")
+    variances = [float(r["variance/report"]) for r in rows]
+    check(variances == sorted(variances), "ranked best first")
+    out, _ = run("mechanisms", "--domain", "4", "--epsilon", "3", "--format", "csv")
+    check(next(csv.DictReader(io.StringIO(out)))["mechanism"] == "grr", "GRR wins for d < 3 e^eps + 2")
+
+
+def case_demo():
+    """The demo runs end to end and, timings aside, prints the same thing twice."""
+    def steady(text):
+        return [line for line in text.splitlines() if not line.startswith("throughput")]
+    a, _ = run("demo", "--devices", "30000", "--plot", path("demo.svg"))
+    b, _ = run("demo", "--devices", "30000", "--plot", path("demo2.svg"), "--threads", "1")
+    for needle in ("30,000 simulated devices", "top 10 items", "95% CI", "RMSE", "closed-form prediction",
+                   "throughput", "plot: "):
+        check(needle in a, f"demo output lacks {needle!r}:\n{a}")
+    check(steady(a) == [line.replace("demo2.svg", "demo.svg") for line in steady(b)], "demo output is not deterministic")
+    check(read("demo.svg") == read("demo2.svg"), "demo plot is not deterministic")
+    out, _ = run("demo", "--devices", "20000", "--mechanism", "hr", "--epsilon", "1", "--plot", "")
+    check("mechanism: hr" in out and "plot:" not in out, f"demo with options:\n{out}")
+
+
+def main():
+    global LDP, WORK
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ldp", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("case")
+    args = parser.parse_args()
+    LDP = args.ldp
+    WORK = args.work
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    case = globals().get("case_" + args.case)
+    if case is None:
+        print(f"unknown case {args.case}")
+        return 1
+    try:
+        case()
+    except Failure as e:
+        print(f"FAIL {args.case}: {e}")
+        return 1
+    print(f"ok {args.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

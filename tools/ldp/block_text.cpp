@@ -1,0 +1,90 @@
+#include "block_text.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace ldp::tools {
+namespace {
+
+using wire::field;
+
+const char* field_name(field f) {
+  switch (f) {
+    case field::domain: return "domain";
+    case field::threshold_bits: return "threshold_bits";
+    case field::threshold_keep: return "threshold_keep";
+    case field::threshold_other: return "threshold_other";
+    case field::hash_range: return "hash_range";
+    case field::sketch_rows: return "sketch_rows";
+    case field::sketch_columns: return "sketch_columns";
+    case field::hadamard_dim: return "hadamard_dim";
+    case field::frac_bits: return "frac_bits";
+    case field::clip_lo: return "clip_lo";
+    case field::clip_hi: return "clip_hi";
+    case field::scale_num: return "scale_num";
+    case field::scale_den: return "scale_den";
+    case field::sparsity: return "sparsity";
+    case field::round: return "round";
+    case field::interval_lo: return "interval_lo";
+    case field::interval_hi: return "interval_hi";
+    case field::observations: return "observations";
+    case field::hash_seed: return "hash_seed";
+    case field::rotation_seed: return "rotation_seed";
+    case field::radius: return "radius";
+    default: return nullptr;  // a tag newer than this table: shown by number
+  }
+}
+
+// Fixed-point fields (value * 2^frac_bits), printed also as reals.
+bool is_fixed_point(field f) {
+  return f == field::clip_lo || f == field::clip_hi || f == field::interval_lo || f == field::interval_hi ||
+         f == field::radius;
+}
+
+}  // namespace
+
+std::string to_hex(const unsigned char* bytes, std::size_t size) {
+  std::string out;
+  for (std::size_t i = 0; i < size; ++i) out += fmt::format("{:02x}", bytes[i]);
+  return out;
+}
+
+std::vector<block_field> block_fields(const wire::params& p) {
+  std::vector<block_field> out;
+  for (int tag = 1; tag <= wire::field_max; ++tag) {
+    const auto f = static_cast<field>(tag);
+    if (!p.has(f)) continue;
+    const char* known = field_name(f);
+    block_field entry{known != nullptr ? known : fmt::format("tag_{}", tag), nullptr, ""};
+    if (f == field::hash_seed || f == field::rotation_seed) {
+      const std::string hex = to_hex(f == field::hash_seed ? p.hash_seed : p.rotation_seed, wire::seed_size);
+      entry.value = hex;
+      entry.text = hex;
+    } else if (is_fixed_point(f)) {
+      const int64_t v = p.get_signed(f);
+      entry.value = v;
+      entry.text = fmt::format("{} (= {:g})", v, std::ldexp(static_cast<double>(v), -static_cast<int>(p.get(field::frac_bits))));
+    } else {
+      entry.value = p.get(f);
+      entry.text = std::to_string(p.get(f));
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+std::string describe_block(const wire::params& p) {
+  std::string out;
+  const auto add = [&](const char* name, field f) {
+    if (p.has(f)) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, p.get(f));
+  };
+  add("d", field::domain);
+  add("g", field::hash_range);
+  add("K", field::hadamard_dim);
+  add("k", field::sketch_rows);
+  add("m", field::sketch_columns);
+  return out;
+}
+
+}  // namespace ldp::tools

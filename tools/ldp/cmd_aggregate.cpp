@@ -1,0 +1,108 @@
+// ldp aggregate (docs/cli.md): batch files into one aggregator state, streamed chunk by chunk.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "batch_io.h"
+#include "commands.h"
+#include "errors.h"
+#include "files.h"
+#include "ldp/base/bits.h"
+#include "ldp/wire/state.h"
+#include "output.h"
+#include "progress.h"
+#include "state_io.h"
+
+namespace ldp::tools {
+namespace {
+
+struct aggregate_options {
+  std::vector<std::string> batches;
+  std::string out;
+  bool keep_partial = false;
+};
+
+uint64_t total_rejected(const server::aggregator& agg) {
+  uint64_t n = 0;
+  for (uint64_t c : agg.rejected()) n += c;
+  return n;
+}
+
+// A state file given where a batch belongs: say so rather than "bad magic".
+void refuse_state_file(input_file& in) {
+  std::vector<unsigned char> magic;
+  in.read_append(4, magic);
+  if (magic.size() == 4 && std::equal(magic.begin(), magic.end(), wire::state_magic)) {
+    fail("{} is an aggregator state, not a batch: combine states with ldp merge", in.path());
+  }
+}
+
+void run(const aggregate_options& o) {
+  uint64_t total_bytes = 0;
+  for (const std::string& path : o.batches) total_bytes += input_file(path, "batch file").size();
+  progress bar("aggregate", total_bytes, true);
+  uint64_t done_bytes = 0;
+
+  std::unique_ptr<server::aggregator> agg;
+  std::string first;
+  std::vector<std::string> warnings;
+  for (const std::string& path : o.batches) {
+    {
+      input_file sniff(path, "batch file");
+      refuse_state_file(sniff);
+    }
+    input_file in(path, "batch file");
+    batch_stream batch(in);
+    if (!agg) {
+      const status s = server::aggregator::create(batch.parameters(), &agg);
+      if (s != status::ok) fail("cannot aggregate {}: no aggregator for its parameters: {}", path, describe(s));
+      first = path;
+    } else if (batch.fingerprint() != agg->fingerprint()) {
+      fail("{} has other parameters than {} (fingerprint {:016x}, not {:016x}): aggregate them separately", path, first,
+           batch.fingerprint(), agg->fingerprint());
+    }
+    const uint64_t accepted_before = agg->reports(), rejected_before = total_rejected(*agg);
+    while (batch.next()) {
+      const status s = agg->add_batch(batch.as_batch());
+      bar.update(done_bytes + in.position());
+      if (s == status::ok) continue;
+      const std::string what =
+          fmt::format("{}: the batch cannot be read past chunk {} ({}): the file is truncated or damaged", path,
+                      batch.chunks(), describe(s));
+      if (!o.keep_partial) fail("{}; nothing written (--keep-partial counts the chunks before it)", what);
+      warnings.push_back(what + "; the reports before it count (--keep-partial)");
+      break;
+    }
+    done_bytes += in.size();
+    fmt::print("{}: {} reports accepted, {} rejected\n", path, format_count(agg->reports() - accepted_before),
+               format_count(total_rejected(*agg) - rejected_before));
+  }
+  bar.finish();
+  for (const std::string& w : warnings) fmt::print(stderr, "ldp: warning: {}\n", w);
+
+  const uint64_t rejected = total_rejected(*agg);
+  fmt::print("total: {} reports accepted, {} rejected\n", format_count(agg->reports()), format_count(rejected));
+  if (rejected != 0) {
+    fmt::print("rejected reports by reason:\n");
+    print_text(stdout, rejection_table(agg->rejected().data(), status_count), "  ");
+  }
+  const uint64_t bytes = save_state(*agg, o.out);
+  fmt::print("wrote {}: {}, {}\n", o.out, format_bytes(bytes), describe_state(*agg));
+}
+
+}  // namespace
+
+command add_aggregate(CLI::App& parent) {
+  auto o = std::make_shared<aggregate_options>();
+  CLI::App* app = parent.add_subcommand("aggregate", "count batch files into an aggregator state (streamed)");
+  app->add_option("batches", o->batches, "batch files of the same parameters")->required();
+  app->add_option("--out,-o", o->out, "state file to write (atomically)")->required();
+  app->add_flag("--keep-partial", o->keep_partial,
+                "count the readable chunks of a truncated or damaged batch instead of failing");
+  return {app, [o] { run(*o); }};
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,232 @@
+// ldp inspect (docs/cli.md): decodes a batch, a state or a single report and prints its fields.
+// The kind comes from the magic bytes ("LDPB", "LDPS"); anything else is read as a report.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "batch_io.h"
+#include "block_text.h"
+#include "commands.h"
+#include "errors.h"
+#include "files.h"
+#include "ldp/base/bits.h"
+#include "ldp/wire/oracle_params.h"
+#include "ldp/wire/report.h"
+#include "ldp/wire/state.h"
+#include "output.h"
+#include "state_io.h"
+
+namespace ldp::tools {
+namespace {
+
+struct inspect_options {
+  std::string file;
+  std::string params;
+  std::size_t records = 5;
+};
+
+std::vector<unsigned char> magic_of(const std::string& path) {
+  input_file in(path, "file");
+  std::vector<unsigned char> magic;
+  in.read_append(4, magic);
+  return magic;
+}
+
+bool has_magic(const std::vector<unsigned char>& bytes, const unsigned char (&magic)[4]) {
+  return bytes.size() >= 4 && std::equal(magic, magic + 4, bytes.begin());
+}
+
+void print_block(const wire::params& p, uint64_t fingerprint) {
+  fmt::print("parameters: {} (id {}), fingerprint {:016x}, epsilon {:.10g} implemented\n", wire::mechanism_name(p.mech),
+             static_cast<int>(p.mech), fingerprint, wire::implemented_epsilon(p));
+  for (const block_field& f : block_fields(p)) fmt::print("  {}: {}\n", f.name, f.text);
+}
+
+// Set positions of a packed bit string, the first few of them.
+std::string bit_positions(span<const unsigned char> bits, std::size_t nbits) {
+  std::string list;
+  std::size_t set = 0;
+  for (std::size_t j = 0; j < nbits; ++j) {
+    if (((bits[j / 8] >> (j % 8)) & 1) == 0) continue;
+    if (++set <= 16) list += fmt::format("{}{}", list.empty() ? "" : ",", j);
+  }
+  return fmt::format("{} of {} set{}{}", set, nbits, list.empty() ? "" : ": " + list, set > 16 ? ",..." : "");
+}
+
+std::string describe_report(const wire::params& p, const wire::report& r) {
+  using wire::field;
+  switch (wire::kind_of(p.mech)) {
+    case wire::payload_kind::index: return fmt::format("index={}", r.index);
+    case wire::payload_kind::unary_bits:
+      return fmt::format("bits {}", bit_positions(r.bits, static_cast<std::size_t>(p.get(field::domain))));
+    case wire::payload_kind::hash_bucket: return fmt::format("seed={:016x} bucket={}", r.seed, r.index);
+    case wire::payload_kind::sketch_row:
+      return fmt::format("row={} bits {}", r.index, bit_positions(r.bits, static_cast<std::size_t>(p.get(field::sketch_columns))));
+    case wire::payload_kind::sketch_cell: return fmt::format("row={} column={} sign={}", r.index, r.column, r.bit ? "+1" : "-1");
+    case wire::payload_kind::fixed_value: return fmt::format("value={}", r.value);
+    case wire::payload_kind::bit: return fmt::format("bit={}", r.bit);
+    case wire::payload_kind::coordinate_bit: return fmt::format("coordinate={} bit={}", r.index, r.bit);
+    case wire::payload_kind::coordinate_value: return fmt::format("coordinate={} value={}", r.index, r.value);
+    case wire::payload_kind::fixed_vector: {
+      std::vector<int64_t> values(r.count);
+      if (wire::read_vector(r, values) != status::ok) return "unreadable vector";
+      return fmt::format("vector={}", fmt::join(values, ","));
+    }
+    case wire::payload_kind::sparse_pairs: {
+      std::vector<uint32_t> indices(r.count);
+      std::vector<int64_t> values(r.count);
+      if (wire::read_sparse(p, r, indices, values) != status::ok) return "unreadable pairs";
+      std::string list;
+      for (uint32_t i = 0; i < r.count; ++i) list += fmt::format("{}{}:{}", i == 0 ? "" : ",", indices[i], values[i]);
+      return fmt::format("pairs={}", list);
+    }
+  }
+  return "";
+}
+
+void inspect_batch(const inspect_options& o) {
+  input_file in(o.file, "batch file");
+  batch_stream batch(in);
+  fmt::print("{}: batch (wire format section 6), {}\n", o.file, format_bytes(in.size()));
+  print_block(batch.parameters(), batch.fingerprint());
+  std::array<uint64_t, status_count> statuses{};
+  uint64_t records = 0, bad_chunks = 0, shown = 0, min_size = UINT64_MAX, max_size = 0;
+  status framing = status::ok;
+  while (batch.next()) {
+    wire::batch_reader reader;
+    if (reader.open(batch.with_header()) != status::ok) fail("internal: the batch header changed");
+    wire::chunk_view chunk;
+    const status s = reader.next_chunk(&chunk);
+    if (s == status::checksum_mismatch) {
+      ++bad_chunks;
+      statuses[static_cast<std::size_t>(s)] += chunk.records;
+      fmt::print("chunk {}: {} records, CRC32C does not match: all rejected\n", batch.chunks(), chunk.records);
+      continue;
+    }
+    if (s != status::ok) {
+      framing = s;
+      break;
+    }
+    wire::record_cursor cursor(chunk);
+    for (;;) {
+      const uint32_t left = cursor.remaining();
+      span<const unsigned char> payload;
+      const status rs = cursor.next(&payload);
+      if (rs != status::ok) {
+        statuses[static_cast<std::size_t>(rs)] += rs == status::malformed_report ? left : 1;
+        fmt::print("chunk {}: record framing broken ({}), {} records unreadable\n", batch.chunks(), describe(rs), left);
+        break;
+      }
+      if (payload.empty()) break;
+      ++records;
+      min_size = std::min<uint64_t>(min_size, payload.size());
+      max_size = std::max<uint64_t>(max_size, payload.size());
+      wire::report r;
+      const status ds = wire::decode_payload(batch.parameters(), payload, &r);
+      ++statuses[static_cast<std::size_t>(ds)];
+      if (shown < o.records) {
+        ++shown;
+        fmt::print("record {}: {} bytes: {}\n", records - 1, payload.size(),
+                   ds == status::ok ? describe_report(batch.parameters(), r) : "rejected: " + describe(ds));
+      }
+    }
+  }
+  fmt::print("chunks: {} (terminator included), {} with a bad CRC32C\n", batch.chunks(), bad_chunks);
+  fmt::print("records: {} readable, {} valid", format_count(records), format_count(statuses[0]));
+  if (records != 0) fmt::print(", payload {}..{} bytes", min_size, max_size);
+  fmt::print("\n");
+  if (std::any_of(statuses.begin() + 1, statuses.end(), [](uint64_t c) { return c != 0; })) {
+    fmt::print("rejected records by reason:\n");
+    print_text(stdout, rejection_table(statuses.data(), status_count), "  ");
+  }
+  if (framing != status::ok) {
+    fail("{}: the batch cannot be read past chunk {}: {} (truncated or damaged)", o.file, batch.chunks(), describe(framing));
+  }
+}
+
+void inspect_state(const inspect_options& o) {
+  const std::vector<unsigned char> bytes = read_file(o.file, "state file");
+  wire::state_header header;
+  span<const unsigned char> body;
+  fmt::print("{}: aggregator state (wire format section 7), {}\n", o.file, format_bytes(bytes.size()));
+  const status s = wire::decode_state(bytes, &header, &body);
+  if (s != status::ok) fail("{}: the state header does not decode: {}", o.file, describe(s));
+  fmt::print("header: mechanism {} (id {}), fingerprint {:016x}, body {} (CRC32C ok)\n", wire::mechanism_name(header.mech),
+             static_cast<int>(header.mech), header.fingerprint, format_bytes(header.body_size));
+  const std::unique_ptr<server::aggregator> agg = load_state(o.file);
+  print_block(agg->parameters(), agg->fingerprint());
+  fmt::print("reports: {} accepted\n", format_count(agg->reports()));
+  const table rejected = rejection_table(agg->rejected().data(), status_count);
+  if (!rejected.rows.empty()) {
+    fmt::print("rejected reports by reason:\n");
+    print_text(stdout, rejected, "  ");
+  }
+  fmt::print("estimates: {} (ldp estimate {})\n", agg->estimate_all().size(), o.file);
+}
+
+wire::params params_from(const std::string& path, uint64_t* fingerprint) {
+  const std::vector<unsigned char> magic = magic_of(path);
+  if (has_magic(magic, wire::batch_magic)) {
+    input_file in(path, "batch file");
+    batch_stream batch(in);
+    *fingerprint = batch.fingerprint();
+    return batch.parameters();
+  }
+  if (has_magic(magic, wire::state_magic)) {
+    const std::unique_ptr<server::aggregator> agg = load_state(path);
+    *fingerprint = agg->fingerprint();
+    return agg->parameters();
+  }
+  fail("--params {} is neither a batch nor a state file", path);
+}
+
+void inspect_report(const inspect_options& o) {
+  const std::vector<unsigned char> bytes = read_file(o.file, "report file", 1 << 26);
+  if (bytes.size() < wire::report_header_size || bytes[0] != wire::report_version ||
+      !wire::is_known(static_cast<wire::mechanism>(bytes[1]))) {
+    fail("{} is not a batch (LDPB), a state (LDPS) or a version-1 report", o.file);
+  }
+  const auto mech = static_cast<wire::mechanism>(bytes[1]);
+  const uint64_t fingerprint = load_le64(bytes.data() + 2);
+  fmt::print("{}: report (wire format section 4), {} bytes\n", o.file, bytes.size());
+  fmt::print("header: version 1, mechanism {} (id {}), fingerprint {:016x}\n", wire::mechanism_name(mech),
+             static_cast<int>(mech), fingerprint);
+  fmt::print("payload: {} bytes: {}\n", bytes.size() - wire::report_header_size,
+             to_hex(bytes.data() + wire::report_header_size, std::min<std::size_t>(bytes.size() - wire::report_header_size, 64)) +
+                 (bytes.size() - wire::report_header_size > 64 ? "..." : ""));
+  if (o.params.empty()) {
+    fmt::print("(decode the payload with --params BATCH_OR_STATE, which names its parameters)\n");
+    return;
+  }
+  uint64_t expected = 0;
+  const wire::params p = params_from(o.params, &expected);
+  wire::report r;
+  const status s = wire::decode_report(p, expected, bytes, &r);
+  if (s != status::ok) fail("{}: the report does not decode under the parameters of {}: {}", o.file, o.params, describe(s));
+  fmt::print("fields: {}\n", describe_report(p, r));
+}
+
+void run(const inspect_options& o) {
+  const std::vector<unsigned char> magic = magic_of(o.file);
+  if (has_magic(magic, wire::batch_magic)) return inspect_batch(o);
+  if (has_magic(magic, wire::state_magic)) return inspect_state(o);
+  inspect_report(o);
+}
+
+}  // namespace
+
+command add_inspect(CLI::App& parent) {
+  auto o = std::make_shared<inspect_options>();
+  CLI::App* app = parent.add_subcommand("inspect", "decode a batch, state or report file and print its fields");
+  app->add_option("file", o->file, "batch, state or report file")->required();
+  app->add_option("--records", o->records, "batch: records to print (default 5)");
+  app->add_option("--params", o->params, "report: a batch or state file whose parameters decode it");
+  return {app, [o] { run(*o); }};
+}
+
+}  // namespace ldp::tools

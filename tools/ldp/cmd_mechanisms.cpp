@@ -1,0 +1,67 @@
+// ldp mechanisms (docs/cli.md): the frequency oracles ranked by implemented variance for (d,
+// epsilon, n), from server::recommend (MECHANISMS.md A.8).
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "errors.h"
+#include "ldp/server/frequency.h"
+#include "ldp/wire/mechanism.h"
+#include "output.h"
+
+namespace ldp::tools {
+namespace {
+
+struct mechanisms_options {
+  uint32_t domain = 0;
+  double epsilon = 0;
+  uint64_t devices = 1000000;
+  std::string format = "table";
+};
+
+void run(const mechanisms_options& o) {
+  if (o.domain < 2) fail("--domain must be at least 2, got {}", o.domain);
+  if (!(o.epsilon > 0 && o.epsilon <= 40)) fail("--epsilon must be in (0, 40], got {}", o.epsilon);
+  if (o.devices == 0) fail("--devices must be at least 1");
+  const std::vector<server::recommendation> ranked = server::recommend(o.domain, o.epsilon, o.devices);
+  if (ranked.empty()) fail("no frequency oracle can be built for --domain {} --epsilon {}", o.domain, o.epsilon);
+  table t{{"rank", "mechanism", "parameters", "variance/report", "std error", "report bytes"},
+          {true, false, false, true, true, true},
+          {}};
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    const server::recommendation& r = ranked[i];
+    std::string parameters;
+    if (r.mech == wire::mechanism::blh || r.mech == wire::mechanism::olh) parameters = fmt::format("g={}", r.g_or_k);
+    if (r.mech == wire::mechanism::cms || r.mech == wire::mechanism::hcms) {
+      parameters = fmt::format("k={} m={}", r.g_or_k, r.m);
+    }
+    t.rows.push_back({std::to_string(i + 1), wire::mechanism_name(r.mech), parameters,
+                      fmt::format("{:.4g}", r.variance_per_report), fmt::format("{:.4g}", r.std_error),
+                      std::to_string(r.report_bytes)});
+  }
+  if (o.format == "csv") {
+    print_csv(stdout, t);
+    return;
+  }
+  fmt::print("frequency oracles for d = {}, epsilon = {}, n = {} devices, best first\n", o.domain, o.epsilon,
+             format_count(o.devices));
+  fmt::print("(variance/report: Var[count estimate] / n for an item nobody holds; std error: its square root at n)\n");
+  print_text(stdout, t);
+}
+
+}  // namespace
+
+command add_mechanisms(CLI::App& parent) {
+  auto o = std::make_shared<mechanisms_options>();
+  CLI::App* app = parent.add_subcommand("mechanisms", "rank the frequency oracles for a domain size and epsilon");
+  app->add_option("--domain,-d", o->domain, "number of items d")->required();
+  app->add_option("--epsilon,-e", o->epsilon, "privacy level epsilon, in (0, 40]")->required();
+  app->add_option("--devices,-n", o->devices, "number of devices n (default 1000000)");
+  app->add_option("--format,-f", o->format, "table or csv")->check(CLI::IsMember({"table", "csv"}));
+  return {app, [o] { run(*o); }};
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,76 @@
+// ldp simulate (docs/cli.md): the real device code once per simulated device, into a batch file.
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "batch_io.h"
+#include "block_text.h"
+#include "commands.h"
+#include "datasets.h"
+#include "errors.h"
+#include "files.h"
+#include "fleet.h"
+#include "mechanism_options.h"
+#include "output.h"
+#include "progress.h"
+#include "randomizers.h"
+
+namespace ldp::tools {
+namespace {
+
+struct simulate_options {
+  mechanism_options mech;
+  uint64_t devices = 0;
+  std::string data;
+  uint64_t seed = 0;
+  std::string out;
+  std::string truth_out;
+  unsigned threads = 0;
+};
+
+void run(const simulate_options& o) {
+  const parameter_block block = build_block(o.mech);
+  const std::unique_ptr<dataset> data =
+      make_dataset(o.data, data_shape{block.mechanism->input, static_cast<uint32_t>(block.params.get(wire::field::domain))},
+                   o.devices);
+  atomic_output out(o.out, "batch file");
+  const std::vector<unsigned char> header = batch_header(block.params), terminator = batch_terminator();
+  out.write(header);
+  progress bar("simulate", data->devices(), false);
+  uint64_t chunk_bytes = 0;
+  const fleet_timing timing = run_fleet(block, *data, o.seed, o.threads, [&](span<const unsigned char> chunks, uint64_t done) {
+    out.write(chunks);
+    chunk_bytes += chunks.size();
+    bar.update(done);
+  });
+  out.write(terminator);
+  out.commit();
+  bar.finish();
+  if (!o.truth_out.empty()) write_truth(o.truth_out, truth_of(block, *data));
+
+  fmt::print("simulated {} devices: {} {}, epsilon {} (implemented {:.10g}), data {}, seed {}\n",
+             format_count(data->devices()), block.mechanism->name, describe_block(block.params), o.mech.epsilon,
+             block.epsilon_impl, o.data, o.seed);
+  fmt::print("wrote {}: {}, parameter fingerprint {:016x}\n", o.out, format_bytes(out.written()), block.fingerprint);
+  if (!o.truth_out.empty()) fmt::print("wrote {}: the exact answer\n", o.truth_out);
+  fmt::print("randomize: {} ({})\n", format_seconds(timing.randomize_seconds),
+             format_rate(static_cast<double>(data->devices()) / timing.randomize_seconds, "reports"));
+}
+
+}  // namespace
+
+command add_simulate(CLI::App& parent) {
+  auto o = std::make_shared<simulate_options>();
+  CLI::App* app = parent.add_subcommand("simulate", "run the device code for a simulated fleet and write a batch file");
+  add_mechanism_options(*app, o->mech);
+  app->add_option("--devices,-n", o->devices, "number of devices (default for csv data: one per row)");
+  app->add_option("--data", o->data, "zipf:<s>, uniform, builtin or csv:<path>[:<column>]")->required();
+  app->add_option("--seed", o->seed, "seed of the simulation's randomness (docs/cli.md)")->required();
+  app->add_option("--out,-o", o->out, "batch file to write")->required();
+  app->add_option("--truth-out", o->truth_out, "also write the exact answer as CSV");
+  app->add_option("--threads", o->threads, "worker threads (default: one per hardware thread); the output does not depend on it");
+  return {app, [o] { run(*o); }};
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,27 @@
+// The subcommands of `ldp` (docs/cli.md), one file each. add_<name> registers the subcommand and
+// its options on the application; main() runs the one the command line chose, after parsing.
+#ifndef LDP_TOOLS_COMMANDS_H
+#define LDP_TOOLS_COMMANDS_H
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace ldp::tools {
+
+struct command {
+  CLI::App* app;
+  std::function<void()> run;  // throws cli_error on bad input
+};
+
+command add_simulate(CLI::App& parent);
+command add_aggregate(CLI::App& parent);
+command add_merge(CLI::App& parent);
+command add_estimate(CLI::App& parent);
+command add_inspect(CLI::App& parent);
+command add_mechanisms(CLI::App& parent);
+command add_demo(CLI::App& parent);
+
+}  // namespace ldp::tools
+
+#endif

@@ -1,0 +1,163 @@
+#include "estimates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "block_text.h"
+#include "errors.h"
+#include "ldp/server/frequency.h"
+#include "ldp/wire/oracle_params.h"
+#include "output.h"
+#include "state_io.h"
+
+namespace ldp::tools {
+namespace {
+
+error_summary summarize(const std::vector<server::estimate>& all, const truth_table& truth) {
+  error_summary e;
+  double squares = 0, variances = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const double error = all[i].value - truth.values[i];
+    squares += error * error;
+    variances += all[i].variance;
+    if (std::fabs(error) > e.max_abs_error) {
+      e.max_abs_error = std::fabs(error);
+      e.max_item = all[i].item;
+    }
+    if (all[i].ci_low <= truth.values[i] && truth.values[i] <= all[i].ci_high) ++e.covered;
+  }
+  e.size = all.size();
+  e.rmse = std::sqrt(squares / static_cast<double>(all.size()));
+  e.predicted_rmse = std::sqrt(variances / static_cast<double>(all.size()));
+  return e;
+}
+
+const char* item_word(const estimate_report& r) { return r.means ? "coordinate" : "item"; }
+
+}  // namespace
+
+std::string format_value(const estimate_report& r, double v) {
+  return r.means ? fmt::format("{:.6g}", v) : fmt::format("{:.0f}", v);
+}
+
+estimate_report make_estimate_report(const server::aggregator& agg, double confidence, std::size_t top) {
+  estimate_report r;
+  r.means = !server::frequency_aggregator::handles(agg.parameters().mech);
+  r.confidence = confidence;
+  r.all = agg.estimate_all(confidence);
+  if (r.all.empty()) fail("the aggregator gave no estimates (out of memory?)");
+  r.listed.resize(r.all.size());
+  std::iota(r.listed.begin(), r.listed.end(), std::size_t{0});
+  if (top != 0) {
+    top = std::min(top, r.all.size());
+    std::partial_sort(r.listed.begin(), r.listed.begin() + static_cast<std::ptrdiff_t>(top), r.listed.end(),
+                      [&](std::size_t a, std::size_t b) {
+                        return r.all[a].value > r.all[b].value || (r.all[a].value == r.all[b].value && a < b);
+                      });
+    r.listed.resize(top);
+  }
+  return r;
+}
+
+void attach_truth(estimate_report& r, truth_table truth) {
+  if (truth.means != r.means) {
+    fail("the truth file holds {} but this state estimates {}", truth.means ? "means" : "counts",
+         r.means ? "means" : "counts");
+  }
+  r.errors = summarize(r.all, truth);
+  r.truth = std::move(truth);
+}
+
+void print_estimate_text(std::FILE* out, const server::aggregator& agg, const estimate_report& r) {
+  uint64_t rejected = 0;
+  for (uint64_t c : agg.rejected()) rejected += c;
+  fmt::print(out, "mechanism: {}\n", describe_state(agg));
+  fmt::print(out, "reports: {} accepted, {} rejected\n", format_count(agg.reports()), format_count(rejected));
+  if (rejected != 0) print_text(out, rejection_table(agg.rejected().data(), status_count), "  ");
+  const std::string which =
+      r.listed.size() == r.all.size()
+          ? fmt::format("all {} {}s", r.all.size(), item_word(r))
+          : fmt::format("top {} of {} {}s by estimate", r.listed.size(), r.all.size(), item_word(r));
+  fmt::print(out, "estimates with {:g}% confidence intervals ({}):\n", 100 * r.confidence, which);
+  table t{{item_word(r), "estimate", fmt::format("{:g}% CI", 100 * r.confidence)}, {true, true, true}, {}};
+  if (r.truth) {
+    t.header.push_back("true");
+    t.numeric.push_back(true);
+  }
+  for (std::size_t i : r.listed) {
+    const server::estimate& e = r.all[i];
+    std::vector<std::string> row = {std::to_string(e.item), format_value(r, e.value),
+                                    fmt::format("[{}, {}]", format_value(r, e.ci_low), format_value(r, e.ci_high))};
+    if (r.truth) row.push_back(format_value(r, r.truth->values[i]));
+    t.rows.push_back(std::move(row));
+  }
+  print_text(out, t, "  ");
+  print_error_summary(out, r, "");
+}
+
+void print_error_summary(std::FILE* out, const estimate_report& r, const std::string& indent) {
+  if (!r.truth) return;
+  const error_summary& e = r.errors;
+  fmt::print(out, "{}error against the exact answer, over all {} {}s:\n", indent, e.size, item_word(r));
+  fmt::print(out, "{}  RMSE {:.6g}, closed-form prediction {:.6g} (ratio {:.3f})\n", indent, e.rmse, e.predicted_rmse,
+             e.rmse / e.predicted_rmse);
+  fmt::print(out, "{}  max |error| {:.6g} ({} {})\n", indent, e.max_abs_error, item_word(r), e.max_item);
+  fmt::print(out, "{}  {:g}% intervals containing the true value: {} of {} ({:.1f}%)\n", indent, 100 * r.confidence,
+             e.covered, e.size, 100.0 * static_cast<double>(e.covered) / static_cast<double>(e.size));
+}
+
+void print_estimate_csv(std::FILE* out, const estimate_report& r) {
+  table t{{item_word(r), "estimate", "variance", "ci_low", "ci_high"}, {}, {}};
+  if (r.truth) t.header.push_back("true");
+  for (std::size_t i : r.listed) {
+    const server::estimate& e = r.all[i];
+    std::vector<std::string> row = {std::to_string(e.item), fmt::format("{:.17g}", e.value),
+                                    fmt::format("{:.17g}", e.variance), fmt::format("{:.17g}", e.ci_low),
+                                    fmt::format("{:.17g}", e.ci_high)};
+    if (r.truth) row.push_back(fmt::format("{:.17g}", r.truth->values[i]));
+    t.rows.push_back(std::move(row));
+  }
+  print_csv(out, t);
+}
+
+nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estimate_report& r) {
+  const wire::params& p = agg.parameters();
+  nlohmann::ordered_json rejected = nlohmann::ordered_json::object();
+  for (int s = 1; s < status_count; ++s) {
+    const uint64_t c = agg.rejected()[static_cast<std::size_t>(s)];
+    if (c != 0) rejected[status_name(static_cast<status>(s))] = c;
+  }
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
+  for (const block_field& f : block_fields(p)) parameters[f.name] = f.value;
+  nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
+  for (std::size_t i : r.listed) {
+    const server::estimate& e = r.all[i];
+    nlohmann::ordered_json entry = {{"item", e.item},        {"estimate", e.value}, {"variance", e.variance},
+                            {"ci_low", e.ci_low},    {"ci_high", e.ci_high}};
+    if (r.truth) entry["true"] = r.truth->values[i];
+    estimates.push_back(std::move(entry));
+  }
+  nlohmann::ordered_json j = {
+      {"mechanism", wire::mechanism_name(p.mech)},
+      {"epsilon", wire::implemented_epsilon(p)},
+      {"fingerprint", fmt::format("{:016x}", agg.fingerprint())},
+      {"parameters", parameters},
+      {"kind", r.means ? "mean" : "count"},
+      {"size", r.all.size()},
+      {"confidence", r.confidence},
+      {"reports", agg.reports()},
+      {"rejected", rejected},
+      {"estimates", estimates},
+  };
+  if (r.truth) {
+    const error_summary& e = r.errors;
+    j["error"] = {{"rmse", e.rmse},         {"predicted_rmse", e.predicted_rmse}, {"max_abs_error", e.max_abs_error},
+                  {"max_item", e.max_item}, {"covered", e.covered},               {"size", e.size}};
+  }
+  return j;
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,70 @@
+// File access for the tool: whole small files, streamed large ones, and atomic replacement of an
+// output (temporary file in the same directory, fsync, rename, fsync of the directory), so a
+// crash or an error never leaves a half-written batch, state or plot under the requested name.
+// POSIX only. Every failure throws cli_error naming the path and the system's reason.
+#ifndef LDP_TOOLS_FILES_H
+#define LDP_TOOLS_FILES_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ldp/base/span.h"
+
+namespace ldp::tools {
+
+// The whole file; `what` names it in errors ("state file", ...). Refuses files above max_bytes.
+std::vector<unsigned char> read_file(const std::string& path, const char* what,
+                                     uint64_t max_bytes = uint64_t{1} << 34);
+
+// Sequential reads of a file that may be larger than memory.
+class input_file {
+ public:
+  input_file(const std::string& path, const char* what);
+  ~input_file();
+  input_file(const input_file&) = delete;
+  input_file& operator=(const input_file&) = delete;
+
+  // Appends up to n bytes to `out`; fewer only at the end of the file. Returns the count.
+  std::size_t read_append(std::size_t n, std::vector<unsigned char>& out);
+  uint64_t size() const { return size_; }
+  uint64_t position() const { return position_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::string what_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  uint64_t position_ = 0;
+};
+
+// Writes to a temporary file next to `path`; commit() makes it appear under `path` atomically.
+// Destroyed without commit(), the temporary file is removed and `path` is untouched.
+class atomic_output {
+ public:
+  atomic_output(const std::string& path, const char* what);
+  ~atomic_output();
+  atomic_output(const atomic_output&) = delete;
+  atomic_output& operator=(const atomic_output&) = delete;
+
+  void write(span<const unsigned char> bytes);
+  void write(const std::string& text);
+  void commit();
+  uint64_t written() const { return written_; }
+
+ private:
+  std::string path_;
+  std::string what_;
+  std::string temp_;
+  int fd_ = -1;
+  uint64_t written_ = 0;
+};
+
+// Whole-buffer convenience for small outputs (state files, plots).
+void write_file_atomically(const std::string& path, const char* what, span<const unsigned char> bytes);
+
+}  // namespace ldp::tools
+
+#endif

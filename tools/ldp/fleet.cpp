@@ -1,0 +1,130 @@
+#include "fleet.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include "errors.h"
+#include "ldp/wire/batch.h"
+#include "ldp/wire/report.h"
+#include "randomizers.h"
+#include "seeding.h"
+
+namespace ldp::tools {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+// Room for one record: the payload and its uvarint length prefix.
+std::size_t record_room(const wire::params& p) { return wire::max_payload_size(p) + 10; }
+
+// Runs devices [first, last) of block b into `out` as complete chunks. Returns the first device
+// whose input the device code refused (and its status), or ok.
+struct block_result {
+  status code = status::ok;
+  uint64_t device = 0;
+};
+
+block_result run_block(const parameter_block& block, device_program& program, uint64_t seed, uint64_t b,
+                       uint64_t first, uint64_t last, std::vector<unsigned char>& payload,
+                       std::vector<unsigned char>& out) {
+  out.clear();
+  unsigned char key[wire::seed_size];
+  derive_seed(seed, seed_purpose::device_block, b, key);
+  random::drbg rng(key);
+  const std::size_t capacity =
+      wire::chunk_header_size + std::max(chunk_target, record_room(block.params)) + wire::chunk_trailer_size;
+  std::size_t chunk_start = 0;
+  wire::chunk_writer writer{span<unsigned char>()};
+  const auto start_chunk = [&] {
+    chunk_start = out.size();
+    out.resize(chunk_start + capacity);
+    writer = wire::chunk_writer(span<unsigned char>(out.data() + chunk_start, capacity));
+  };
+  const auto finish_chunk = [&] {
+    const std::size_t size = writer.finish().size();
+    out.resize(chunk_start + size);
+  };
+  start_chunk();
+  for (uint64_t i = first; i < last; ++i) {
+    std::size_t written = 0;
+    const status s = program.run(i, rng, payload, &written);
+    if (s != status::ok) return {s, i};
+    const span<const unsigned char> record(payload.data(), written);
+    status added = writer.add(record);
+    if (added == status::buffer_too_small) {
+      finish_chunk();
+      start_chunk();
+      added = writer.add(record);
+    }
+    if (added != status::ok) return {added, i};
+  }
+  finish_chunk();
+  return {};
+}
+
+}  // namespace
+
+fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64_t seed, unsigned threads,
+                       const chunk_sink& sink) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const uint64_t devices = data.devices();
+  const uint64_t blocks = (devices + devices_per_block - 1) / devices_per_block;
+  threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(blocks, 1)));
+
+  struct worker {
+    std::unique_ptr<device_program> program;
+    std::vector<unsigned char> payload;
+    std::vector<unsigned char> chunks;
+    block_result result;
+    std::exception_ptr error;
+  };
+  std::vector<worker> workers(threads);
+  for (worker& w : workers) {
+    w.program = make_device_program(block, data);
+    w.payload.resize(wire::max_payload_size(block.params));
+  }
+
+  fleet_timing timing;
+  // Waves of one block per thread; the sink takes them in order between waves.
+  for (uint64_t wave = 0; wave < blocks; wave += threads) {
+    const auto start = clock_type::now();
+    const auto work = [&](unsigned t) {
+      worker& w = workers[t];
+      const uint64_t b = wave + t;
+      w.chunks.clear();
+      w.result = {};
+      if (b >= blocks) return;
+      try {
+        const uint64_t first = b * devices_per_block, last = std::min(devices, first + devices_per_block);
+        w.result = run_block(block, *w.program, seed, b, first, last, w.payload, w.chunks);
+      } catch (...) {
+        w.error = std::current_exception();
+      }
+    };
+    std::vector<std::thread> running;
+    for (unsigned t = 1; t < threads; ++t) running.emplace_back(work, t);
+    work(0);
+    for (std::thread& t : running) t.join();
+    timing.randomize_seconds += seconds_since(start);
+
+    const auto sink_start = clock_type::now();
+    for (unsigned t = 0; t < threads && wave + t < blocks; ++t) {
+      worker& w = workers[t];
+      if (w.error) std::rethrow_exception(w.error);
+      if (w.result.code != status::ok) {
+        fail("the device code refused device {}: {}", w.result.device, describe(w.result.code));
+      }
+      sink(w.chunks, std::min(devices, (wave + t + 1) * devices_per_block));
+    }
+    timing.sink_seconds += seconds_since(sink_start);
+  }
+  return timing;
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,36 @@
+// The simulated fleet (docs/cli.md "simulate", "Randomness"): devices run in seeding blocks of
+// seeding.h's devices_per_block, block b drawing from its own DRBG, so blocks can run on any number
+// of threads and the output is the same bytes. Each block's records are packed into wire chunks
+// (docs/wire_format.md section 6) of about chunk_target bytes, and the blocks are handed to the sink
+// in device order.
+#ifndef LDP_TOOLS_FLEET_H
+#define LDP_TOOLS_FLEET_H
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "datasets.h"
+#include "ldp/base/span.h"
+#include "mechanism_options.h"
+
+namespace ldp::tools {
+
+inline constexpr std::size_t chunk_target = std::size_t{1} << 20;
+
+struct fleet_timing {
+  double randomize_seconds = 0;  // wall time of the device code and chunk packing
+  double sink_seconds = 0;       // wall time spent in the sink
+};
+
+// sink(chunks, devices_done): one block's complete chunks (no terminator), in device order.
+using chunk_sink = std::function<void(span<const unsigned char> chunks, uint64_t devices_done)>;
+
+// Runs data.devices() devices with `threads` worker threads (0: one per hardware thread). Throws
+// cli_error if the device code refuses a device's input.
+fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64_t seed, unsigned threads,
+                       const chunk_sink& sink);
+
+}  // namespace ldp::tools
+
+#endif

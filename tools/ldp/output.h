@@ -1,0 +1,36 @@
+// Formatting shared by the subcommands: sizes and counts for people, and one table type printed as
+// aligned text or as CSV, so every listing (estimates, recommendations, rejections) looks alike.
+#ifndef LDP_TOOLS_OUTPUT_H
+#define LDP_TOOLS_OUTPUT_H
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ldp/base/status.h"
+
+namespace ldp::tools {
+
+std::string format_bytes(uint64_t n);   // "1.5 MB" (powers of 1000), "512 B"
+std::string format_count(uint64_t n);   // "1,000,000"
+std::string format_rate(double per_second, const char* unit);  // "2.31 M reports/s"
+std::string format_seconds(double s);   // "1.23 s", "45 ms"
+
+struct table {
+  std::vector<std::string> header;
+  std::vector<bool> numeric;  // right-aligned columns (by header position)
+  std::vector<std::vector<std::string>> rows;
+};
+
+// Aligned columns separated by two spaces, header underlined with dashes.
+void print_text(std::FILE* out, const table& t, const std::string& indent = "");
+// RFC 4180 CSV (fields with commas or quotes are quoted).
+void print_csv(std::FILE* out, const table& t);
+
+// Rejection counters with a non-zero count, in status order, as "name: count" rows.
+table rejection_table(const uint64_t* counts, int size);
+
+}  // namespace ldp::tools
+
+#endif

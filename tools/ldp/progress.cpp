@@ -1,0 +1,57 @@
+#include "progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "output.h"
+
+namespace ldp::tools {
+
+progress::progress(std::string label, uint64_t total, bool bytes)
+    : label_(std::move(label)), total_(total), bytes_(bytes), tty_(::isatty(STDERR_FILENO) == 1) {}
+
+progress::~progress() {
+  if (tty_ && !finished_ && drawn_ != std::chrono::steady_clock::time_point{}) fmt::print(stderr, "\n");
+}
+
+std::string progress::amount(uint64_t n) const { return bytes_ ? format_bytes(n) : format_count(n); }
+
+void progress::draw(uint64_t done) {
+  const double fraction = total_ == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total_);
+  constexpr int width = 30;
+  const int filled = static_cast<int>(fraction * width);
+  fmt::print(stderr, "\r{} [{}{}] {:3.0f}% {} / {}", label_, std::string(static_cast<std::size_t>(filled), '#'),
+             std::string(static_cast<std::size_t>(width - filled), '.'), 100 * fraction, amount(done), amount(total_));
+  std::fflush(stderr);
+}
+
+void progress::update(uint64_t done) {
+  last_ = done;
+  if (tty_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - drawn_ < std::chrono::milliseconds(100)) return;
+    drawn_ = now;
+    draw(done);
+    return;
+  }
+  while (total_ != 0 && quarter_ < 3 && done * 4 >= total_ * (quarter_ + 1)) {
+    ++quarter_;
+    fmt::print(stderr, "{}: {}% ({} / {})\n", label_, 25 * quarter_, amount(done), amount(total_));
+  }
+}
+
+void progress::finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (tty_) {
+    draw(last_);
+    fmt::print(stderr, "\n");
+  } else {
+    fmt::print(stderr, "{}: done ({})\n", label_, amount(last_));
+  }
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,21 @@
+#include "seeding.h"
+
+#include "ldp/base/bits.h"
+#include "ldp/wire/checksum.h"
+
+namespace ldp::tools {
+
+void derive_seed(uint64_t seed, seed_purpose purpose, uint64_t index, unsigned char out[wire::seed_size]) {
+  static const unsigned char key[16] = {'l', 'd', 'p', '-', 't', 'o', 'o', 'l',
+                                        '-', 's', 'e', 'e', 'd', '-', 'v', '1'};
+  unsigned char input[25];
+  store_le64(input, seed);
+  store_le64(input + 8, static_cast<uint64_t>(purpose));
+  store_le64(input + 16, index);
+  for (unsigned j = 0; j < wire::seed_size / 8; ++j) {
+    input[24] = static_cast<unsigned char>(j);
+    store_le64(out + 8 * j, wire::siphash24(key, input));
+  }
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,33 @@
+#include "state_io.h"
+
+#include <fmt/format.h>
+
+#include "errors.h"
+#include "files.h"
+#include "ldp/wire/oracle_params.h"
+#include "block_text.h"
+
+namespace ldp::tools {
+
+std::unique_ptr<server::aggregator> load_state(const std::string& path) {
+  const std::vector<unsigned char> bytes = read_file(path, "state file");
+  std::unique_ptr<server::aggregator> agg;
+  const status s = server::aggregator::deserialize(bytes, &agg);
+  if (s != status::ok) fail("{} is not a readable aggregator state: {}", path, describe(s));
+  return agg;
+}
+
+uint64_t save_state(const server::aggregator& agg, const std::string& path) {
+  const std::vector<unsigned char> bytes = agg.serialize();
+  if (bytes.empty()) fail("cannot serialize the aggregator state for {}: out of memory", path);
+  write_file_atomically(path, "state file", bytes);
+  return bytes.size();
+}
+
+std::string describe_state(const server::aggregator& agg) {
+  const wire::params& p = agg.parameters();
+  return fmt::format("{} ({}), epsilon {:.10g} implemented, fingerprint {:016x}", wire::mechanism_name(p.mech),
+                     describe_block(p), wire::implemented_epsilon(p), agg.fingerprint());
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,22 @@
+// A hand-written SVG chart of listed estimates (docs/cli.md "--plot"): one bar per item or
+// coordinate at its estimate, the confidence interval as a whisker, and the true value as a marker
+// when known. Self-contained (no scripts, no external fonts or styles).
+#ifndef LDP_TOOLS_SVG_PLOT_H
+#define LDP_TOOLS_SVG_PLOT_H
+
+#include <cstddef>
+#include <string>
+
+#include "estimates.h"
+
+namespace ldp::tools {
+
+// At most this many bars: the first ones of the listed order.
+inline constexpr std::size_t plot_max_bars = 60;
+
+std::string svg_plot(const estimate_report& r, const std::string& title);
+void write_svg_plot(const std::string& path, const estimate_report& r, const std::string& title);
+
+}  // namespace ldp::tools
+
+#endif
