@@ -1,9 +1,6 @@
-// The int32 Walsh-Hadamard transform, unary-report ingestion and OLH support counting
-// (PERFORMANCE.md 2, 7 and 5).
+// Unary-report ingestion and OLH support counting (PERFORMANCE.md 7 and 5); the Walsh-Hadamard
+// transforms are in bench_rotation.cpp.
 //
-//   BM_fwht_i32/<impl>/<n>             in-place unnormalized FWHT of n int32 (mod 2^32)
-//     naive    the textbook triple loop (levels h = 1, 2, 4, ...; radix-2 butterflies in uint32_t)
-//     <table>  table.fwht_i32 for every kernel table this CPU runs, and "simd" (the dispatcher's)
 //   BM_ingest_ue/<impl>/<n reports>/<k bits>   column sums of n k-bit reports (stride k / 8 bytes)
 //     naive    the per-bit loop: counts[j] += bit j of report i
 //     <table>  table.column_popcount
@@ -11,16 +8,14 @@
 //     naive    the scalar loop over reports and candidates calling wire::hash_to_range
 //     <table>  table.olh_support (structure-of-arrays reports, vectorized over candidates)
 //
-// Inputs are fixed (drbg under bench_seed): random int32 words; reports with random bytes (each bit
-// 1 with probability 1/2; the SIMD kernels' time does not depend on the data). Before timing, every
-// table's output is compared with the naive code's and a mismatch fails the benchmark. Counters:
-// items are elements (FWHT) or reports (ingestion); bytes are 4n (FWHT) or the report bytes
-// (ingestion). floor_frac is the port-model floor of PERFORMANCE.md over the measured time: for the
-// FWHT n log2(n) / 24 cycles at 3 GHz (section 2), for ingestion the report bytes at 20 GB/s
-// (section 7, the top of the reference machine's memory bandwidth). OLH support: items are
-// (report, candidate) pairs, bytes the 20-byte reports (a, b, bucket), with random keys and buckets
-// and g = 56 (the anchor of section 5); floor_frac is the pairs at 6.5 G/s, the top of section 5's
-// floor for the strongly universal 64-bit hash.
+// Inputs are fixed (drbg under bench_seed): reports with random bytes (each bit 1 with probability
+// 1/2; the SIMD kernels' time does not depend on the data). Before timing, every table's output is
+// compared with the naive code's and a mismatch fails the benchmark. Counters: items are reports;
+// bytes are the report bytes. floor_frac is the port-model floor of PERFORMANCE.md over the
+// measured time: the report bytes at 20 GB/s (section 7, the top of the reference machine's memory
+// bandwidth). OLH support: items are (report, candidate) pairs, bytes the 20-byte reports (a, b,
+// bucket), with random keys and buckets and g = 56 (the anchor of section 5); floor_frac is the
+// pairs at 6.5 G/s, the top of section 5's floor for the strongly universal 64-bit hash.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -30,13 +25,11 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "ldp/random/drbg.h"
 #include "ldp/wire/hash.h"
 
 namespace ldp_bench {
 namespace {
 
-constexpr int64_t fwht_sizes[] = {int64_t{1} << 10, int64_t{1} << 16, int64_t{1} << 20};
 constexpr int64_t ingest_reports = 100000;
 constexpr int64_t ingest_bits = 1024;
 
@@ -44,95 +37,8 @@ constexpr int64_t olh_reports = 4096;
 constexpr int64_t olh_candidates = 1024;
 constexpr uint32_t olh_range = 56;
 
-constexpr double reference_hz = 3e9;
 constexpr double reference_pairs_per_s = 6.5e9;
 constexpr double reference_bytes_per_s = 20e9;
-
-// A buffer of n T whose data starts on a 64-byte boundary, as a vector would not guarantee.
-template <class T>
-class aligned_buffer {
- public:
-  explicit aligned_buffer(std::size_t n) : storage_(n + 64 / sizeof(T)) {
-    const auto addr = reinterpret_cast<std::uintptr_t>(storage_.data());
-    data_ = storage_.data() + ((64 - addr % 64) % 64) / sizeof(T);
-  }
-  T* data() noexcept { return data_; }
-  const T* data() const noexcept { return data_; }
-
- private:
-  std::vector<T> storage_;
-  T* data_;
-};
-
-unsigned log2_of(std::size_t n) {
-  unsigned l = 0;
-  while ((std::size_t{1} << l) < n) ++l;
-  return l;
-}
-
-void fill_random(unsigned char* out, std::size_t size) {
-  ldp::random::drbg rng(bench_seed, simd_table());
-  rng.fill(out, size);
-}
-
-// ---- FWHT --------------------------------------------------------------------------------------
-
-void naive_fwht(int32_t* data, std::size_t n) {
-  uint32_t* x = reinterpret_cast<uint32_t*>(data);
-  for (std::size_t h = 1; h < n; h *= 2) {
-    for (std::size_t i = 0; i < n; i += 2 * h) {
-      for (std::size_t j = i; j < i + h; ++j) {
-        const uint32_t a = x[j];
-        const uint32_t b = x[j + h];
-        x[j] = a + b;
-        x[j + h] = a - b;
-      }
-    }
-  }
-}
-
-void fwht_counters(benchmark::State& state, std::size_t n) {
-  const auto iters = static_cast<int64_t>(state.iterations());
-  state.SetItemsProcessed(iters * static_cast<int64_t>(n));
-  state.SetBytesProcessed(iters * static_cast<int64_t>(4 * n));
-  const double floor_s = static_cast<double>(n) * log2_of(n) / 24.0 / reference_hz;
-  state.counters["floor_frac"] =
-      benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate);
-}
-
-void bm_fwht_naive(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  aligned_buffer<int32_t> x(n);
-  fill_random(reinterpret_cast<unsigned char*>(x.data()), 4 * n);
-  for (auto _ : state) {
-    naive_fwht(x.data(), n);
-    benchmark::DoNotOptimize(x.data());
-    benchmark::ClobberMemory();
-  }
-  fwht_counters(state, n);
-}
-
-void bm_fwht_table(benchmark::State& state, const ldp::kernels::table* table) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const unsigned log2n = log2_of(n);
-  aligned_buffer<int32_t> x(n);
-  fill_random(reinterpret_cast<unsigned char*>(x.data()), 4 * n);
-  {
-    std::vector<int32_t> want(x.data(), x.data() + n), got(want);
-    naive_fwht(want.data(), n);
-    table->fwht_i32(got.data(), log2n);
-    if (got != want) {
-      state.SkipWithError("fwht_i32 differs from the naive transform");
-      return;
-    }
-  }
-  for (auto _ : state) {
-    table->fwht_i32(x.data(), log2n);
-    benchmark::DoNotOptimize(x.data());
-    benchmark::ClobberMemory();
-  }
-  fwht_counters(state, n);
-}
 
 // ---- Unary-report ingestion ---------------------------------------------------------------------
 
@@ -270,13 +176,6 @@ void bm_olh_table(benchmark::State& state, const ldp::kernels::table* table) {
 }
 
 template <class Fn>
-void register_fwht(const std::string& impl, Fn&& fn) {
-  benchmark::internal::Benchmark* b =
-      benchmark::RegisterBenchmark(bench_name("fwht_i32", impl).c_str(), std::forward<Fn>(fn));
-  for (int64_t n : fwht_sizes) b->Arg(n);
-}
-
-template <class Fn>
 void register_ingest(const std::string& impl, Fn&& fn) {
   benchmark::RegisterBenchmark(bench_name("ingest_ue", impl).c_str(), std::forward<Fn>(fn))
       ->Args({ingest_reports, ingest_bits});
@@ -291,11 +190,6 @@ void register_olh(const std::string& impl, Fn&& fn) {
 }  // namespace
 
 void register_fwht_popcount_benchmarks() {
-  register_fwht("naive", bm_fwht_naive);
-  for (const table_impl& impl : runnable_tables()) {
-    const ldp::kernels::table* table = impl.table;
-    register_fwht(impl.name, [table](benchmark::State& state) { bm_fwht_table(state, table); });
-  }
   register_ingest("naive", bm_ingest_naive);
   for (const table_impl& impl : runnable_tables()) {
     const ldp::kernels::table* table = impl.table;

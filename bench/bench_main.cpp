@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   ldp_bench::register_bernoulli_benchmarks();
   ldp_bench::register_noise_benchmarks();
   ldp_bench::register_fwht_popcount_benchmarks();
+  ldp_bench::register_rotation_benchmarks();
   ldp_bench::register_frequency_benchmarks();
   ldp_bench::register_numeric_benchmarks();
 

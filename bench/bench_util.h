@@ -11,6 +11,7 @@
 
 #include "ldp/kernels/kernel_table.h"
 #include "ldp/platform/cpu.h"
+#include "ldp/random/drbg.h"
 
 namespace ldp_bench {
 
@@ -54,6 +55,28 @@ inline constexpr unsigned char bench_seed[32] = {
     0x64, 0x2d, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64};
 inline constexpr uint64_t bench_mt_seed = 0x6c64706b6974ULL;  // for the std::mt19937_64 baselines
 
+// A buffer of n T whose data starts on a 64-byte boundary, as a vector would not guarantee.
+template <class T>
+class aligned_buffer {
+ public:
+  explicit aligned_buffer(std::size_t n) : storage_(n + 64 / sizeof(T)) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(storage_.data());
+    data_ = storage_.data() + ((64 - addr % 64) % 64) / sizeof(T);
+  }
+  T* data() noexcept { return data_; }
+  const T* data() const noexcept { return data_; }
+
+ private:
+  std::vector<T> storage_;
+  T* data_;
+};
+
+// size bytes of the drbg stream under bench_seed (on the simd table): the same on every run.
+inline void fill_random(unsigned char* out, std::size_t size) {
+  ldp::random::drbg rng(bench_seed, simd_table());
+  rng.fill(out, size);
+}
+
 // Wraps a generator with next_u32/next_u64 (the drbg) and counts the bytes drawn through it.
 template <class Rng>
 class counting_rng {
@@ -79,6 +102,7 @@ void register_chacha20_benchmarks();
 void register_bernoulli_benchmarks();
 void register_noise_benchmarks();
 void register_fwht_popcount_benchmarks();
+void register_rotation_benchmarks();
 void register_frequency_benchmarks();
 void register_numeric_benchmarks();
 

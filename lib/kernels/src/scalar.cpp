@@ -91,12 +91,24 @@ std::size_t bernoulli_chunks_scalar(uint64_t* out, std::size_t nchunks, uint64_t
 // (the first level of the order every table follows), the scale as the last level stores it.
 namespace {
 
-bool sign_bit(const uint32_t* words, std::size_t i) noexcept {
-  return ((words[i / 32] >> (i % 32)) & 1u) != 0;
+// Bit i of the sign words (1: negate). The negations are branch free: the bits are random, so a
+// branch would be mispredicted half the time.
+uint32_t sign_bit(const uint32_t* words, std::size_t i) noexcept {
+  return (words[i / 32] >> (i % 32)) & 1u;
 }
 
-uint32_t apply_sign(uint32_t v, bool negative) noexcept { return negative ? 0u - v : v; }
-float apply_sign(float v, bool negative) noexcept { return negative ? -v : v; }
+uint32_t apply_sign(uint32_t v, uint32_t bit) noexcept {
+  const uint32_t m = 0u - bit;
+  return (v ^ m) - m;
+}
+
+float apply_sign(float v, uint32_t bit) noexcept {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  b ^= bit << 31;  // -v exactly: the sign bit
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
 
 template <class T>
 void hadamard_scalar(T* x, unsigned log2n, const uint32_t* signs, const T* scale) noexcept {

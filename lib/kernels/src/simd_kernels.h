@@ -351,13 +351,51 @@ inline fwht_vec<T, Arch> fwht_negate_upper(fwht_vec<T, Arch> x, xsimd::avx512f) 
 }
 #endif
 
+// swapped + x with the lanes j that have bit H set negated. For float, where there is an FMA it
+// is fma(x, c, swapped) with c = +-1: the product is exact, so the one rounding is the add's, and
+// the xor of the negation disappears.
+template <unsigned H, class T, class Arch>
+inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, Arch> x,
+                                         xsimd::generic) noexcept {
+  return swapped + fwht_negate_upper<H, T, Arch>(x, Arch{});
+}
+#if XSIMD_WITH_AVX2 && defined(__FMA__)
+template <unsigned H, class T, class Arch>
+inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, Arch> x,
+                                         xsimd::avx2) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    const __m256 c = _mm256_setr_ps(
+        static_cast<float>(fwht_lane_sign<H>(0)), static_cast<float>(fwht_lane_sign<H>(1)),
+        static_cast<float>(fwht_lane_sign<H>(2)), static_cast<float>(fwht_lane_sign<H>(3)),
+        static_cast<float>(fwht_lane_sign<H>(4)), static_cast<float>(fwht_lane_sign<H>(5)),
+        static_cast<float>(fwht_lane_sign<H>(6)), static_cast<float>(fwht_lane_sign<H>(7)));
+    return _mm256_fmadd_ps(x, c, swapped);
+  } else {
+    return fwht_add_signed<H, T, Arch>(swapped, x, xsimd::generic{});
+  }
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <unsigned H, class T, class Arch>
+inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, Arch> x,
+                                         xsimd::avx512f) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    constexpr __mmask16 upper = H == 1 ? 0xAAAA : H == 2 ? 0xCCCC : H == 4 ? 0xF0F0 : 0xFF00;
+    const __m512 c = _mm512_mask_blend_ps(upper, _mm512_set1_ps(1.0f), _mm512_set1_ps(-1.0f));
+    return _mm512_fmadd_ps(x, c, swapped);
+  } else {
+    return fwht_add_signed<H, T, Arch>(swapped, x, xsimd::generic{});
+  }
+}
+#endif
+
 // One in-register level: lanes j and j ^ H (H < L) are a butterfly pair.
 template <unsigned H, class T, class Arch>
 inline fwht_vec<T, Arch> fwht_lane_level(fwht_vec<T, Arch> x) noexcept {
   using v = fwht_vec<T, Arch>;
   const v swapped =
       xsimd::bitwise_cast<v>(fwht_swap<H, Arch>(xsimd::bitwise_cast<u32x<Arch>>(x), Arch{}));
-  return swapped + fwht_negate_upper<H, T, Arch>(x, Arch{});
+  return fwht_add_signed<H, T, Arch>(swapped, x, Arch{});
 }
 
 // All log2(L) in-register levels of one register.
@@ -373,53 +411,62 @@ inline fwht_vec<T, Arch> fwht_in_register(fwht_vec<T, Arch> x) noexcept {
 }
 
 // The rotation's signs D (kernel_table.h) for one register: lane j is negated when bit Shift + j of
-// `word` is set.
-template <unsigned Shift, class Arch>
-struct fwht_sign_bit_index {
-  static constexpr uint32_t get(std::size_t i, std::size_t) noexcept {
-    return uint32_t{1} << (Shift + i);
+// `word` is set. The L bits select a row of a constant table (2^L rows of L lanes: 256 B for 4
+// lanes, 8 KiB for 8), so a register's signs cost a scalar bit-field extract and one operation with
+// a memory operand, instead of vector operations on the shuffle and shift ports that the first
+// pass already saturates. A row lane holds Neg for a negated lane and Pos for a kept one:
+// the sign bit for float (xor), +-1 for AVX2 int32 (vpsignd), all ones or zero for other int32
+// (xor, subtract). Sixteen lanes (AVX-512) use a mask register instead.
+template <std::size_t L, uint32_t Neg, uint32_t Pos>
+struct fwht_sign_rows {
+  struct rows {
+    alignas(64) uint32_t lanes[(std::size_t{1} << L) * L];
+  };
+  static constexpr rows make() noexcept {
+    rows r{};
+    for (std::size_t b = 0; b < (std::size_t{1} << L); ++b) {
+      for (std::size_t j = 0; j < L; ++j) r.lanes[b * L + j] = ((b >> j) & 1u) != 0 ? Neg : Pos;
+    }
+    return r;
   }
+  static constexpr rows table = make();
 };
 
-// All ones in the lanes whose bit of `word` (broadcast) is set.
-template <unsigned Shift, class Arch>
-inline u32x<Arch> fwht_sign_mask(u32x<Arch> word, xsimd::generic) noexcept {
-  const u32x<Arch> bits = xsimd::make_batch_constant<u32x<Arch>, fwht_sign_bit_index<Shift, Arch>>();
-  return xsimd::select((word & bits) != u32x<Arch>(0u), u32x<Arch>(~0u), u32x<Arch>(0u));
+// x with the signs of `row` applied, and the table it comes from, per element type and arch.
+template <class T, class Arch>
+inline fwht_vec<T, Arch> fwht_sign_row(fwht_vec<T, Arch> x, std::size_t row,
+                                       xsimd::generic) noexcept {
+  constexpr std::size_t lanes = u32x<Arch>::size;
+  if constexpr (std::is_same_v<T, float>) {
+    using rows = fwht_sign_rows<lanes, 0x80000000u, 0>;
+    const u32x<Arch> sign = u32x<Arch>::load_aligned(rows::table.lanes + row * lanes);
+    return xsimd::bitwise_cast<fwht_vec<T, Arch>>(xsimd::bitwise_cast<u32x<Arch>>(x) ^ sign);
+  } else {
+    using rows = fwht_sign_rows<lanes, ~uint32_t{0}, 0>;
+    const u32x<Arch> m = u32x<Arch>::load_aligned(rows::table.lanes + row * lanes);
+    return (x ^ m) - m;
+  }
 }
-#if XSIMD_WITH_SSE2
-template <unsigned Shift, class Arch>
-inline u32x<Arch> fwht_sign_mask(u32x<Arch> word, xsimd::sse2) noexcept {
-  const u32x<Arch> bits = xsimd::make_batch_constant<u32x<Arch>, fwht_sign_bit_index<Shift, Arch>>();
-  return _mm_cmpeq_epi32(_mm_and_si128(word, bits), bits);
-}
-#endif
 #if XSIMD_WITH_AVX2
-template <unsigned Shift, class Arch>
-inline u32x<Arch> fwht_sign_mask(u32x<Arch> word, xsimd::avx2) noexcept {
-  const u32x<Arch> bits = xsimd::make_batch_constant<u32x<Arch>, fwht_sign_bit_index<Shift, Arch>>();
-  return _mm256_cmpeq_epi32(_mm256_and_si256(word, bits), bits);
-}
-#endif
-#if XSIMD_WITH_NEON
-template <unsigned Shift, class Arch>
-inline u32x<Arch> fwht_sign_mask(u32x<Arch> word, xsimd::neon) noexcept {
-  const u32x<Arch> bits = xsimd::make_batch_constant<u32x<Arch>, fwht_sign_bit_index<Shift, Arch>>();
-  return vtstq_u32(word, bits);
+template <class T, class Arch>
+inline fwht_vec<T, Arch> fwht_sign_row(fwht_vec<T, Arch> x, std::size_t row, xsimd::avx2) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    return fwht_sign_row<T, Arch>(x, row, xsimd::generic{});
+  } else {
+    using rows = fwht_sign_rows<8, ~uint32_t{0}, 1>;
+    return _mm256_sign_epi32(x, u32x<Arch>::load_aligned(rows::table.lanes + row * 8));
+  }
 }
 #endif
 
 template <unsigned Shift, class T, class Arch>
 inline fwht_vec<T, Arch> fwht_apply_signs(fwht_vec<T, Arch> x, uint32_t word,
                                           xsimd::generic) noexcept {
-  const u32x<Arch> m = fwht_sign_mask<Shift, Arch>(u32x<Arch>(word), Arch{});
-  if constexpr (std::is_same_v<T, float>) {
-    const u32x<Arch> bits = xsimd::bitwise_cast<u32x<Arch>>(x) ^ (m & u32x<Arch>(0x80000000u));
-    return xsimd::bitwise_cast<fwht_vec<T, Arch>>(bits);
-  } else {
-    return (x ^ m) - m;
-  }
+  constexpr std::size_t lanes = u32x<Arch>::size;
+  static_assert(lanes == 4 || lanes == 8, "a table row per register");
+  return fwht_sign_row<T, Arch>(x, (word >> Shift) & ((uint32_t{1} << lanes) - 1), Arch{});
 }
+
 #if XSIMD_WITH_AVX512F
 template <unsigned Shift, class T, class Arch>
 inline fwht_vec<T, Arch> fwht_apply_signs(fwht_vec<T, Arch> x, uint32_t word,
@@ -435,11 +482,39 @@ inline fwht_vec<T, Arch> fwht_apply_signs(fwht_vec<T, Arch> x, uint32_t word,
 }
 #endif
 
+// a - b. For float on x86 with FMA it is fnmadd(b, 1, a), the same single rounding, issued to the
+// FMA units: AMD cores (Zen) add on two other pipes, so the butterflies' adds and subtracts then
+// use all four; on Intel cores both run on the same two ports, at the same cost.
+template <class T, class Arch>
+inline fwht_vec<T, Arch> fwht_sub(fwht_vec<T, Arch> a, fwht_vec<T, Arch> b, xsimd::generic) noexcept {
+  return a - b;
+}
+#if XSIMD_WITH_AVX2 && defined(__FMA__)
+template <class T, class Arch>
+inline fwht_vec<T, Arch> fwht_sub(fwht_vec<T, Arch> a, fwht_vec<T, Arch> b, xsimd::avx2) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    return _mm256_fnmadd_ps(b, _mm256_set1_ps(1.0f), a);
+  } else {
+    return a - b;
+  }
+}
+#endif
+#if XSIMD_WITH_AVX512F
+template <class T, class Arch>
+inline fwht_vec<T, Arch> fwht_sub(fwht_vec<T, Arch> a, fwht_vec<T, Arch> b, xsimd::avx512f) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    return _mm512_fnmadd_ps(b, _mm512_set1_ps(1.0f), a);
+  } else {
+    return a - b;
+  }
+}
+#endif
+
 // One radix-2 butterfly: (a, b) -> (a + b, a - b).
 template <class T, class Arch>
 inline void fwht_butterfly(fwht_vec<T, Arch>& a, fwht_vec<T, Arch>& b) noexcept {
   const fwht_vec<T, Arch> sum = a + b;
-  b = a - b;
+  b = fwht_sub<T, Arch>(a, b, Arch{});
   a = sum;
 }
 
