@@ -124,7 +124,7 @@ function(_ldp_pkg_config component description requires libs runtime)
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT ${component})
 endfunction()
 
-# Runs at the end of the top-level CMakeLists.txt, when every target exists.
+# Runs at the end of the top-level CMakeLists.txt, when every target exists. (tools/ installs `ldp`.)
 function(ldp_install_package)
   foreach(_component device platform server)
     _ldp_install_component(${_component})
@@ -144,10 +144,6 @@ function(ldp_install_package)
   if("server" IN_LIST _components)
     _ldp_pkg_config(server "ldpkit server half: aggregators, C API (ldp_server.h)" "ldpkit-device"
                     "ldp_capi_server;ldp_server;ldp_platform" OFF)
-  endif()
-
-  if(TARGET ldp)
-    install(TARGETS ldp RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)
   endif()
 endfunction()
 
