@@ -130,6 +130,42 @@ int main() {
   unsigned char mean_report[ldp::wire::report_header_size + 2];
   if (vector_mean.randomize(update, rng, rotated, mean_report, &report_size) != ldp::status::ok) return 31;
   sink = mean_report[report_size - 1];
+  // A user-level vote (MECHANISMS.md C.1, M3): 24 observations of 6 coordinates, of which the
+  // first 16 count, rotated over d~ = 8, coordinate 5 voted over 32 cells; then the refinement of
+  // the same coordinate under a round-2 block built on the device. Sizes are constant expressions.
+  constexpr ldp::wire::params kent = [] {
+    constexpr unsigned char kent_seed[ldp::wire::seed_size] = {2, 7, 1, 8};
+    ldp::wire::params p;
+    p.mech = ldp::wire::mechanism::kent_vote;
+    p.set(ldp::wire::field::domain, 32).set(ldp::wire::field::threshold_bits, 32);
+    p.set(ldp::wire::field::threshold_keep, 2673442470u).set(ldp::wire::field::threshold_other, 1621524826u);
+    p.set(ldp::wire::field::frac_bits, 16).set_signed(ldp::wire::field::clip_lo, -65536);
+    p.set_signed(ldp::wire::field::clip_hi, 65536).set(ldp::wire::field::round, 1);
+    p.set(ldp::wire::field::observations, 16).set(ldp::wire::field::vector_dim, 6);
+    p.set(ldp::wire::field::fold_coordinate, 5).set(ldp::wire::field::hadamard_dim, 8);
+    p.set_seed(ldp::wire::field::rotation_seed, kent_seed);
+    return p;
+  }();
+  uint64_t vote_bits[ldp::device::user_level_vote_words(kent)];
+  int32_t kent_rotation[ldp::device::user_level_rotation_values(kent)];
+  uint32_t kent_signs[ldp::device::user_level_sign_words(kent)];
+  const ldp::device::user_level_workspace kent_workspace{vote_bits, kent_rotation, kent_signs};
+  int64_t observations[24 * 6];
+  for (int i = 0; i < 24 * 6; ++i) observations[i] = (i % 7) * 3000 - reading;
+  unsigned char kent_report[ldp::wire::max_report_size(kent)];
+  if (ldp::device::randomize_user_level(kent, ldp::wire::fingerprint(kent), observations, rng, kent_workspace,
+                                        kent_report, &report_size) != ldp::status::ok) {
+    return 70;
+  }
+  sink = kent_report[report_size - 1];
+  const ldp::wire::derived_params refine =
+      ldp::wire::make_kent_refine(1.0, -20000, 30000, ldp::wire::shape_of(kent));
+  unsigned char refine_report[ldp::wire::report_header_size + ldp::wire::varint_max_size];
+  if (ldp::device::randomize_user_level(refine.block, ldp::wire::fingerprint(refine.block), observations, rng,
+                                        kent_workspace, refine_report, &report_size) != ldp::status::ok) {
+    return 71;
+  }
+  sink = refine_report[report_size - 1];
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);
   sink = static_cast<uint64_t>(ldp::platform::detect_cpu().neon);

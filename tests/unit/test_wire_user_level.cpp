@@ -198,12 +198,12 @@ TEST_CASE("the round-2 block round-trips through the wire format") {
     CHECK(t.hadamard_dim == s.hadamard_dim);
     CHECK((t.rotation_seed != nullptr) == (s.rotation_seed != nullptr));
     if (t.rotation_seed != nullptr) CHECK(t.rotation_seed[2] == 7);
-    // A truncated block and one with a tag 24 (unassigned) do not decode.
+    // A truncated block and one with an unknown tag do not decode.
     std::vector<unsigned char> cut(bytes.begin(), bytes.end() - 1);
     CHECK(ldp::wire::decode_params(cut, &back) == status::wrong_length);
     std::vector<unsigned char> extra = bytes;
     extra[2] = static_cast<unsigned char>(extra[2] + 1);
-    extra.insert(extra.end(), {24, 1, 0, 0, 0});
+    extra.insert(extra.end(), {static_cast<unsigned char>(ldp::wire::field_max + 1), 1, 0, 0, 0});
     CHECK(ldp::wire::decode_params(extra, &back) == status::malformed_report);
   }
 }

@@ -76,6 +76,23 @@ inline void set_bit(span<uint64_t> words, uint64_t j, bool value) noexcept {
   w = (w & ~bit) | (value ? bit : 0);  // branch-free on the value (no timing on the true item)
 }
 
+// Unary encoding of value < d into the d bits of `workspace` (SUE, OUE, and the kent-vote of
+// MECHANISMS.md C.1 P1, which is SUE over cells): all d positions Bernoulli(q), then the true one
+// redrawn: Bernoulli(p), or a raw bit for OUE (p = 1/2 exactly, A.3). Each random word feeds one
+// set of lanes only. r->bits points into `workspace` afterwards.
+template <class Coins>
+status unary_encode(const wire::params& p, uint32_t value, Coins& coins, span<uint64_t> workspace,
+                    wire::report* r) noexcept {
+  const auto d = static_cast<std::size_t>(p.get(wire::field::domain));
+  const status s = coins.mask(workspace, d, p.get(wire::field::threshold_other));
+  if (s != status::ok) return s;
+  const uint64_t keep = p.get(wire::field::threshold_keep);
+  const bool bit = p.mech == wire::mechanism::oue ? coins.raw_bit() : coins.bernoulli(keep);
+  set_bit(workspace, value, bit);
+  r->bits = words_to_bytes(workspace, d);
+  return status::ok;
+}
+
 }  // namespace detail
 
 template <class Coins>
@@ -92,16 +109,7 @@ status randomize_fields(const wire::params& p, uint32_t value, Coins& coins, spa
   switch (p.mech) {
     case mechanism::grr: r->index = detail::grr(value, d, keep, coins); return status::ok;
     case mechanism::sue:
-    case mechanism::oue: {
-      // All d positions Bernoulli(q), then the true one redrawn: Bernoulli(p) for SUE, a raw bit
-      // (p = 1/2 exactly) for OUE (A.3). Each random word feeds one set of lanes only.
-      const status s = coins.mask(workspace, static_cast<std::size_t>(d), other);
-      if (s != status::ok) return s;
-      const bool bit = p.mech == mechanism::sue ? coins.bernoulli(keep) : coins.raw_bit();
-      detail::set_bit(workspace, value, bit);
-      r->bits = detail::words_to_bytes(workspace, static_cast<std::size_t>(d));
-      return status::ok;
-    }
+    case mechanism::oue: return detail::unary_encode(p, value, coins, workspace, r);
     case mechanism::blh:
     case mechanism::olh: {
       // A fresh seed per report, private but revealed (A.4); then GRR on the g buckets.

@@ -1,0 +1,161 @@
+#include "ldp/device/user_level.h"
+
+#include "ldp/device/coins.h"
+#include "ldp/device/numeric.h"
+#include "ldp/kernels/kernel_table.h"
+
+namespace ldp::device {
+namespace {
+
+using wire::field;
+
+// s / t rounded to the nearest integer, ties to even, for t >= 1.
+int64_t nearest_quotient(int64_t s, uint64_t t) {
+  const auto divisor = static_cast<int64_t>(t);
+  int64_t q = s / divisor, r = s % divisor;
+  if (r < 0) {  // C++ truncates toward zero: step to the floor
+    --q;
+    r += divisor;
+  }
+  const uint64_t twice = 2 * static_cast<uint64_t>(r);
+  if (twice > t || (twice == t && (q & 1) != 0)) ++q;
+  return q;
+}
+
+// The rounded mean of coordinate i over the first `used` observations, each clamped to [lo, hi].
+// Valid blocks keep every partial sum inside int64 (wire_format.md 3.3).
+int64_t local_mean(span<const int64_t> observations, std::size_t stride, std::size_t i, std::size_t used,
+                   int64_t lo, int64_t hi) {
+  int64_t sum = 0;
+  for (std::size_t t = 0; t < used; ++t) {
+    const int64_t x = observations[t * stride + i];
+    sum += x < lo ? lo : x > hi ? hi : x;
+  }
+  return nearest_quotient(sum, used);
+}
+
+// floor(v / 2^k) for |v| < 2^62.
+int64_t floor_shift(int64_t v, unsigned k) {
+  if (v >= 0) return v >> k;
+  return -static_cast<int64_t>((static_cast<uint64_t>(-v) + (uint64_t{1} << k) - 1) >> k);
+}
+
+// floor(sqrt(n)), digit by digit.
+uint64_t isqrt(uint64_t n) {
+  uint64_t root = 0, bit = uint64_t{1} << 62;
+  while (bit > n) bit >>= 2;
+  while (bit != 0) {
+    if (n >= root + bit) {
+      n -= root + bit;
+      root = (root >> 1) + bit;
+    } else {
+      root >>= 1;
+    }
+    bit >>= 2;
+  }
+  return root;
+}
+
+// round(t / sqrt(2^log2n)), ties up, for |t| < 2^31: the orthonormal rotation's coordinate from the
+// unnormalized transform's. For odd log2n, t / sqrt(2^log2n) = t sqrt(2) / 2^k with
+// k = (log2n + 1) / 2, and floor(t sqrt 2) = isqrt(2 t^2) for t >= 0, -(isqrt(2 t^2) + 1) for
+// t < 0 (2 t^2 is no square); adding 2^(k-1) and flooring the division by 2^k commute with that
+// floor.
+int64_t normalized(int64_t t, unsigned log2n) {
+  if (log2n == 0) return t;
+  if (log2n % 2 == 0) {
+    const unsigned k = log2n / 2;
+    return floor_shift(t + (int64_t{1} << (k - 1)), k);
+  }
+  const unsigned k = (log2n + 1) / 2;
+  const uint64_t magnitude = static_cast<uint64_t>(t < 0 ? -t : t);
+  const auto root = static_cast<int64_t>(isqrt(2 * magnitude * magnitude));
+  const int64_t scaled = t >= 0 ? root : -(root + 1);
+  return floor_shift(scaled + (int64_t{1} << (k - 1)), k);
+}
+
+unsigned log2_of(uint64_t power_of_two) {
+  unsigned l = 0;
+  while ((uint64_t{1} << l) < power_of_two) ++l;
+  return l;
+}
+
+// M3: the local mean vector, padded and rotated in workspace.rotation; coordinate j of U x.
+status rotated_value(const wire::params& p, span<const int64_t> observations, std::size_t d, std::size_t used,
+                     const user_level_workspace& workspace, int64_t* value) {
+  const auto padded = static_cast<uint32_t>(p.get(field::hadamard_dim));
+  if (workspace.rotation.size() < padded || workspace.signs.size() < user_level_sign_words(p)) {
+    return status::workspace_too_small;
+  }
+  const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
+  // Valid M3 blocks have d~ * R < 2^31: each mean fits in int32 and no FWHT stage overflows.
+  for (std::size_t i = 0; i < padded; ++i) {
+    workspace.rotation[i] = i < d ? static_cast<int32_t>(local_mean(observations, d, i, used, lo, hi)) : 0;
+  }
+  const status s = random::rotation_signs(p.rotation_seed, padded, workspace.signs);
+  if (s != status::ok) return s;
+  const unsigned log2n = log2_of(padded);
+  kernels::native().rotate_i32(workspace.rotation.data(), workspace.signs.data(), log2n);
+  const auto j = static_cast<std::size_t>(p.get(field::fold_coordinate));
+  const int64_t z = normalized(workspace.rotation[j], log2n);
+  *value = z < lo ? lo : z > hi ? hi : z;
+  return status::ok;
+}
+
+status report_fields(const wire::params& p, span<const int64_t> observations, random::drbg& rng,
+                     const user_level_workspace& workspace, wire::report* r) noexcept {
+  if (p.mech == wire::mechanism::kent_vote) {
+    drbg_coins coins(rng);
+    return user_level_vote_fields(p, observations, coins, workspace, r);
+  }
+  *r = wire::report{};
+  r->mech = p.mech;
+  if (p.mech != wire::mechanism::kent_refine) return status::invalid_argument;
+  int64_t value = 0;
+  const status s = user_level_value(p, observations, workspace, &value);
+  if (s != status::ok) return s;
+  r->value = laplace_noisy(p, value, rng);  // P2: clamp to the broadcast interval, add DLap
+  return status::ok;
+}
+
+}  // namespace
+
+status user_level_value(const wire::params& p, span<const int64_t> observations,
+                        const user_level_workspace& workspace, int64_t* value) noexcept {
+  *value = 0;
+  if (!is_user_level(p)) return status::invalid_argument;
+  const status valid = wire::validate(p);
+  if (valid != status::ok) return valid;
+  const bool vector = p.has(field::vector_dim);
+  const auto d = static_cast<std::size_t>(vector ? p.get(field::vector_dim) : 1);
+  if (observations.size() == 0 || observations.size() % d != 0) return status::invalid_argument;
+  // P6: the first T~ observations only; nothing after them is read.
+  const std::size_t count = observations.size() / d;
+  const auto cap = static_cast<std::size_t>(p.get(field::observations));
+  const std::size_t used = count < cap ? count : cap;
+  if (is_rotated(p)) return rotated_value(p, observations, d, used, workspace, value);
+  const auto coordinate = static_cast<std::size_t>(vector ? p.get(field::fold_coordinate) : 0);
+  const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
+  *value = local_mean(observations, d, coordinate, used, lo, hi);
+  return status::ok;
+}
+
+status randomize_user_level(const wire::params& p, uint64_t fingerprint, span<const int64_t> observations,
+                            random::drbg& rng, const user_level_workspace& workspace, span<unsigned char> out,
+                            std::size_t* written) noexcept {
+  *written = 0;
+  wire::report r;
+  const status s = report_fields(p, observations, rng, workspace, &r);
+  return s != status::ok ? s : wire::encode_report(p, fingerprint, r, out, written);
+}
+
+status randomize_user_level_payload(const wire::params& p, span<const int64_t> observations,
+                                    random::drbg& rng, const user_level_workspace& workspace,
+                                    span<unsigned char> out, std::size_t* written) noexcept {
+  *written = 0;
+  wire::report r;
+  const status s = report_fields(p, observations, rng, workspace, &r);
+  return s != status::ok ? s : wire::encode_payload(p, r, out, written);
+}
+
+}  // namespace ldp::device
