@@ -119,9 +119,10 @@ TEST_CASE("scale_randomized: floor plus one with probability remainder / 2^shift
   // The odd-dimension scale at the extreme |v| = 2^31 - 1 does not overflow.
   const ldp::wire::rotation_scale odd = ldp::wire::scale_of_rotation(29);
   fixed_words big{{0, 0}};
-  const long double want = (static_cast<long double>(INT32_MAX) * odd.mult) / std::ldexp(1.0L, static_cast<int>(odd.shift));
-  CHECK(std::fabs(ldp::device::scale_randomized(INT32_MAX, odd, big) - want) <= 1);
-  CHECK(std::fabs(ldp::device::scale_randomized(-INT32_MAX, odd, big) + want) <= 1);
+  const long double want =
+      static_cast<long double>(INT32_MAX) * static_cast<long double>(odd.mult) / std::ldexp(1.0L, static_cast<int>(odd.shift));
+  CHECK(std::fabs(static_cast<long double>(ldp::device::scale_randomized(INT32_MAX, odd, big)) - want) <= 1);
+  CHECK(std::fabs(static_cast<long double>(ldp::device::scale_randomized(-INT32_MAX, odd, big)) + want) <= 1);
 }
 
 TEST_CASE("the pipeline equals a dense reference drawing from a copy of the stream") {
@@ -159,7 +160,8 @@ TEST_CASE("the pipeline equals a dense reference drawing from a copy of the stre
         }
         // y = v s: for even L an exact power of two, for odd L the rational 3037000500 / 2^32.
         const ldp::wire::rotation_scale s = ldp::wire::scale_of_rotation(l);
-        const long double exact = static_cast<long double>(v) * s.mult / std::ldexp(1.0L, static_cast<int>(s.shift));
+        const long double exact =
+            static_cast<long double>(v) * static_cast<long double>(s.mult) / std::ldexp(1.0L, static_cast<int>(s.shift));
         const auto down = static_cast<int64_t>(std::floor(exact));
         int64_t y = down;
         if (s.shift > 0) {

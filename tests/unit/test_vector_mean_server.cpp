@@ -162,7 +162,7 @@ TEST_CASE("vector-laplace: the estimate and variance of crafted reports, odd log
   const int64_t values[] = {big, big, big, -5, 1000};
   const uint32_t coordinate[] = {0, 0, 0, 1, 1};
   for (int k = 0; k < 5; ++k) REQUIRE(a->add_payload(view(payload(p, coordinate[k], 0, values[k]))) == status::ok);
-  const long double s0 = 3.0L * big, s1 = 995;
+  const long double s0 = 3 * static_cast<long double>(big), s1 = 995;
   std::vector<uint32_t> signs(1);
   REQUIRE(ldp::random::rotation_signs(rotation_seed, 2, signs) == status::ok);
   const double inverse_scale = 4294967296.0 / 3037000500.0;

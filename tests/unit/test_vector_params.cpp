@@ -20,8 +20,10 @@ const unsigned char seed[32] = {7, 1, 2, 3};
 // r^2 d~ <= R^2 * 2 ln(2 d~ / beta) in long double, with a relative slack far above det_log's error
 // and far below one grid step at these sizes.
 bool clip_inequality(int64_t r, int64_t radius, uint64_t dim, double beta, long double slack) {
-  const long double bound = static_cast<long double>(radius) * radius * 2 * std::log(2.0L * dim / beta);
-  return static_cast<long double>(r) * r * dim <= bound * (1 + slack);
+  const auto big_r = static_cast<long double>(radius), small_r = static_cast<long double>(r);
+  const auto n = static_cast<long double>(dim);
+  const long double bound = big_r * big_r * 2 * std::log(2 * n / beta);
+  return small_r * small_r * n <= bound * (1 + slack);
 }
 
 }  // namespace
