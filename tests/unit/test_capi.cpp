@@ -17,6 +17,7 @@
 #include "ldp.h"
 #include "ldp/device.h"
 #include "ldp/device/numeric.h"
+#include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/wire.h"
@@ -685,4 +686,84 @@ TEST_CASE("value and vector randomizers: wrong mechanisms, dimensions and worksp
   CHECK(ldp_randomize_value(&laplace, &rng, INT64_MAX, out, sizeof out, &n) == LDP_OK);
   ldp_rng_wipe(&rng);
   CHECK(ldp_randomize_value(&laplace, &rng, 1, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+}
+
+TEST_CASE("the C user-level randomizer writes the C++ bytes, and checks its arguments") {
+  const uint8_t seed[LDP_SEED_SIZE] = {0x5e};
+  const int64_t one = int64_t{1} << 16;
+  ldp::wire::kent_shape scalar, rotated;
+  scalar.clip_lo = rotated.clip_lo = -one;
+  scalar.clip_hi = rotated.clip_hi = one;
+  scalar.observations = 6;
+  rotated.observations = 3;
+  rotated.vector_dim = 3;
+  rotated.fold_coordinate = 1;
+  rotated.hadamard_dim = 4;
+  rotated.rotation_seed = seed;
+  const ldp::wire::params blocks[] = {
+      ldp::wire::make_kent_vote(1.0, 70, scalar).block,  // 70 cells: two vote words
+      ldp::wire::make_kent_refine(1.0, -one / 2, one / 3, scalar).block,
+      ldp::wire::make_kent_vote(1.0, 9, rotated).block,
+      ldp::wire::make_kent_refine(1.0, -one / 4, one / 4, rotated).block,
+  };
+  // 8 bytes per 64 cells of a vote, then 4 (sign words + d~) with a rotation, rounded up to 8:
+  // 70 cells; none; 9 cells + 4 (1 + 4); 4 (1 + 4).
+  const size_t workspace_sizes[] = {16, 0, 32, 24};
+  // 4 scalar observations (below the cap of 6), or 3 vectors of 3 coordinates (the cap).
+  const std::vector<int64_t> scalar_data = {one / 3, -one / 5, one, 7};
+  const std::vector<int64_t> vector_data = {one / 3, -one / 5, one / 7, 1, 2, 3, -one / 2, 0, one / 9};
+  for (size_t b = 0; b < 4; ++b) {
+    const ldp::wire::params& block = blocks[b];
+    CAPTURE(b);
+    REQUIRE(ldp::wire::validate(block) == status::ok);
+    bytes encoded(ldp::wire::params_max_size);
+    size_t n = 0;
+    REQUIRE(ldp::wire::encode_params(block, encoded, &n) == status::ok);
+    ldp_params p;
+    REQUIRE(ldp_params_decode(&p, encoded.data(), n) == LDP_OK);
+    const size_t ws = ldp_workspace_size(&p);
+    CHECK(ws == workspace_sizes[b]);
+    const std::vector<int64_t>& data = b < 2 ? scalar_data : vector_data;
+
+    // C++: spans of the sizes user_level.h asks for.
+    ldp::random::drbg cxx_rng(rng_seed);
+    std::vector<uint64_t> votes(ldp::device::user_level_vote_words(block));
+    std::vector<int32_t> rotation(ldp::device::user_level_rotation_values(block));
+    std::vector<uint32_t> signs(ldp::device::user_level_sign_words(block));
+    const ldp::device::user_level_workspace spans{votes, rotation, signs};
+    ldp_rng rng;
+    REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
+    std::vector<uint64_t> workspace(ws / 8);
+    for (int i = 0; i < 20; ++i) {
+      bytes expected(ldp::wire::max_report_size(block)), got(ldp_report_max_size(&p));
+      size_t expected_size = 0, got_size = 0;
+      REQUIRE(ldp::device::randomize_user_level(block, ldp::wire::fingerprint(block), data, cxx_rng, spans, expected,
+                                                &expected_size) == status::ok);
+      REQUIRE(ldp_randomize_observations(&p, &rng, data.data(), data.size(), workspace.data(), ws, got.data(),
+                                         got.size(), &got_size) == LDP_OK);
+      expected.resize(expected_size);
+      got.resize(got_size);
+      CHECK(got == expected);
+    }
+    uint8_t out[64];
+    if (ws > 0) {
+      CHECK(ldp_randomize_observations(&p, &rng, data.data(), data.size(), workspace.data(), ws - 8, out, sizeof out,
+                                       &n) == LDP_WORKSPACE_TOO_SMALL);
+    }
+    CHECK(ldp_randomize_observations(&p, &rng, data.data(), 0, workspace.data(), ws, out, sizeof out, &n) ==
+          LDP_INVALID_ARGUMENT);  // no observation
+    CHECK(ldp_randomize_observations(&p, &rng, nullptr, 3, workspace.data(), ws, out, sizeof out, &n) ==
+          LDP_INVALID_ARGUMENT);
+    CHECK(ldp_randomize_observations(&p, &rng, data.data(), data.size(), workspace.data(), ws, out, 10, &n) ==
+          LDP_BUFFER_TOO_SMALL);
+    ldp_rng_wipe(&rng);
+  }
+  // Other mechanisms are refused.
+  const ldp_params grr = c_block(mechanism::grr);
+  ldp_rng rng;
+  REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
+  uint8_t out[64];
+  size_t n = 0;
+  CHECK(ldp_randomize_observations(&grr, &rng, scalar_data.data(), scalar_data.size(), nullptr, 0, out, sizeof out,
+                                   &n) == LDP_INVALID_ARGUMENT);
 }

@@ -187,7 +187,8 @@ size_t ldp_report_max_size(const ldp_params* params) LDP_NOEXCEPT;
 
 /* Bytes of workspace a randomizer needs for this block, a multiple of 8: 0 for most mechanisms;
  * d bits for sue and oue, `columns` bits for cms, 8 d bytes for laplace-vector, 4 (d~ + d~/32)
- * for vector-duchi and vector-laplace (d~: d rounded up to a power of two), rounded up. */
+ * for vector-duchi and vector-laplace (d~: d rounded up to a power of two), rounded up; for the
+ * user-level protocols the vote's cell bits and, with a rotation, 4 (d~ + d~/32). */
 size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
 
 /* ---- Randomizers ------------------------------------------------------------------------------
@@ -201,8 +202,9 @@ ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t i
                               size_t workspace_size, uint8_t* out, size_t capacity,
                               size_t* written) LDP_NOEXCEPT;
 
-/* laplace, duchi or kent-refine (MECHANISMS.md B.1, B.2, C.1): a report of the fixed-point value x
- * (x * 2^f, see ldp_params_to_fixed), clamped to the block's range first. No workspace. */
+/* laplace or duchi (MECHANISMS.md B.1, B.2): a report of the fixed-point value x (x * 2^f, see
+ * ldp_params_to_fixed), clamped to the block's range first. No workspace. kent-refine blocks are
+ * accepted too, for a local mean the caller computed (ldp_randomize_observations computes it). */
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
                                size_t* written) LDP_NOEXCEPT;
 
@@ -213,6 +215,14 @@ ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x
 ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
                                 size_t workspace_size, uint8_t* out, size_t capacity,
                                 size_t* written) LDP_NOEXCEPT;
+
+/* kent-vote or kent-refine (MECHANISMS.md C.1, the user-level protocols): the one report of a
+ * device holding `count` fixed-point observations (d coordinates each, one observation after the
+ * other; d = 1 for a scalar) in the round the block names; only the first `observations` of the
+ * block count. Round 1 votes for the cell of the local mean, round 2 adds noise to it. */
+ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations,
+                                      size_t count, void* workspace, size_t workspace_size, uint8_t* out,
+                                      size_t capacity, size_t* written) LDP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include "ldp/base/status.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/numeric.h"
+#include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/numeric_params.h"
@@ -61,6 +62,13 @@ std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
     case ldp::wire::mechanism::vector_duchi:
     case ldp::wire::mechanism::vector_laplace: {
       const std::size_t bytes = (vector_mean::sign_words(p) + vector_mean::workspace_values(p)) * sizeof(int32_t);
+      return (bytes + 7) / 8 * 8;  // the rotation signs, then the rotated vector
+    }
+    case ldp::wire::mechanism::kent_vote:
+    case ldp::wire::mechanism::kent_refine: {
+      const std::size_t bytes = ldp::device::user_level_vote_words(p) * sizeof(uint64_t) +
+                                (ldp::device::user_level_sign_words(p) +
+                                 ldp::device::user_level_rotation_values(p)) * sizeof(int32_t);
       return (bytes + 7) / 8 * 8;
     }
     default: return ldp::device::workspace_words(p) * sizeof(uint64_t);
@@ -264,6 +272,27 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
   if (s != status::ok) return code(s);
   const ldp::span<int32_t> rotated(reinterpret_cast<int32_t*>(signs + sign_words), vector_mean::workspace_values(block));
   return code(context.randomize(vector, call.r->rng, rotated, {out, capacity}, written));
+}
+
+ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations,
+                                      size_t count, void* workspace, size_t workspace_size, uint8_t* out,
+                                      size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (observations == nullptr && count != 0)) return code(status::invalid_argument);
+  const ldp::wire::params& block = call.p->block;
+  if (!ldp::device::is_user_level(block)) return code(status::invalid_argument);
+  if (workspace_size < workspace_bytes(block)) return code(status::workspace_too_small);
+  // The vote bits, the rotation signs, then the rotated mean, in the order of workspace_bytes().
+  const std::size_t vote_words = ldp::device::user_level_vote_words(block);
+  const std::size_t sign_words = ldp::device::user_level_sign_words(block);
+  auto* votes = static_cast<uint64_t*>(workspace);
+  auto* signs = reinterpret_cast<uint32_t*>(votes + vote_words);
+  const ldp::device::user_level_workspace spans{
+      {votes, vote_words},
+      {reinterpret_cast<int32_t*>(signs + sign_words), ldp::device::user_level_rotation_values(block)},
+      {signs, sign_words}};
+  return code(ldp::device::randomize_user_level(block, call.p->fingerprint, {observations, count}, call.r->rng,
+                                                spans, {out, capacity}, written));
 }
 
 }  // extern "C"
