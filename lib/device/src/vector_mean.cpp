@@ -3,7 +3,20 @@
 namespace ldp::device {
 namespace {
 
-uint64_t magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
+// All ones for a negative v, else 0. The clip is branch-free on the signs of the data: random
+// signs would mispredict every other branch (and no timing depends on them).
+uint64_t sign_mask(int64_t v) { return 0 - (static_cast<uint64_t>(v) >> 63); }
+
+uint64_t magnitude(int64_t v) {
+  const uint64_t s = sign_mask(v);
+  return (static_cast<uint64_t>(v) ^ s) - s;
+}
+
+// m (< 2^31) with the sign of v.
+int32_t with_sign(uint64_t m, int64_t v) {
+  const auto s = static_cast<uint32_t>(sign_mask(v));
+  return static_cast<int32_t>((static_cast<uint32_t>(m) ^ s) - s);
+}
 
 // floor(sqrt(s)), digit by digit (two bits of s per step): exact, no floating point.
 uint64_t integer_sqrt(uint64_t s) {
@@ -29,17 +42,22 @@ bool squares_fit(uint64_t m, unsigned log2_dim) {
 }  // namespace
 
 void clip_to_ball(span<const int64_t> x, int64_t radius, unsigned log2_dim, span<int32_t> out) noexcept {
-  uint64_t largest = 0;
+  // One pass for the largest magnitude and the sum of squares, which is exact when the squares fit
+  // (wrapped, and recomputed after the shift, when they do not).
+  uint64_t largest = 0, sum = 0;
   for (int64_t v : x) {
     const uint64_t m = magnitude(v);
     largest = m > largest ? m : largest;
+    sum += m * m;
   }
   unsigned shift = 0;
   while (!squares_fit(largest >> shift, log2_dim)) ++shift;
-  uint64_t sum = 0;  // below 2^64 by the choice of shift
-  for (int64_t v : x) {
-    const uint64_t m = magnitude(v) >> shift;
-    sum += m * m;
+  if (shift != 0) {
+    sum = 0;  // below 2^64 by the choice of shift
+    for (int64_t v : x) {
+      const uint64_t m = magnitude(v) >> shift;
+      sum += m * m;
+    }
   }
   const auto r = static_cast<uint64_t>(radius);
   const std::size_t d = x.size();
@@ -49,10 +67,14 @@ void clip_to_ball(span<const int64_t> x, int64_t radius, unsigned log2_dim, span
   } else {
     uint64_t norm = integer_sqrt(sum);
     if (norm * norm < sum) ++norm;  // ceil: the result's norm stays at most R
+    // One division per vector: factor = floor(R 2^32 / norm) < 2^63 (R < 2^31). Each magnitude
+    // m < 2^32 then becomes floor(m factor / 2^32), as two 32 x 32 -> 64-bit products: at most one
+    // grid unit below m R / norm, never above it, and at most R.
+    const uint64_t factor = (r << 32) / norm;
+    const uint64_t factor_hi = factor >> 32, factor_lo = factor & 0xffffffffu;
     for (std::size_t i = 0; i < d; ++i) {
-      // (|x_i| >> shift) < 2^32 and R < 2^31: the product fits; the quotient is at most R.
-      const auto scaled = static_cast<int32_t>(((magnitude(x[i]) >> shift) * r) / norm);
-      out[i] = x[i] < 0 ? -scaled : scaled;
+      const uint64_t m = magnitude(x[i]) >> shift;
+      out[i] = with_sign(m * factor_hi + ((m * factor_lo) >> 32), x[i]);
     }
   }
   const std::size_t padded = std::size_t{1} << log2_dim;

@@ -31,12 +31,13 @@ namespace ldp::device {
 
 // x clipped to the L2 ball of radius R (grid units), as int32, into out[0, d), and zeros into
 // out[d, 2^log2_dim) (the padding of B.4). A vector with ||x||_2 <= R is copied exactly. A longer
-// one becomes sign(x_i) * floor(|x_i'| * R / ceil(||x'||_2)), where x' = x with every magnitude shifted
-// right by the fewest bits k that make d * max|x_i'|^2 < 2^64 (k = 0 unless max|x_i| > R, and x'
-// keeps at least as many significant bits as R): the norm is then at most R, the direction exact to
-// one grid unit of the result, and everything exact in 64-bit integers (the norm by an integer
-// square root). Requires 1 <= R, R^2 * 2^log2_dim < 2^62, d = x.size() <= 2^log2_dim <= out.size()
-// (a valid vector block guarantees the first two).
+// one becomes sign(x_i) * floor(|x_i'| * floor(R 2^32 / n) / 2^32) with n = ceil(||x'||_2), where
+// x' = x with every magnitude shifted right by the fewest bits k that make d * max|x_i'|^2 < 2^64
+// (k = 0 unless max|x_i| > R, and x' keeps at least as many significant bits as R): each coordinate
+// is within one grid unit below |x_i'| R / n, the norm at most R, and everything exact in 64-bit
+// integers (the norm by an integer square root, one division per vector), hence identical on every
+// target. Requires 1 <= R, R^2 * 2^log2_dim < 2^62, d = x.size() <= 2^log2_dim <= out.size() (a
+// valid vector block guarantees the first two).
 void clip_to_ball(span<const int64_t> x, int64_t radius, unsigned log2_dim, span<int32_t> out) noexcept;
 
 // v * s rounded to an integer without bias: floor(v * mult / 2^shift) plus one with probability
