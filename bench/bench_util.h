@@ -105,6 +105,7 @@ void register_fwht_popcount_benchmarks();
 void register_rotation_benchmarks();
 void register_frequency_benchmarks();
 void register_numeric_benchmarks();
+void register_vector_mean_benchmarks();
 
 }  // namespace ldp_bench
 
