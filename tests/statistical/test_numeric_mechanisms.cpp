@@ -3,9 +3,10 @@
 //
 // - Monte-Carlo privacy audit (D.2 (b), Table D.2): DLap inputs lo and hi with the event z <= lo
 //   (ratio e^{Delta/t} exactly), Duchi inputs lo and hi with the event b = 1 (ratio T_hi/T_lo),
+//   laplace-vector (d = 2) all-lo against all-hi with every coordinate <= lo (ratio e^{d Q/t}),
 //   kent-refine at the interval ends. Clopper-Pearson at 1e-7 per proportion: a correct build fails
 //   a case with probability below 4e-7. The point estimate must reach 0.9 epsilon_impl, more than
-//   15 standard errors from the truth at N = 200000 (it catches noise twice too large, or a scale
+//   10 standard errors from the truth at N = 200000 (it catches noise twice too large, or a scale
 //   computed from the wrong sensitivity).
 // - The discrete Laplace pmf on the mechanism's output z - clamp(x): chi-square against
 //   P(y) = (1 - a)/(1 + a) a^|y| (a = e^{-1/t}), p-value above 1e-6 (false failure 1e-6); and
@@ -53,18 +54,38 @@ int64_t randomize(const ldp::wire::params& p, uint64_t fp, int64_t x, ldp::rando
   return p.mech == mechanism::duchi ? r.bit : r.value;
 }
 
-// k1 = #{E} under x, k0 = #{E} under x', for the event E of Table D.2; then both bounds.
-void audit(const ldp::wire::params& p, double epsilon_impl, double requested, const char* seed) {
+// Whether one report of the extreme input (x = lo, or hi if `high`) falls in the event E of
+// Table D.2: Duchi b = 1; discrete Laplace z <= lo; laplace-vector every coordinate <= lo (the
+// coordinates are independent, so the ratio is e^{Q/t} per coordinate, e^{d Q / t} in all).
+bool in_event(const ldp::wire::params& p, bool high, ldp::random::drbg& rng) {
   const uint64_t fp = ldp::wire::fingerprint(p);
   const ldp::wire::value_range r = ldp::wire::range_of(p);
+  const int64_t x = high ? r.hi : r.lo;
+  if (p.mech == mechanism::duchi) return randomize(p, fp, x, rng) == 1;
+  if (p.mech != mechanism::laplace_vector) return randomize(p, fp, x, rng) <= r.lo;
+  const std::size_t d = ldp::device::vector_workspace_values(p);
+  std::vector<int64_t> xs(d, x), workspace(d), values(d);
+  unsigned char out[ldp::wire::report_header_size + 4 * ldp::wire::varint_max_size];
+  std::size_t size = 0;
+  REQUIRE(d <= 4);
+  REQUIRE(ldp::device::randomize_vector(p, fp, xs, rng, workspace, out, &size) == status::ok);
+  ldp::wire::report rep;
+  REQUIRE(ldp::wire::decode_report(p, fp, ldp::span<const unsigned char>(out, size), &rep) == status::ok);
+  REQUIRE(ldp::wire::read_vector(rep, values) == status::ok);
+  for (int64_t z : values) {
+    if (z > r.lo) return false;
+  }
+  return true;
+}
+
+// k1 = #{E} under the input E favours, k0 = #{E} under the other extreme; then both bounds.
+void audit(const ldp::wire::params& p, double epsilon_impl, double requested, const char* seed) {
   auto rng = ldp::test::seeded_drbg(seed);
-  const bool duchi = p.mech == mechanism::duchi;
   // Duchi: b = 1 is likelier under hi. Laplace: z <= lo is likelier under lo.
-  const int64_t x = duchi ? r.hi : r.lo, x_other = duchi ? r.lo : r.hi;
-  const auto in_event = [&](int64_t z) { return duchi ? z == 1 : z <= r.lo; };
+  const bool favoured_high = p.mech == mechanism::duchi;
   uint64_t k1 = 0, k0 = 0;
-  for (uint64_t i = 0; i < audit_runs; ++i) k1 += in_event(randomize(p, fp, x, rng));
-  for (uint64_t i = 0; i < audit_runs; ++i) k0 += in_event(randomize(p, fp, x_other, rng));
+  for (uint64_t i = 0; i < audit_runs; ++i) k1 += in_event(p, favoured_high, rng);
+  for (uint64_t i = 0; i < audit_runs; ++i) k0 += in_event(p, !favoured_high, rng);
   REQUIRE(k0 > 0);
   const auto pi = ldp::test::clopper_pearson(k1, audit_runs, audit_alpha);
   const auto qi = ldp::test::clopper_pearson(k0, audit_runs, audit_alpha);
@@ -132,7 +153,7 @@ std::vector<double> column(const std::vector<std::vector<double>>& rows, std::si
 
 }  // namespace
 
-TEST_CASE("Monte-Carlo audit: discrete Laplace, Duchi and kent-refine leak no more than epsilon_impl and waste no noise") {
+TEST_CASE("Monte-Carlo audit: discrete Laplace (scalar, vector, kent-refine) and Duchi leak no more than epsilon_impl and waste no noise") {
   for (double eps : {1.0, 2.0, 4.0}) {
     CAPTURE(eps);
     const auto lap = ldp::wire::make_laplace(-1.0, 1.0, 16, eps);
@@ -141,6 +162,9 @@ TEST_CASE("Monte-Carlo audit: discrete Laplace, Duchi and kent-refine leak no mo
     const auto duchi = ldp::wire::make_duchi(-1.0, 1.0, 16, eps);
     REQUIRE(duchi.code == status::ok);
     audit(duchi.block, duchi.epsilon_impl, eps, "audit duchi");
+    const auto vec = ldp::wire::make_laplace_vector(2, 0.0, 1.0, 12, eps);
+    REQUIRE(vec.code == status::ok);
+    audit(vec.block, vec.epsilon_impl, eps, "audit laplace vector");
   }
   // kent-refine: the noise scale of the broadcast interval's width (Table D.2, Kent P2).
   auto refine = ldp::test::example_params(mechanism::kent_refine);
