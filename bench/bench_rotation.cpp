@@ -18,8 +18,11 @@
 // with 23 random bits in [-2^-100, 2^-100); sign words from random::rotation_signs. The transform
 // runs in place on the same buffer every iteration. Float values stay on the grid of multiples of
 // 2^-123, so never subnormal, and grow at most n-fold per two calls (H H = n I), so the plain float
-// transforms restore the input, with the timer paused, every 2 floor(200 / log2 n) calls, before
-// anything could pass 2^100; the rotation keeps the norm and never needs it.
+// transforms restore the input every 2 floor(200 / log2 n) calls, before anything could pass
+// 2^100; the rotation keeps the norm and never needs it. Above 2^12 elements the restore runs with
+// the timer paused; below, pausing (two clock reads, about a microsecond) would cost more than the
+// restore itself, a copy of at most 16 KiB once per 30 or more transforms (about 1% of the time),
+// which is then timed.
 // Before timing, every table's output is compared bit for bit with the naive loop's (the plain
 // transforms; the float tables must reproduce its roundings) or with the scalar table's (the
 // rotations), and FFTW's within 1e-3 relative (L2). Counters: items are elements, bytes the 4n
@@ -129,17 +132,18 @@ void fwht_counters(benchmark::State& state, std::size_t n, bool rotation) {
       benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// Runs `transform(x)` in the timed loop; refill > 0: restores the input (untimed) every `refill`
-// calls.
+// Runs `transform(x)` in the timed loop; refill > 0: restores the input every `refill` calls
+// (untimed above 2^12 elements, see the top of the file).
 template <class T, class Fn>
 void run_timed(benchmark::State& state, fwht_input<T>& in, Fn&& transform, std::size_t refill) {
+  const bool pause = in.n > (std::size_t{1} << 12);
   std::size_t calls = 0;
   for (auto _ : state) {
     if (refill != 0 && ++calls == refill) {
-      state.PauseTiming();
+      if (pause) state.PauseTiming();
       in.restore();
       calls = 0;
-      state.ResumeTiming();
+      if (pause) state.ResumeTiming();
     }
     transform(in.x.data());
     benchmark::DoNotOptimize(in.x.data());

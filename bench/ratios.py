@@ -3,13 +3,13 @@
 
 Usage:
     ldp_bench --benchmark_format=json --benchmark_out=FILE [--benchmark_repetitions=N ...]
-    python3 bench/ratios.py FILE
+    python3 bench/ratios.py [--cpu-time] FILE
 
 Each benchmark's time is its `median` aggregate when the run used repetitions, otherwise the
 median of its plain iteration runs (a single run without repetitions). Times come from
-`real_time`; a throughput ratio A / B of two benchmarks of the same size is time(B) / time(A).
-Prints a Markdown table: metric | value | goal | met. Missing benchmarks give "n/a"; rows
-without a goal are informative ("-").
+`real_time` (`cpu_time` with --cpu-time); a throughput ratio A / B of two benchmarks of the same
+size is time(B) / time(A). Prints a Markdown table: metric | value | goal | met. Missing
+benchmarks give "n/a"; rows without a goal are informative ("-").
 """
 
 import json
@@ -22,10 +22,11 @@ CHACHA_BYTES = 65536
 BERNOULLI_BITS = (1024, 65536, 1048576)
 BERNOULLI_PPM = (500000, 100000, 18000)
 NOISE_SAMPLES = 4096
+FWHT_SIZES = (1024, 65536, 1048576)
 
 
-def load_times(path):
-    """Maps run name ("BM_x/impl/size...") to (real time in ns per iteration, benchmark record)."""
+def load_times(path, clock="real_time"):
+    """Maps run name ("BM_x/impl/size...") to (time in ns per iteration, benchmark record)."""
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
     medians, plain = {}, {}
@@ -33,7 +34,7 @@ def load_times(path):
         if b.get("error_occurred"):
             continue
         name = b.get("run_name", b["name"])
-        ns = float(b["real_time"]) * TO_NS[b.get("time_unit", "ns")]
+        ns = float(b[clock]) * TO_NS[b.get("time_unit", "ns")]
         if b.get("run_type") == "aggregate":
             if b.get("aggregate_name") == "median":
                 medians[name] = (ns, b)
@@ -89,6 +90,10 @@ def at_least(x):
 
 def below(x):
     return ("< {:g}".format(x), lambda v: v < x)
+
+
+def at_most(x):
+    return ("≤ {:g}".format(x), lambda v: v <= x)
 
 
 def impls_of(times, kernel, suffix):
@@ -166,20 +171,69 @@ def noise_rows(t):
               ns / NOISE_SAMPLES if ns else None, fmt="{:.1f}")
 
 
+def fwht_rows(t):
+    """Issue 5 and PERFORMANCE.md 1-2: Walsh-Hadamard transforms and the rotation."""
+    big = FWHT_SIZES[1:]  # the issue's goals are at 2^16 and 2^20
+    for kernel in ("fwht_f32", "fwht_i32"):
+        for n in FWHT_SIZES:
+            size = "/{}".format(n)
+            naive = "BM_{}/naive{}".format(kernel, size)
+            impls = [i for i in impls_of(t.times, kernel, size) if i not in ("naive", "fftw")]
+            for impl in impls:
+                # Issue 5: simd >= 6x naive at 2^16 and 2^20; PERFORMANCE.md 1-2: avx2 >= 8x,
+                # and for float sse2 and neon64 >= 4x.
+                goal = None
+                if n in big:
+                    if impl == "simd":
+                        goal = at_least(6)
+                    elif impl == "avx2":
+                        goal = at_least(8)
+                    elif impl in ("sse2", "neon64") and kernel == "fwht_f32":
+                        goal = at_least(4)
+                t.add("{} {} / naive speed @{}".format(kernel, impl, n),
+                      t.speedup("BM_{}/{}{}".format(kernel, impl, size), naive), goal)
+            simd = "BM_{}/simd{}".format(kernel, size)
+            # Issue 5: within 2x of the compute floor d log2(d) / 16 cycles (floor_frac >= 0.5).
+            t.add("{} simd floor_frac @{}".format(kernel, n), t.counter(simd, "floor_frac"),
+                  at_least(0.5) if n in big else None)
+            if kernel == "fwht_f32":
+                t.add("fwht_f32 simd / fftw speed @{}".format(n),
+                      t.speedup(simd, "BM_fwht_f32/fftw" + size), at_least(4) if n in big else None)
+    for n in FWHT_SIZES:
+        size = "/{}".format(n)
+        for kind in ("f32", "i32"):
+            # Issue 5: the rotation (signs and scale) costs at most 1.15x the plain transform.
+            rotate, plain = t.ns("BM_rotate_{}/simd{}".format(kind, size)), t.ns(
+                "BM_fwht_{}/simd{}".format(kind, size))
+            t.add("rotate_{0} / fwht_{0} simd time @{1}".format(kind, n),
+                  rotate / plain if rotate and plain else None, at_most(1.15))
+        # PERFORMANCE.md 2: int32 within 1.1x of float.
+        i32, f32 = t.ns("BM_fwht_i32/simd" + size), t.ns("BM_fwht_f32/simd" + size)
+        t.add("fwht_i32 / fwht_f32 simd time @{}".format(n), i32 / f32 if i32 and f32 else None,
+              at_most(1.1))
+
+
 def main(argv):
+    # --cpu-time: ratios of CPU times, for a machine shared with other work, where wall-clock
+    # times include the time the benchmark waited for a core.
+    clock = "real_time"
+    if len(argv) == 3 and argv[1] == "--cpu-time":
+        clock, argv = "cpu_time", argv[:1] + argv[2:]
     if len(argv) != 2:
-        sys.stderr.write("usage: ratios.py BENCHMARK_JSON\n")
+        sys.stderr.write("usage: ratios.py [--cpu-time] BENCHMARK_JSON\n")
         return 2
-    context, times = load_times(argv[1])
+    context, times = load_times(argv[1], clock)
     t = Table(times)
     chacha20_rows(t)
     bernoulli_rows(t)
     noise_rows(t)
+    fwht_rows(t)
     host = context.get("host_name", "?")
     cpus = context.get("num_cpus", "?")
     mhz = context.get("mhz_per_cpu", "?")
     table = context.get("ldp_simd_table", "?")
-    print("ldp_bench on {} ({} CPUs, {} MHz), simd table: {}\n".format(host, cpus, mhz, table))
+    print("ldp_bench on {} ({} CPUs, {} MHz), simd table: {}, {}\n".format(
+        host, cpus, mhz, table, clock))
     print(t.render())
     return 0
 

@@ -16,8 +16,9 @@ stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(deps host install asan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
 
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev libxsimd-dev doctest-dev libbenchmark-dev
-          libsodium-dev libssl-dev python3 pkgconf libcli11-dev nlohmann-json3-dev libfmt-dev
-          g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu g++-s390x-linux-gnu
+          libsodium-dev libssl-dev libfftw3-dev python3 pkgconf libcli11-dev nlohmann-json3-dev
+          libfmt-dev g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
+          g++-s390x-linux-gnu
           qemu-user
           gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)
 

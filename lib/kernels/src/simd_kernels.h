@@ -227,7 +227,8 @@ std::size_t bernoulli_chunks_kernel::operator()(Arch, uint64_t* out, std::size_t
 // two values. Reordering independent butterflies (blocks, passes, depth first) changes no bit, and
 // neither does the in-register form of a level, swap(x) + negate_upper(x): the lower lane gets
 // b + a = a + b, the upper one a + (-b) = a - b, both exact identities of IEEE 754 (negation is a
-// sign-bit flip, never 0 - x, which differs at +0). The schedule, for L lanes per register:
+// sign-bit flip, never 0 - x, which differs at +0); nor does an FMA whose multiplier is +-1
+// (fma(b, +-1, a) rounds a +- b once, like the add). The schedule, for L lanes per register:
 // - first pass: 8 registers of contiguous data; the log2(L) in-register levels (a lane swap plus a
 //   negation of the upper lanes, then one add), then 3 levels across the 8 registers;
 // - the remaining levels in as few radix-8 (or 4, 2) passes as possible, each loading the registers
@@ -611,8 +612,11 @@ inline void fwht_pass(T* x, std::size_t n, std::size_t stride, T scale) noexcept
 
 // The schedule's constants. Measured on a Zen 4/5 class core (AVX2 and AVX-512): 16-register
 // passes (first pass or radix 16) are slower everywhere, from spills with 16 vector registers and,
-// with 32, from 16 streams at a large power-of-two stride sharing L1 sets; the cache block matters
-// little between 2^11 and 2^15 elements.
+// with 32, from 16 streams at a large power-of-two stride sharing L1 sets. The plain transform
+// gains nothing from cache blocks other than 2^13 elements between 2^11 and 2^15; the rotation
+// needs the first pass to run on whole blocks (a block of 2^13 is one first pass and its passes,
+// while with 2^12 the lengths 2^13, 2^16, 2^19 start with 4 KiB pieces, each of which fetches
+// the sign-row table back into L1: 1.2x instead of 1.1x the plain transform).
 template <class T, class Arch>
 struct fwht_shape {
   static constexpr std::size_t lanes = fwht_vec<T, Arch>::size;
@@ -620,7 +624,7 @@ struct fwht_shape {
   static constexpr unsigned first_regs_log2 = 3;  // the first pass works on 8 registers
   static constexpr unsigned first_levels = lanes_log2 + first_regs_log2;
   static constexpr unsigned max_pass_levels = 3;  // radix 8 at most
-  static constexpr unsigned block_log2 = 12;      // 16 KiB: passes below this size run in L1
+  static constexpr unsigned block_log2 = 13;      // 32 KiB of float: passes below run in L1/L2
 };
 
 // The first pass; it is also the last one when `last`.
