@@ -181,6 +181,35 @@ TEST_CASE("vector-laplace: the estimate and variance of crafted reports, odd log
   }
 }
 
+TEST_CASE("vector-laplace: the exact transform agrees with a dense sum on the int32, int64 and 128-bit paths") {
+  // d = 8 = d~ (L = 3, odd). Values of magnitude 2^10, 2^40 and 2^62 put the sum of |S_j| below
+  // 2^31, below 2^63, and above.
+  const auto p = block(mechanism::vector_laplace, 8);
+  std::vector<uint32_t> signs(1);
+  REQUIRE(ldp::random::rotation_signs(rotation_seed, 8, signs) == status::ok);
+  const double inverse_scale = 4294967296.0 / 3037000500.0 * 2;  // 1/s = 2^33 / 3037000500 for L = 3
+  auto rng = ldp::test::seeded_drbg("transform paths");
+  for (int bits : {10, 40, 62}) {
+    CAPTURE(bits);
+    auto a = make(p);
+    std::vector<long double> sums(8, 0.0L);
+    const int n = 40;
+    for (int k = 0; k < n; ++k) {
+      const uint32_t j = ldp::random::uniform_below(rng, 8);
+      const int64_t v = static_cast<int64_t>(rng.next_u64()) >> (63 - bits);
+      REQUIRE(a->add_payload(view(payload(p, j, 0, v))) == status::ok);
+      sums[j] += static_cast<long double>(v);
+    }
+    const auto e = a->estimate_all();
+    for (uint32_t i = 0; i < 8; ++i) {
+      long double h = 0;  // row i of H times the sums
+      for (uint32_t j = 0; j < 8; ++j) h += ((ldp::popcount32(i & j) & 1u) != 0 ? -1 : 1) * sums[j];
+      const double want = (flipped(signs, i) ? -1 : 1) * static_cast<double>(h) / 65536 * inverse_scale / n;
+      CHECK(e[i].value == doctest::Approx(want).epsilon(1e-12));
+    }
+  }
+}
+
 TEST_CASE("bad reports are rejected by status and counted; the others still count") {
   for (mechanism m : {mechanism::vector_duchi, mechanism::vector_laplace}) {
     const auto p = block(m, 100);  // d~ = 128: the coordinate is one byte

@@ -162,26 +162,51 @@ class vector_mean final : public aggregator {
   }
 
  private:
-  // H applied to the per-coordinate sums, exactly: Duchi's signed counts ones_j - zeros_j (their
-  // absolute values add up to at most n <= 2^62) in int64, Laplace's sums in 128 bits (at most
-  // n 2^63 <= 2^125 in absolute value, at every stage); then one rounding to double.
+  // H applied to the per-coordinate sums, exactly, then one rounding to double. Every FWHT stage
+  // is bounded by the sum of the absolute values of its input, which picks the narrowest exact
+  // path: the int32 kernel below 2^31, int64 below 2^63, else 128 bits. Duchi's signed counts
+  // ones_j - zeros_j add up to at most n <= 2^62 in absolute value; Laplace sums to at most n 2^63.
   std::vector<double> transformed_sums() const {
     const std::size_t dim = counts_.size();
-    std::vector<double> out(dim);
+    std::vector<int64_t> t(dim);
+    uint64_t bound = reports_;
     if (duchi_) {
-      std::vector<int64_t> t(dim);
       for (std::size_t j = 0; j < dim; ++j) {
         t[j] = static_cast<int64_t>(ones_[j]) - static_cast<int64_t>(counts_[j] - ones_[j]);
       }
-      detail::fwht(t);
-      for (std::size_t j = 0; j < dim; ++j) out[j] = static_cast<double>(t[j]);
+    } else if (!narrow_sums(t, &bound)) {
+      std::vector<transform_sum> wide(dim);
+      for (std::size_t j = 0; j < dim; ++j) wide[j].v = sums_[j];
+      detail::fwht(wide.data(), dim);
+      std::vector<double> out(dim);
+      for (std::size_t j = 0; j < dim; ++j) out[j] = wide[j].v.to_double();
+      return out;
+    }
+    std::vector<double> out(dim);
+    if (detail::fwht_fits_i32(dim, bound)) {
+      std::vector<int32_t> narrow(t.begin(), t.end());
+      detail::fwht_i32(narrow);
+      std::copy(narrow.begin(), narrow.end(), out.begin());
     } else {
-      std::vector<transform_sum> t(dim);
-      for (std::size_t j = 0; j < dim; ++j) t[j].v = sums_[j];
-      detail::fwht(t.data(), dim);
-      for (std::size_t j = 0; j < dim; ++j) out[j] = t[j].v.to_double();
+      detail::fwht(t);
+      std::copy(t.begin(), t.end(), out.begin());
     }
     return out;
+  }
+
+  // The Laplace sums as int64 and the sum of their absolute values, when that is below 2^63.
+  bool narrow_sums(std::vector<int64_t>& t, uint64_t* bound) const {
+    uint64_t total = 0;
+    for (std::size_t j = 0; j < sums_.size(); ++j) {
+      const detail::wide_sum m = sums_[j].magnitude();
+      if (m.hi != 0 || m.lo >= (uint64_t{1} << 63) || !checked_add(total, m.lo, &total) ||
+          total >= (uint64_t{1} << 63)) {
+        return false;
+      }
+      t[j] = static_cast<int64_t>(sums_[j].lo);  // two's complement: the low limb is the value
+    }
+    *bound = total;
+    return true;
   }
 
   bool duchi_;
