@@ -73,8 +73,8 @@ status laplace_scale(uint64_t delta, double epsilon, uint64_t* t_num, uint64_t* 
   const double margin = detail::epsilon_margin;
   const double ideal = static_cast<double>(delta) / epsilon * margin;  // t in grid units
   if (!(ideal <= static_cast<double>(laplace_max_scale))) return status::invalid_argument;
-  // The finest power-of-two denominator (at most 2^16) that keeps t_num <= 2^58.
-  int shift = 16;
+  // The finest power-of-two denominator (at most laplace_scale_den) that keeps t_num <= 2^58.
+  int shift = laplace_scale_den_bits;
   while (shift > 0 && std::ldexp(ideal, shift) > static_cast<double>(laplace_max_scale_num)) --shift;
   const uint64_t den = uint64_t{1} << shift;
   uint64_t num = static_cast<uint64_t>(std::ceil(std::ldexp(ideal, shift)));

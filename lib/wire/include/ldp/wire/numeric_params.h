@@ -34,7 +34,8 @@ inline constexpr uint64_t laplace_max_scale = uint64_t{1} << 56;
 // overflows 64 bits (and is redrawn) only when v >= 64, probability e^-64 < 2^-92.
 inline constexpr uint64_t laplace_max_scale_num = uint64_t{1} << 58;
 // scale_den when t <= 2^42; a larger t takes the largest power of two keeping scale_num <= 2^58.
-inline constexpr uint64_t laplace_scale_den = uint64_t{1} << 16;
+inline constexpr int laplace_scale_den_bits = 16;
+inline constexpr uint64_t laplace_scale_den = uint64_t{1} << laplace_scale_den_bits;
 
 // x * 2^frac_bits rounded half to even (the grid rounding of B.0), for frac_bits <= 62.
 // invalid_argument for NaN or frac_bits > 62 (*out = 0); overflow when saturated to the int64 range.
