@@ -116,6 +116,28 @@ int main() {
     return 60;
   }
   sink = sparse_report[report_size - 1];
+  // A winsorized-bins report (MECHANISMS.md C.2, round 1): the mean of a user's 3 samples of d = 5
+  // in [-1, 1] (f = 8), rotated (d~ = 8) and binned; every buffer is sized from the block.
+  constexpr ldp::wire::params winsorized = [] {
+    ldp::wire::params p;
+    p.mech = ldp::wire::mechanism::winsorized_bins;
+    p.set(ldp::wire::field::domain, 8).set(ldp::wire::field::hadamard_dim, 8).set(ldp::wire::field::vector_dim, 5);
+    p.set(ldp::wire::field::frac_bits, 8).set_signed(ldp::wire::field::clip_lo, -256).set_signed(ldp::wire::field::clip_hi, 256);
+    p.set(ldp::wire::field::observations, 4).set(ldp::wire::field::bin_range, 1280).set(ldp::wire::field::bin_half_width, 64);
+    const unsigned char round_seed[ldp::wire::seed_size] = {7};
+    p.set_seed(ldp::wire::field::rotation_seed, round_seed);
+    return p;
+  }();
+  const int64_t user_samples[15] = {10, -20, 30, 256, 0, 12, -18, 33, 250, 1, 9, -25, 28, 240, -1};
+  int32_t winsorized_rotated[ldp::device::winsorized_rotated_size(winsorized)];
+  uint32_t winsorized_signs[ldp::device::winsorized_sign_words(winsorized)];
+  int64_t winsorized_bins[ldp::device::winsorized_rotated_size(winsorized)];
+  unsigned char winsorized_report[ldp::wire::max_report_size(winsorized)];
+  if (ldp::device::encode_winsorized(winsorized, ldp::wire::fingerprint(winsorized), {}, user_samples, 3,
+                                     {winsorized_rotated, winsorized_signs, winsorized_bins}, winsorized_report, &report_size) != ldp::status::ok) {
+    return 61;
+  }
+  sink = winsorized_report[report_size - 1];
   // A vector mean report (MECHANISMS.md B.5) from a block derived on the device: 100 coordinates
   // in the L2 ball of radius 1 (f = 16), the rotation signs derived once into caller memory, one
   // rotated coordinate randomized with Duchi's bit.

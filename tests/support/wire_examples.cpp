@@ -79,6 +79,14 @@ wire::params example_params(mechanism m) {
       range();
       scale();
       break;
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums:
+      // d = 5 rotated to d~ = 8; rotated values within d * 2^16; 40 bins of 2 * 8192.
+      p.set(field::domain, 8).set(field::hadamard_dim, 8).set(field::vector_dim, 5).set(field::observations, 16);
+      p.set_seed(field::rotation_seed, seed).set(field::bin_range, 5 << 16).set(field::bin_half_width, 8192);
+      range();
+      if (m == mechanism::winsorized_sums) p.set(field::window_half_width, 3 * 8192).set(field::window_digest, 0x5eed);
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;

@@ -150,7 +150,9 @@ TEST_CASE("status codes, mechanism ids and names match the C++ API") {
              {LDP_MECH_VECTOR_DUCHI, mechanism::vector_duchi},
              {LDP_MECH_VECTOR_LAPLACE, mechanism::vector_laplace},
              {LDP_MECH_SPARSE_VECTOR, mechanism::sparse_vector},
-             {LDP_MECH_KENT_REFINE, mechanism::kent_refine}};
+             {LDP_MECH_KENT_REFINE, mechanism::kent_refine},
+             {LDP_MECH_WINSORIZED_BINS, mechanism::winsorized_bins},
+             {LDP_MECH_WINSORIZED_SUMS, mechanism::winsorized_sums}};
   int known = 0;
   for (int v = 0; v < 256; ++v) known += ldp::wire::is_known(static_cast<mechanism>(v)) ? 1 : 0;
   CHECK(known == static_cast<int>(sizeof ids / sizeof ids[0]));  // a new id needs its C constant

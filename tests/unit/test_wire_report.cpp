@@ -52,7 +52,9 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
       p.set(field::sketch_rows, pick(1, 300));
       p.set(field::sketch_columns, m == mechanism::hcms ? uint64_t{1} << pick(1, 17) : pick(2, 5000));
       break;
-    case payload_kind::fixed_vector: p.set(field::domain, pick(1, 300)); break;
+    case payload_kind::fixed_vector:
+      if (m == mechanism::laplace_vector) p.set(field::domain, pick(1, 300));  // winsorized: domain = d~
+      break;
     case payload_kind::coordinate_bit:
     case payload_kind::coordinate_value: {
       uint64_t k = 1;

@@ -69,7 +69,9 @@ enum ldp_mechanism_id {
   LDP_MECH_VECTOR_DUCHI = 19,
   LDP_MECH_VECTOR_LAPLACE = 20,
   LDP_MECH_SPARSE_VECTOR = 21,
-  LDP_MECH_KENT_REFINE = 22
+  LDP_MECH_KENT_REFINE = 22,
+  LDP_MECH_WINSORIZED_BINS = 23,
+  LDP_MECH_WINSORIZED_SUMS = 24
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */

@@ -29,6 +29,7 @@
 #include "ldp/server/vector_mean.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/sparse_projection.h"
+#include "ldp/server/winsorized.h"
 #include "ldp/wire/batch.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
@@ -56,6 +57,8 @@ constexpr detail::family families[] = {
     {is_vector_mean_mechanism, detail::make_vector_mean_aggregator, detail::vector_mean_body_size},
     {is_mean_mechanism, detail::make_mean_aggregator, detail::mean_body_size},
     {sparse_vector_aggregator::handles, detail::make_sparse_vector_aggregator, detail::sparse_vector_body_size},
+    {winsorized_bins_aggregator::handles, detail::make_winsorized_bins_aggregator, detail::winsorized_bins_body_size},
+    {winsorized_sums_aggregator::handles, detail::make_winsorized_sums_aggregator, detail::winsorized_sums_body_size},
 };
 
 }  // namespace

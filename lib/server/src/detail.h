@@ -45,6 +45,11 @@ struct family {
 // sparse_projection.cpp
 [[nodiscard]] status make_sparse_vector_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool sparse_vector_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+// winsorized.cpp
+[[nodiscard]] status make_winsorized_bins_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool winsorized_bins_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+[[nodiscard]] status make_winsorized_sums_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool winsorized_sums_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 
 // mean_aggregator.cpp
 [[nodiscard]] status make_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);

@@ -20,6 +20,8 @@ const char* mechanism_name(mechanism m) noexcept {
     case mechanism::vector_laplace: return "vector-laplace";
     case mechanism::sparse_vector: return "sparse-vector";
     case mechanism::kent_refine: return "kent-refine";
+    case mechanism::winsorized_bins: return "winsorized-bins";
+    case mechanism::winsorized_sums: return "winsorized-sums";
     case mechanism::none: break;
   }
   return "";

@@ -43,6 +43,14 @@ uint32_t required_fields(mechanism m) {
     case mechanism::kent_refine:
       return bit(field::round) | bit(field::interval_lo) | bit(field::interval_hi) | range | scale |
              bit(field::observations);
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: {
+      const uint32_t round1 = bit(field::domain) | bit(field::hadamard_dim) | range | bit(field::observations) |
+                              bit(field::rotation_seed) | bit(field::vector_dim) | bit(field::bin_range) |
+                              bit(field::bin_half_width);
+      return m == mechanism::winsorized_bins ? round1
+                                             : round1 | bit(field::window_half_width) | bit(field::window_digest);
+    }
     case mechanism::none: break;
   }
   return 0;
@@ -152,6 +160,9 @@ bool ranges_hold(const params& p) {
   if (has(field::observations) && get(field::observations) == 0) return false;
   if (is_kent(p.mech) && !kent_ranges_hold(p)) return false;
   if (p.mech == mechanism::sparse_vector && !sparse_vector_ranges_hold(p)) return false;
+  if ((p.mech == mechanism::winsorized_bins || p.mech == mechanism::winsorized_sums) && !winsorized_ranges_hold(p)) {
+    return false;
+  }
   if (has(field::radius)) {
     // The device rotates its clipped vector with the int32 FWHT (MECHANISMS.md B.4): every partial
     // sum is bounded by sqrt(d~) * R grid units, and R^2 * d~ < 2^62 keeps that below 2^31. The

@@ -6,6 +6,7 @@
 #include "ldp/device/frequency.h"
 #include "ldp/device/numeric.h"
 #include "ldp/device/sparse_vector.h"
+#include "ldp/device/winsorized.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 

@@ -7,6 +7,7 @@
 #include "ldp/server/mean.h"
 #include "ldp/server/l1_projection.h"
 #include "ldp/server/sparse_projection.h"
+#include "ldp/server/winsorized.h"
 #include "ldp/server/user_level.h"
 
 #endif

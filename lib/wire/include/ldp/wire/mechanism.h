@@ -25,6 +25,8 @@ enum class mechanism : uint8_t {
   vector_laplace = 20, // B.5 rotation, coordinate sampling, discrete Laplace
   sparse_vector = 21,  // C.3 device side: at most s index/value pairs
   kent_refine = 22,    // C.1 P2, round 2 of the user-level protocols
+  winsorized_bins = 23,  // C.2 round 1: the bins of a user's rotated mean (Levy et al.)
+  winsorized_sums = 24,  // C.2 round 2: the rotated mean clipped to the broadcast windows
 };
 
 // The shape of a report's payload; several mechanisms share one. The first five are the frequency
@@ -36,7 +38,7 @@ enum class payload_kind : uint8_t {
   sketch_row,        // row in [0, k) + m packed bits: CMS
   sketch_cell,       // row in [0, k), column in [0, m), sign bit: HCMS
   fixed_value,       // one zigzag varint: laplace, kent_refine
-  fixed_vector,      // d zigzag varints: laplace_vector
+  fixed_vector,      // d zigzag varints: laplace_vector, winsorized_bins and _sums (d = d~)
   bit,               // one bit: duchi
   coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi
   coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
@@ -46,7 +48,7 @@ enum class payload_kind : uint8_t {
 // False for `none` and for numbers this build does not know.
 [[nodiscard]] constexpr bool is_known(mechanism m) noexcept {
   const auto v = static_cast<uint8_t>(m);
-  return (v >= 1 && v <= 9) || (v >= 16 && v <= 22);
+  return (v >= 1 && v <= 9) || (v >= 16 && v <= 24);
 }
 
 // The payload of a known mechanism (index for unknown ones, which nothing decodes).
@@ -61,7 +63,9 @@ enum class payload_kind : uint8_t {
     case mechanism::hcms: return payload_kind::sketch_cell;
     case mechanism::laplace:
     case mechanism::kent_refine: return payload_kind::fixed_value;
-    case mechanism::laplace_vector: return payload_kind::fixed_vector;
+    case mechanism::laplace_vector:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: return payload_kind::fixed_vector;
     case mechanism::duchi: return payload_kind::bit;
     case mechanism::vector_duchi: return payload_kind::coordinate_bit;
     case mechanism::vector_laplace: return payload_kind::coordinate_value;

@@ -39,9 +39,13 @@ enum class field : uint8_t {
   radius = 21,          // i64  L2 radius R of vector mean estimation, in fixed point (R * 2^f)
   vector_dim = 22,      // u32  d of a user-level protocol on vectors (Kent M2, M3)
   fold_coordinate = 23, // u32  the coordinate j a Kent M2/M3 fold votes on and refines
+  bin_range = 25,       // u64  B: winsorized bins cover [-B, B] of a rotated coordinate (unnormalized grid units)
+  bin_half_width = 26,  // u64  tau: winsorized bins are 2 tau wide
+  window_half_width = 27,  // u64  w: a round-2 window is [midpoint - w, midpoint + w]
+  window_digest = 28,   // u64  SipHash of the broadcast window list (central_params.h)
 };
 
-inline constexpr int field_max = 23;
+inline constexpr int field_max = 28;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -58,7 +62,11 @@ inline constexpr std::size_t seed_size = 32;
     case field::scale_den:
     case field::interval_lo:
     case field::interval_hi:
-    case field::radius: return 8;
+    case field::radius:
+    case field::bin_range:
+    case field::bin_half_width:
+    case field::window_half_width:
+    case field::window_digest: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;
     default: return 4;

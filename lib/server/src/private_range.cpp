@@ -1,0 +1,234 @@
+// PrivateRange (Levy et al. Alg 6), WinsorizedMean1D (Alg 1) and the budget arithmetic of Alg 2
+// and Thm 3 (MECHANISMS.md C.2); winsorized.h states the variants.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ldp/base/bits.h"
+#include "ldp/random/samplers.h"
+#include "ldp/server/discrete_gaussian.h"
+#include "ldp/server/winsorized.h"
+#include "ldp/wire/central_params.h"
+#include "ldp/wire/numeric_params.h"
+#include "winsorized_detail.h"
+
+namespace ldp::server {
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double two32 = 4294967296.0;
+
+bool valid_epsilon(double epsilon) { return epsilon > 0 && epsilon <= 40; }
+
+// A run of bins with one score: the occupied bins one by one, the empty runs between them whole.
+struct group {
+  uint64_t first = 0;
+  uint64_t size = 0;
+  uint64_t score = 0;
+};
+
+// c(x) = max(#{X' < x}, #{X' > x}) per group, left to right; false on a bad histogram.
+bool score_groups(span<const bin_count> occupied, uint64_t bins, std::vector<group>& out) {
+  uint64_t n = 0;
+  for (std::size_t i = 0; i < occupied.size(); ++i) {
+    if (occupied[i].count == 0 || occupied[i].bin >= bins) return false;
+    if (i > 0 && occupied[i].bin <= occupied[i - 1].bin) return false;
+    if (!checked_add(n, occupied[i].count, &n)) return false;
+  }
+  out.clear();
+  uint64_t below = 0, next = 0;
+  for (const bin_count& b : occupied) {
+    if (b.bin > next) out.push_back({next, b.bin - next, std::max(below, n - below)});
+    out.push_back({b.bin, 1, std::max(below, n - below - b.count)});
+    below += b.count;
+    next = b.bin + 1;
+  }
+  if (next < bins) out.push_back({next, bins - next, n});
+  return true;
+}
+
+// lambda = epsilon / 2 rounded down to a multiple of 2^-32: P(k) ~ exp(-lambda c(k)); 0 when too small.
+uint64_t lambda_num(double epsilon) { return static_cast<uint64_t>(std::floor(epsilon / 2 * two32)); }
+
+}  // namespace
+
+double advanced_composition(double eps_step, uint64_t k, double delta) noexcept {
+  const auto kd = static_cast<double>(k);
+  return std::sqrt(2 * kd * std::log(1 / delta)) * eps_step + kd * eps_step * std::expm1(eps_step);
+}
+
+status step_epsilon(double epsilon, double delta, uint64_t k, budget_rule rule, double* out) noexcept {
+  *out = 0;
+  if (!(epsilon > 0) || !std::isfinite(epsilon) || !(delta >= 0 && delta < 1) || k == 0) return status::invalid_argument;
+  const auto kd = static_cast<double>(k);
+  if (delta == 0) {
+    *out = epsilon / kd;
+    return status::ok;
+  }
+  if (rule == budget_rule::paper) {
+    *out = epsilon / std::sqrt(8 * kd * std::log(1 / delta));
+    return status::ok;
+  }
+  // advanced_composition is increasing in eps_step: bisect on [0, epsilon] (one step alone costs
+  // at least eps_step, so the answer is below epsilon), keeping the feasible end.
+  double lo = 0, hi = epsilon;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    (advanced_composition(mid, k, delta) <= epsilon ? lo : hi) = mid;
+  }
+  if (!(lo > 0)) return status::invalid_argument;
+  *out = lo;
+  return status::ok;
+}
+
+status query_step_epsilon(double epsilon, double delta, uint64_t queries, uint64_t rotated_dim, budget_rule rule,
+                          double* out) noexcept {
+  *out = 0;
+  if (queries == 0 || rotated_dim == 0 || !(delta > 0 && delta < 1)) return status::invalid_argument;
+  if (rule == budget_rule::paper) {
+    const auto kq = static_cast<double>(queries);
+    const double eps0 = epsilon / (2 * std::sqrt(2 * kq * std::log(2 / delta)));
+    return step_epsilon(eps0, delta / (2 * kq), rotated_dim, budget_rule::paper, out);
+  }
+  uint64_t total = 0;
+  if (!checked_mul(queries, rotated_dim, &total)) return status::invalid_argument;
+  return step_epsilon(epsilon, delta, total, budget_rule::tight, out);
+}
+
+double rotated_tau(double tau, uint64_t rotated_dim, uint64_t n, double gamma, tau_rule rule) noexcept {
+  if (!(tau > 0) || rotated_dim == 0 || n == 0 || !(gamma > 0 && gamma < 1)) return nan;
+  const auto d = static_cast<double>(rotated_dim), users = static_cast<double>(n);
+  const double bound = rule == tau_rule::paper ? 10 * tau * std::sqrt(std::log(d * users / gamma) / d)
+                                               : tau * std::sqrt(2 * std::log(2 * d * users / gamma) / d);
+  return std::min(tau, bound);
+}
+
+status winsorized_session::create(double epsilon, double delta, uint64_t queries, uint64_t rotated_dim,
+                                  budget_rule rule, winsorized_session* out) noexcept {
+  *out = winsorized_session{};
+  double eps = 0;
+  const status s = query_step_epsilon(epsilon, delta, queries, rotated_dim, rule, &eps);
+  if (s != status::ok) return s;
+  out->eps_coordinate_ = eps;
+  out->queries_ = queries;
+  return status::ok;
+}
+
+status winsorized_session::next_query(double* eps_coordinate) noexcept {
+  *eps_coordinate = 0;
+  if (used_ >= queries_) return status::invalid_argument;
+  ++used_;
+  *eps_coordinate = eps_coordinate_;
+  return status::ok;
+}
+
+status private_range(span<const bin_count> occupied, uint64_t bins, double epsilon, random::drbg& rng,
+                     uint64_t* bin, double* epsilon_impl) noexcept {
+  *bin = 0;
+  *epsilon_impl = 0;
+  const uint64_t lambda = lambda_num(epsilon);
+  if (!valid_epsilon(epsilon) || lambda == 0 || bins == 0 || bins > (uint64_t{1} << 62)) return status::invalid_argument;
+  try {
+    std::vector<group> groups;
+    if (!score_groups(occupied, bins, groups)) return status::invalid_argument;
+    uint64_t best = std::numeric_limits<uint64_t>::max();
+    for (const group& g : groups) best = std::min(best, g.score);
+    // Exact rejection: a uniform bin, accepted with exp(-lambda (c - c_min)), lambda = lambda_num / 2^32.
+    const detail::wide one{0, uint64_t{1} << 32};
+    for (;;) {
+      const uint64_t u = random::uniform_below64(rng, bins);
+      const auto it = std::upper_bound(groups.begin(), groups.end(), u,
+                                       [](uint64_t v, const group& g) { return v < g.first; });
+      const uint64_t excess = (it - 1)->score - best;
+      if (excess == 0 || detail::bern_exp_wide(rng, detail::to_wide(mul_64x64(lambda, excess)), one)) {
+        *bin = u;
+        *epsilon_impl = 2 * static_cast<double>(lambda) / two32;
+        return status::ok;
+      }
+    }
+  } catch (...) {
+    return status::overflow;
+  }
+}
+
+std::vector<double> private_range_law(span<const bin_count> occupied, uint64_t bins, double epsilon) noexcept {
+  try {
+    std::vector<group> groups;
+    const uint64_t lambda = lambda_num(epsilon);
+    if (!valid_epsilon(epsilon) || lambda == 0 || !score_groups(occupied, bins, groups)) return {};
+    uint64_t best = std::numeric_limits<uint64_t>::max();
+    for (const group& g : groups) best = std::min(best, g.score);
+    const double rate = static_cast<double>(lambda) / two32;
+    std::vector<double> law(static_cast<std::size_t>(bins));
+    double total = 0;
+    for (const group& g : groups) {
+      const double w = std::exp(-rate * static_cast<double>(g.score - best));
+      for (uint64_t k = g.first; k < g.first + g.size; ++k) law[static_cast<std::size_t>(k)] = w;
+      total += w * static_cast<double>(g.size);
+    }
+    for (double& p : law) p /= total;
+    return law;
+  } catch (...) {
+    return {};
+  }
+}
+
+status detail::noisy_sum(int64_t sum, uint64_t width, double epsilon, random::drbg& rng, noisy_value* out) noexcept {
+  *out = noisy_value{};
+  if (wire::laplace_scale(width, epsilon, &out->scale_num, &out->scale_den) != status::ok) return status::invalid_argument;
+  out->value = static_cast<double>(sum) +
+               static_cast<double>(random::discrete_laplace(rng, out->scale_num, out->scale_den));
+  out->epsilon_impl = static_cast<double>(width) * static_cast<double>(out->scale_den) /
+                      static_cast<double>(out->scale_num);
+  return status::ok;
+}
+
+status winsorized_mean_1d(span<const int64_t> values, const winsorized_1d_options& options, random::drbg& rng,
+                          winsorized_1d_result* out) noexcept {
+  *out = winsorized_1d_result{};
+  constexpr uint64_t limit = uint64_t{1} << 60;  // keeps midpoints and windows far inside int64
+  if (values.empty() || !valid_epsilon(options.epsilon) || options.tau < 1 || options.tau >= limit ||
+      options.range < 1 || options.range >= limit) {
+    return status::invalid_argument;
+  }
+  try {
+    const uint64_t bins = wire::bin_count(options.range, options.tau);
+    std::vector<uint64_t> index(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) index[i] = wire::bin_of(values[i], options.range, options.tau);
+    std::sort(index.begin(), index.end());
+    std::vector<bin_count> occupied;
+    for (uint64_t k : index) {
+      if (occupied.empty() || occupied.back().bin != k) occupied.push_back({k, 0});
+      ++occupied.back().count;
+    }
+    winsorized_1d_result r;
+    double range_epsilon = 0;
+    status s = private_range(occupied, bins, options.epsilon / 2, rng, &r.bin, &range_epsilon);
+    if (s != status::ok) return s;
+    const int64_t mid = wire::bin_midpoint(r.bin, options.range, options.tau);
+    const auto w = static_cast<int64_t>(window_half_width(options.tau, options.window));
+    r.window_lo = mid - w;
+    r.window_hi = mid + w;
+    for (int64_t v : values) {
+      const int64_t clipped = std::clamp(v, r.window_lo, r.window_hi);
+      if ((clipped > 0 && r.clipped_sum > INT64_MAX - clipped) || (clipped < 0 && r.clipped_sum < INT64_MIN - clipped)) {
+        return status::invalid_argument;
+      }
+      r.clipped_sum += clipped;
+    }
+    detail::noisy_value noisy;
+    s = detail::noisy_sum(r.clipped_sum, 2 * static_cast<uint64_t>(w), options.epsilon / 2, rng, &noisy);
+    if (s != status::ok) return s;
+    r.mean = noisy.value / static_cast<double>(values.size());
+    r.scale_num = noisy.scale_num;
+    r.scale_den = noisy.scale_den;
+    r.epsilon_impl = range_epsilon + noisy.epsilon_impl;
+    *out = r;
+    return status::ok;
+  } catch (...) {
+    return status::overflow;
+  }
+}
+
+}  // namespace ldp::server
