@@ -20,18 +20,41 @@ import sys
 LDP = None
 WORK = None
 
-# Options of every mechanism the tool simulates; a mechanism listed by `ldp simulate --help` but
-# missing here fails the pipeline case, so new mechanisms cannot go untested.
+# Options of every mechanism the tool simulates, and the number of estimates they give; a mechanism
+# listed by `ldp simulate --help` but missing here fails the pipeline case, so new mechanisms
+# cannot go untested. Configurations beyond the first of a name (after "/") cover its variants.
 MECHANISMS = {
-    "grr": ["--domain", "50"],
-    "sue": ["--domain", "50"],
-    "oue": ["--domain", "50"],
-    "blh": ["--domain", "50"],
-    "olh": ["--domain", "50"],
-    "hr": ["--domain", "50"],
-    "cms": ["--domain", "50", "--sketch", "8:64"],
-    "hcms": ["--domain", "50", "--sketch", "8:64"],
+    "grr": (["--domain", "50"], 50),
+    "sue": (["--domain", "50"], 50),
+    "oue": (["--domain", "50"], 50),
+    "blh": (["--domain", "50"], 50),
+    "olh": (["--domain", "50"], 50),
+    "hr": (["--domain", "50"], 50),
+    "cms": (["--domain", "50", "--sketch", "8:64"], 50),
+    "hcms": (["--domain", "50", "--sketch", "8:64"], 50),
+    "laplace": (["--range", "-2:6"], 1),
+    "duchi": (["--range", "0:10", "--frac-bits", "12"], 1),
+    "laplace-vector": (["--dim", "4", "--range", "-1:1"], 4),
+    "vector-mean": (["--dim", "6", "--radius", "2"], 6),
+    "vector-mean/laplace": (["--dim", "6", "--radius", "2", "--noise", "laplace"], 6),
+    "kent": (["--range", "-1:1", "--observations", "50"], 1),
+    "kent/two-stage": (["--range", "0:4", "--observations", "400", "--plan", "two-stage"], 1),
 }
+# Users whose reports the batch holds: the second half with two stages (the first half votes).
+REPORTING = {"kent/two-stage": 0.5}
+WIRE_NAMES = {"vector-mean": "vector-duchi", "vector-mean/laplace": "vector-laplace", "kent": "kent-refine",
+              "kent/two-stage": "kent-refine"}
+
+# Bound on RMSE / predicted RMSE over k estimates: each error is about normal with the predicted
+# variance (or less: some variances are conservative), so the ratio squared is at most a
+# chi-square(k) / k; the bounds give P(chi2_1 > 5.5^2) = 4e-8, P(chi2_4 > 4 * 3.5^2) = 6e-10,
+# P(chi2_6 > 6 * 3.2^2) = 1e-11, P(chi2_50 > 50 * 2^2) < 1e-20, allowing for the plug-in variances
+# and the correlation of the estimates of one state.
+RATIO_BOUND = {1: 5.5, 4: 3.5, 6: 3.2, 50: 2.0}
+
+
+def is_frequency(config):
+    return MECHANISMS[config][1] == 50
 
 
 class Failure(Exception):
@@ -142,8 +165,10 @@ def records_of(body, count):
 
 # ---- Helpers -------------------------------------------------------------------------------------
 
-def simulate(mechanism, out, devices=3000, seed=1, epsilon="2", data="zipf:1.1", extra=()):
-    args = ["simulate", "--mechanism", mechanism, "--epsilon", epsilon, *MECHANISMS[mechanism],
+def simulate(config, out, devices=3000, seed=1, epsilon="2", data=None, extra=()):
+    if data is None:
+        data = "zipf:1.1" if is_frequency(config) else "builtin"
+    args = ["simulate", "--mechanism", config.split("/")[0], "--epsilon", epsilon, *MECHANISMS[config][0],
             "--devices", str(devices), "--data", data, "--seed", str(seed), "--out", path(out), *extra]
     return run(*args)
 
@@ -168,17 +193,24 @@ def case_pipeline():
     names = listed_mechanisms()
     missing = [m for m in names if m not in MECHANISMS]
     check(not missing, f"mechanisms without a test configuration: {missing}")
-    for m in names:
+    for config, (_, size) in MECHANISMS.items():
+        check(config.split("/")[0] in names, f"{config} is not listed by simulate --help")
+        m = config.replace("/", "-")
+        wire_name = WIRE_NAMES.get(config, config)
         batch, state, truth = f"{m}.ldpb", f"{m}.ldps", f"{m}.truth.csv"
         n = 3000
-        simulate(m, batch, devices=n, extra=["--truth-out", path(truth)])
+        simulate(config, batch, devices=n, extra=["--truth-out", path(truth)])
         with open(path(truth)) as f:
             rows = list(csv.reader(f))
-        check(rows[0] == ["item", "count"], f"{m}: truth header {rows[0]}")
-        check(sum(int(r[1]) for r in rows[1:]) == n, f"{m}: truth counts do not sum to {n}")
+        if is_frequency(config):
+            check(rows[0] == ["item", "count"], f"{m}: truth header {rows[0]}")
+            check(sum(int(r[1]) for r in rows[1:]) == n, f"{m}: truth counts do not sum to {n}")
+        else:
+            check(rows[0] == ["coordinate", "mean"] and len(rows) == size + 1, f"{m}: truth {rows}")
 
         out, _ = run("inspect", path(batch), "--records", "2")
-        check(f"parameters: {m} " in out and "record 1:" in out, f"{m}: inspect batch:\n{out}")
+        check(f"parameters: {wire_name} " in out and "record 1:" in out, f"{m}: inspect batch:\n{out}")
+        n = int(n * REPORTING.get(config, 1))
         check(re.search(rf"records: {n:,} readable, {n:,} valid", out), f"{m}: inspect counts:\n{out}")
 
         out, _ = run("aggregate", path(batch), "--out", path(state))
@@ -190,27 +222,30 @@ def case_pipeline():
         for key, kind in (("mechanism", str), ("epsilon", float), ("reports", int), ("rejected", dict),
                           ("estimates", list)):
             check(isinstance(j.get(key), kind), f"{m}: JSON field {key} missing or not {kind.__name__}: {j.get(key)}")
-        check(j["mechanism"] == m and j["reports"] == n and j["rejected"] == {}, f"{m}: JSON header {j}")
-        check(0 < j["epsilon"] <= 2 and j["epsilon"] > 1.99, f"{m}: implemented epsilon {j['epsilon']}")
-        check(len(j["estimates"]) == 50, f"{m}: {len(j['estimates'])} estimates")
+        check(j["mechanism"] == wire_name and j["reports"] == n and j["rejected"] == {}, f"{m}: JSON header {j}")
+        check(1.99 < j["epsilon"] <= 2, f"{m}: implemented epsilon {j['epsilon']}")
+        check(j["kind"] == ("count" if is_frequency(config) else "mean"), f"{m}: kind {j['kind']}")
+        check(len(j["estimates"]) == size, f"{m}: {len(j['estimates'])} estimates")
         for i, e in enumerate(j["estimates"]):
             check(e["item"] == i, f"{m}: estimates not in item order")
             check(e["ci_low"] <= e["estimate"] <= e["ci_high"] and e["variance"] > 0, f"{m}: bad estimate {e}")
 
-        top = estimate_json(state, "--top", "5", "--truth", path(truth))
-        values = [e["estimate"] for e in top["estimates"]]
-        check(len(values) == 5 and values == sorted(values, reverse=True), f"{m}: --top 5 gives {values}")
-        err = top["error"]
-        # The RMSE over 50 items against its closed-form prediction. Each error is about normal
-        # with the predicted variance (plug-in counts); a ratio outside [0.5, 2] needs the mean of
-        # 50 squared z-scores below 0.25 or above 4 (chi-square(50) beyond 12.5 or 200), each
-        # below 1e-9 even allowing for the correlation between items.
+        top = min(5, size)
+        listed = estimate_json(state, "--top", str(top), "--truth", path(truth))
+        values = [e["estimate"] for e in listed["estimates"]]
+        check(len(values) == top and values == sorted(values, reverse=True), f"{m}: --top {top} gives {values}")
+        err = listed["error"]
         ratio = err["rmse"] / err["predicted_rmse"]
-        check(0.5 < ratio < 2, f"{m}: RMSE {err['rmse']} vs predicted {err['predicted_rmse']}")
+        check(ratio < RATIO_BOUND[size], f"{m}: RMSE {err['rmse']} vs predicted {err['predicted_rmse']}")
+        # Over 50 items a ratio below 0.5 needs chi2_50 < 12.5 (p < 1e-9): a variance formula far too
+        # large is a defect too.
+        check(size < 50 or ratio > 0.5, f"{m}: RMSE {err['rmse']} far below predicted {err['predicted_rmse']}")
 
         out, _ = run("estimate", path(state), "--format", "csv", "--top", "3")
         rows = list(csv.reader(io.StringIO(out)))
-        check(rows[0] == ["item", "estimate", "variance", "ci_low", "ci_high"] and len(rows) == 4, f"{m}: csv:\n{out}")
+        item = "item" if is_frequency(config) else "coordinate"
+        check(rows[0] == [item, "estimate", "variance", "ci_low", "ci_high"] and len(rows) == min(3, size) + 1,
+              f"{m}: csv:\n{out}")
         out, _ = run("estimate", path(state), "--top", "3", "--truth", path(truth), "--plot", path(f"{m}.svg"))
         check("RMSE" in out and "95% CI" in out, f"{m}: table:\n{out}")
         check(read(f"{m}.svg").startswith(b"<svg") and read(f"{m}.svg").rstrip().endswith(b"</svg>"), f"{m}: plot")
@@ -218,7 +253,7 @@ def case_pipeline():
 
 def case_determinism():
     """The same seed gives the same batch bytes whatever the thread count; another seed differs."""
-    for m in ("oue", "olh", "hcms"):
+    for m in ("oue", "olh", "hcms", "laplace", "vector-mean"):
         simulate(m, "a.ldpb", devices=10000, seed=5, extra=["--threads", "1"])
         simulate(m, "b.ldpb", devices=10000, seed=5, extra=["--threads", "3"])
         simulate(m, "c.ldpb", devices=10000, seed=6, extra=["--threads", "2"])
@@ -229,7 +264,7 @@ def case_determinism():
 def case_merge():
     """Aggregating split batches and merging the states (in either order) gives the bytes of one
     aggregation of everything."""
-    for m in ("grr", "olh", "cms"):
+    for m in ("grr", "olh", "cms", "duchi", "laplace-vector", "vector-mean/laplace"):
         simulate(m, "a.ldpb", devices=5000, seed=1)
         simulate(m, "b.ldpb", devices=7000, seed=2, data="uniform")
         run("aggregate", path("a.ldpb"), "--out", path("a.ldps"))
@@ -303,6 +338,23 @@ def case_bad_arguments():
     fails(*base, "-m", "cms", "-e", "1", "-d", "10", "--sketch", "0:64", message=r"--sketch must be k:m")
     fails(*base, "-m", "hcms", "-e", "1", "-d", "10", "--sketch", "4:1000", message=r"power-of-two")
     fails(*base, "-m", "oue", "-e", "1", "-d", "20000000", message=r"cannot build a oue block")
+    fails(*base, "-m", "laplace", "-e", "1", message=r"laplace needs --range")
+    fails(*base, "-m", "laplace", "-e", "1", "--range", "5:1", message=r"--range must be lo:hi with lo < hi")
+    fails(*base, "-m", "laplace", "-e", "1", "--range", "a:b", message=r"--range must be lo:hi")
+    fails(*base, "-m", "laplace", "-e", "1", "--range", "0:1", "-d", "4", message=r"--domain does not apply to")
+    fails(*base, "-m", "duchi", "-e", "1", "--range", "0:1e9", message=r"cannot build a duchi block")
+    fails(*base, "-m", "duchi", "-e", "1", "--range", "0:1", "--frac-bits", "63", message=r"--frac-bits must be")
+    fails(*base, "-m", "laplace-vector", "-e", "1", "--range", "0:1", message=r"needs --dim d --range")
+    fails(*base, "-m", "vector-mean", "-e", "1", "--dim", "4", "--radius", "0", message=r"--radius must be positive")
+    fails(*base, "-m", "vector-mean", "-e", "1", "--dim", "4", "--radius", "1", "--noise", "gauss",
+          message=r"--noise")
+    fails(*base, "-m", "vector-mean", "-e", "1", "--dim", "4", "--radius", "1", "--beta", "1",
+          message=r"--beta must be in \(0, 1\)")
+    fails(*base, "-m", "vector-mean", "-e", "1", "--dim", "4", "--radius", "1", "--range", "0:1",
+          message=r"--range does not apply to --mechanism vector-mean")
+    numeric = ["simulate", "-m", "laplace", "-e", "1", "--range", "0:1", "--devices", "10", "--seed", "1", "--out",
+               path("x.ldpb")]
+    fails(*numeric, "--data", "zipf:1", message=r"zipf:<s> describes items")
     fails("simulate", "-m", "grr", "-e", "1", "-d", "10", "--data", "uniform", "--seed", "1", "--out",
           path("x.ldpb"), message=r"needs --devices")
     data = ["simulate", "-m", "grr", "-e", "1", "-d", "10", "--devices", "100", "--seed", "1", "--out", path("x.ldpb")]
@@ -376,6 +428,23 @@ def case_csv_data():
     fails(*common, "-d", "13", "--data", f"csv:{path('data.csv')}:emoji", "--devices", "501", message=r"only 500")
     fails(*common, "-d", "13", "--data", f"csv:{path('none.csv')}", message=r"cannot open CSV file")
 
+    # Reals: a scalar column, and vectors from consecutive columns; the truth is the clamped mean.
+    write("values.csv", "a,b,c\n1.5,2,3\n-4,5,6\n100,8,9\n")
+    run("simulate", "-m", "laplace", "-e", "1", "--range", "-2:10", "--data", f"csv:{path('values.csv')}:a",
+        "--seed", "1", "--out", path("v.ldpb"), "--truth-out", path("v.csv"))
+    with open(path("v.csv")) as f:
+        rows = list(csv.reader(f))
+    check(rows[0] == ["coordinate", "mean"] and abs(float(rows[1][1]) - (1.5 - 2 + 10) / 3) < 1e-12,
+          f"scalar truth {rows}")
+    run("simulate", "-m", "laplace-vector", "-e", "1", "--dim", "2", "--range", "0:7", "--data",
+        f"csv:{path('values.csv')}:b", "--seed", "1", "--out", path("v.ldpb"), "--truth-out", path("v.csv"))
+    with open(path("v.csv")) as f:
+        rows = list(csv.reader(f))
+    means = [float(r[1]) for r in rows[1:]]
+    check(len(means) == 2 and abs(means[0] - 14 / 3) < 1e-12 and abs(means[1] - 16 / 3) < 1e-12, f"vector truth {rows}")
+    fails("simulate", "-m", "laplace-vector", "-e", "1", "--dim", "3", "--range", "0:7", "--data",
+          f"csv:{path('values.csv')}:b", "--seed", "1", "--out", path("v.ldpb"), message=r"line 2: needs 3 field")
+
 
 def case_inspect_report():
     """A single report (header + one batch record) decodes with --params; a damaged one names its
@@ -393,6 +462,35 @@ def case_inspect_report():
     check(re.search(r"fields: row=\d+ column=\d+ sign=[+-]1", out), f"inspect --params:\n{out}")
     write("r2.bin", bytes([1, mech]) + fingerprint + body[offset:offset + size] + b"\x00")
     fails("inspect", path("r2.bin"), "--params", path("h.ldpb"), message=r"wrong_length")
+
+
+def case_kent():
+    """The user-level protocol: two stages write the round-1 vote batch on request (its state
+    counts the votes per cell) and the round-2 batch; the single stage has no round 1."""
+    n = 4000
+    out, _ = simulate("kent/two-stage", "r2.ldpb", devices=n, extra=["--round1-out", path("r1.ldpb"), "--truth-out",
+                                                                    path("t.csv")])
+    check("plan: two stages" in out and "broadcast interval" in out, f"kent output:\n{out}")
+    run("aggregate", path("r1.ldpb"), "--out", path("r1.ldps"))
+    run("aggregate", path("r2.ldpb"), "--out", path("r2.ldps"))
+    votes, refine = estimate_json("r1.ldps"), estimate_json("r2.ldps", "--truth", path("t.csv"))
+    check(votes["mechanism"] == "kent-vote" and votes["kind"] == "count", f"votes {votes['mechanism']}")
+    check(votes["reports"] + refine["reports"] == n and votes["reports"] == n // 2, "users split in halves")
+    check(refine["parameters"]["interval_lo"] >= refine["parameters"]["clip_lo"], "interval inside the range")
+    # Observations are i.i.d. Kumaraswamy(2, 5) on [0, 4] (mean 4 * 0.36940 = 1.4776): the local means of T = 400
+    # sit within 0.05 of it with overwhelming probability, so the broadcast interval contains them
+    # and the estimate is unbiased with the stated variance (the bound 5.5 of RATIO_BOUND: 4e-8).
+    check(abs(refine["error"]["rmse"]) < 5.5 * refine["error"]["predicted_rmse"], f"kent error {refine['error']}")
+    check(abs(refine["estimates"][0]["true"] - 1.4776) < 0.01, f"truth {refine['estimates'][0]}")
+    fails("simulate", "-m", "kent", "-e", "1", "--range", "-1:1", "--observations", "50", "--plan", "single-stage",
+          "--devices", "100", "--data", "builtin", "--seed", "1", "--out", path("x.ldpb"), "--round1-out", path("y.ldpb"),
+          message=r"single-stage plan has no round 1")
+    fails("simulate", "-m", "kent", "-e", "1", "--range", "-1:1", "--devices", "100", "--data", "builtin", "--seed",
+          "1", "--out", path("x.ldpb"), message=r"kent needs --range lo:hi --observations T")
+    fails("simulate", "-m", "kent", "-e", "1", "--range", "-1:1", "--observations", "5", "--plan", "three",
+          "--devices", "100", "--data", "builtin", "--seed", "1", "--out", path("x.ldpb"), message=r"--plan")
+    fails("simulate", "-m", "grr", "-e", "1", "-d", "4", "--devices", "100", "--data", "builtin", "--seed", "1",
+          "--out", path("x.ldpb"), "--round1-out", path("y.ldpb"), message=r"--round1-out applies to --mechanism kent")
 
 
 def case_mechanisms():

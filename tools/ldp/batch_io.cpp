@@ -29,6 +29,17 @@ std::vector<unsigned char> batch_terminator() {
   return bytes;
 }
 
+batch_aggregator::batch_aggregator(server::aggregator& agg, const wire::params& p)
+    : agg_(agg), header_(batch_header(p)), terminator_(batch_terminator()) {}
+
+void batch_aggregator::add(span<const unsigned char> chunks) {
+  buffer_.assign(header_.begin(), header_.end());
+  buffer_.insert(buffer_.end(), chunks.begin(), chunks.end());
+  buffer_.insert(buffer_.end(), terminator_.begin(), terminator_.end());
+  const status s = agg_.add_batch(buffer_);
+  if (s != status::ok) fail("internal: simulated chunks did not aggregate: {}", describe(s));
+}
+
 batch_stream::batch_stream(input_file& in) : in_(in) {
   in_.read_append(fixed_header, buffer_);
   if (buffer_.size() == fixed_header) {

@@ -10,6 +10,7 @@
 
 #include "files.h"
 #include "ldp/base/span.h"
+#include "ldp/server/aggregator.h"
 #include "ldp/wire/batch.h"
 #include "ldp/wire/params.h"
 
@@ -18,6 +19,18 @@ namespace ldp::tools {
 // The header of a batch for the block, and the terminator chunk.
 std::vector<unsigned char> batch_header(const wire::params& p);
 std::vector<unsigned char> batch_terminator();
+
+// Counts chunks into an aggregator the way `ldp aggregate` does: each group of chunks as one batch
+// (this block's header + the chunks + a terminator) through aggregator::add_batch.
+class batch_aggregator {
+ public:
+  batch_aggregator(server::aggregator& agg, const wire::params& p);
+  void add(span<const unsigned char> chunks);  // cli_error if the framing does not read
+
+ private:
+  server::aggregator& agg_;
+  std::vector<unsigned char> header_, terminator_, buffer_;
+};
 
 class batch_stream {
  public:

@@ -75,16 +75,26 @@ std::vector<block_field> block_fields(const wire::params& p) {
 }
 
 std::string describe_block(const wire::params& p) {
-  std::string out;
+  std::vector<std::string> parts;
   const auto add = [&](const char* name, field f) {
-    if (p.has(f)) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, p.get(f));
+    if (p.has(f)) parts.push_back(fmt::format("{}={}", name, p.get(f)));
   };
+  const int frac = static_cast<int>(p.get(field::frac_bits));
+  const auto real = [&](field f) { return std::ldexp(static_cast<double>(p.get_signed(f)), -frac); };
   add("d", field::domain);
   add("g", field::hash_range);
-  add("K", field::hadamard_dim);
+  add(p.has(field::rotation_seed) ? "d~" : "K", field::hadamard_dim);
   add("k", field::sketch_rows);
   add("m", field::sketch_columns);
-  return out;
+  if (p.has(field::radius)) parts.push_back(fmt::format("R={:g}", real(field::radius)));
+  if (p.has(field::clip_lo) && !p.has(field::radius)) {
+    parts.push_back(fmt::format("range [{:g}, {:g}]", real(field::clip_lo), real(field::clip_hi)));
+  }
+  if (p.has(field::interval_lo)) {
+    parts.push_back(fmt::format("interval [{:g}, {:g}]", real(field::interval_lo), real(field::interval_hi)));
+  }
+  add("f", field::frac_bits);
+  return fmt::format("{}", fmt::join(parts, " "));
 }
 
 }  // namespace ldp::tools

@@ -48,7 +48,7 @@ void run(demo_options o) {
   if (chosen) o.mech.name = recommended(o.mech.domain, o.mech.epsilon, o.devices);
   const parameter_block block = build_block(o.mech);
   if (block.mechanism->input != input_kind::item) fail("the demo runs frequency oracles, not {}", block.mechanism->name);
-  const std::unique_ptr<dataset> data = make_dataset("builtin", data_shape{input_kind::item, o.mech.domain}, o.devices);
+  const std::unique_ptr<dataset> data = make_dataset("builtin", shape_of(block), o.devices);
 
   std::unique_ptr<server::aggregator> agg;
   const status created = server::aggregator::create(block.params, &agg);
@@ -56,22 +56,15 @@ void run(demo_options o) {
 
   fmt::print("ldp demo: {} simulated devices each hold one of {} items (built-in skewed \"emoji popularity\" data)\n",
              format_count(data->devices()), format_count(o.mech.domain));
-  fmt::print("mechanism: {} ({}), epsilon {} (implemented {:.10g}){}\n", block.mechanism->name,
+  fmt::print("mechanism: {} ({}), epsilon {} (implemented {:.15g}){}\n", block.mechanism->name,
              describe_block(block.params), o.mech.epsilon, block.epsilon_impl,
              chosen ? ", the smallest variance of `ldp mechanisms`" : "");
   fmt::print("each device randomizes its item with the device library; the server sees only the reports\n\n");
 
-  // The aggregate path: each block's chunks as one batch (header + chunks + terminator).
-  const std::vector<unsigned char> header = batch_header(block.params), terminator = batch_terminator();
-  std::vector<unsigned char> buffer;
+  batch_aggregator ingest(*agg, block.params);
   const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const fleet_timing timing = run_fleet(block, *data, o.seed, threads, [&](span<const unsigned char> chunks, uint64_t) {
-    buffer.assign(header.begin(), header.end());
-    buffer.insert(buffer.end(), chunks.begin(), chunks.end());
-    buffer.insert(buffer.end(), terminator.begin(), terminator.end());
-    const status s = agg->add_batch(buffer);
-    if (s != status::ok) fail("internal: the simulated batch did not aggregate: {}", describe(s));
-  });
+  const fleet_timing timing = run_fleet(block, *data, o.seed, seed_purpose::device_block, threads,
+                                        [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
   const auto estimate_start = std::chrono::steady_clock::now();
   estimate_report r = make_estimate_report(*agg, 0.95, o.top);
   attach_truth(r, truth_of(block, *data));

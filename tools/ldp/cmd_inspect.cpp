@@ -42,7 +42,7 @@ bool has_magic(const std::vector<unsigned char>& bytes, const unsigned char (&ma
 }
 
 void print_block(const wire::params& p, uint64_t fingerprint) {
-  fmt::print("parameters: {} (id {}), fingerprint {:016x}, epsilon {:.10g} implemented\n", wire::mechanism_name(p.mech),
+  fmt::print("parameters: {} (id {}), fingerprint {:016x}, epsilon {:.15g} implemented\n", wire::mechanism_name(p.mech),
              static_cast<int>(p.mech), fingerprint, wire::implemented_epsilon(p));
   for (const block_field& f : block_fields(p)) fmt::print("  {}: {}\n", f.name, f.text);
 }

@@ -15,6 +15,7 @@
 #include "output.h"
 #include "progress.h"
 #include "randomizers.h"
+#include "user_level_sim.h"
 
 namespace ldp::tools {
 namespace {
@@ -26,36 +27,28 @@ struct simulate_options {
   uint64_t seed = 0;
   std::string out;
   std::string truth_out;
+  std::string round1_out;
   unsigned threads = 0;
 };
 
 void run(const simulate_options& o) {
+  if (checked_mechanism(o.mech).input == input_kind::observations) {
+    return simulate_user_level(o.mech, user_level_run{o.devices, o.data, o.seed, o.out, o.truth_out, o.round1_out, o.threads});
+  }
+  if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent only");
   const parameter_block block = build_block(o.mech);
-  const std::unique_ptr<dataset> data =
-      make_dataset(o.data, data_shape{block.mechanism->input, static_cast<uint32_t>(block.params.get(wire::field::domain))},
-                   o.devices);
-  atomic_output out(o.out, "batch file");
-  const std::vector<unsigned char> header = batch_header(block.params), terminator = batch_terminator();
-  out.write(header);
-  progress bar("simulate", data->devices(), false);
-  uint64_t chunk_bytes = 0;
-  const fleet_timing timing = run_fleet(block, *data, o.seed, o.threads, [&](span<const unsigned char> chunks, uint64_t done) {
-    out.write(chunks);
-    chunk_bytes += chunks.size();
-    bar.update(done);
-  });
-  out.write(terminator);
-  out.commit();
-  bar.finish();
+  const std::unique_ptr<dataset> data = make_dataset(o.data, shape_of(block), o.devices);
+  const simulated_batch batch =
+      simulate_to_file(o.out, block, *data, o.seed, seed_purpose::device_block, o.threads, "simulate");
   if (!o.truth_out.empty()) write_truth(o.truth_out, truth_of(block, *data));
 
-  fmt::print("simulated {} devices: {} {}, epsilon {} (implemented {:.10g}), data {}, seed {}\n",
+  fmt::print("simulated {} devices: {} {}, epsilon {} (implemented {:.15g}), data {}, seed {}\n",
              format_count(data->devices()), block.mechanism->name, describe_block(block.params), o.mech.epsilon,
              block.epsilon_impl, o.data, o.seed);
-  fmt::print("wrote {}: {}, parameter fingerprint {:016x}\n", o.out, format_bytes(out.written()), block.fingerprint);
+  fmt::print("wrote {}: {}, parameter fingerprint {:016x}\n", o.out, format_bytes(batch.bytes), block.fingerprint);
   if (!o.truth_out.empty()) fmt::print("wrote {}: the exact answer\n", o.truth_out);
-  fmt::print("randomize: {} ({})\n", format_seconds(timing.randomize_seconds),
-             format_rate(static_cast<double>(data->devices()) / timing.randomize_seconds, "reports"));
+  fmt::print("randomize: {} ({})\n", format_seconds(batch.timing.randomize_seconds),
+             format_rate(static_cast<double>(data->devices()) / batch.timing.randomize_seconds, "reports"));
 }
 
 }  // namespace
@@ -69,6 +62,7 @@ command add_simulate(CLI::App& parent) {
   app->add_option("--seed", o->seed, "seed of the simulation's randomness (docs/cli.md)")->required();
   app->add_option("--out,-o", o->out, "batch file to write")->required();
   app->add_option("--truth-out", o->truth_out, "also write the exact answer as CSV");
+  app->add_option("--round1-out", o->round1_out, "kent: also write the round-1 vote batch");
   app->add_option("--threads", o->threads, "worker threads (default: one per hardware thread); the output does not depend on it");
   return {app, [o] { run(*o); }};
 }

@@ -7,13 +7,30 @@
 
 #include "csv.h"
 #include "errors.h"
+#include "ldp/base/bits.h"
+#include "ldp/wire/checksum.h"
 #include "ldp/wire/det_math.h"
 
 namespace ldp::tools {
 namespace {
 
-// x^-s with the wire module's deterministic exp/log (libm's pow differs between hosts).
-double power_law(double x, double s) { return wire::det_exp(-s * wire::det_log(x)); }
+using wire::field;
+
+// x^y with the wire module's deterministic exp/log (libm's pow differs between hosts).
+double power(double x, double y) { return wire::det_exp(y * wire::det_log(x)); }
+
+// The Kumaraswamy(2, 5) quantile: a right-skewed shape on [0, 1].
+double skewed(double u) { return power(1 - power(1 - u, 0.2), 0.5); }
+
+// A uniform in [0, 1) for (device, coordinate): 53 bits of SipHash-2-4.
+double hashed_uniform(uint64_t device, uint32_t coordinate) {
+  static const unsigned char key[16] = {'l', 'd', 'p', '-', 't', 'o', 'o', 'l',
+                                        '-', 'd', 'a', 't', 'a', '-', 'v', '1'};
+  unsigned char input[12];
+  store_le64(input, device);
+  store_le32(input + 8, coordinate);
+  return std::ldexp(static_cast<double>(wire::siphash24(key, input) >> 11), -53);
+}
 
 // N devices shared out in proportion to `weights`, by largest remainder (ties to the lower index).
 std::vector<uint64_t> allocate(const std::vector<double>& weights, uint64_t n) {
@@ -38,7 +55,7 @@ std::vector<uint64_t> allocate(const std::vector<double>& weights, uint64_t n) {
 class allocated_items final : public dataset {
  public:
   explicit allocated_items(const std::vector<uint64_t>& counts)
-      : dataset(std::accumulate(counts.begin(), counts.end(), uint64_t{0})), ends_(counts.size()) {
+      : dataset(std::accumulate(counts.begin(), counts.end(), uint64_t{0}), 1), ends_(counts.size()) {
     std::partial_sum(counts.begin(), counts.end(), ends_.begin());
   }
   uint32_t item(uint64_t device) const override {
@@ -49,18 +66,9 @@ class allocated_items final : public dataset {
   std::vector<uint64_t> ends_;  // ends_[v]: devices holding items <= v
 };
 
-class listed_items final : public dataset {
- public:
-  explicit listed_items(std::vector<uint32_t> items) : dataset(items.size()), items_(std::move(items)) {}
-  uint32_t item(uint64_t device) const override { return items_[static_cast<std::size_t>(device)]; }
-
- private:
-  std::vector<uint32_t> items_;
-};
-
 std::vector<double> zipf_weights(uint32_t d, double s) {
   std::vector<double> w(d);
-  for (uint32_t v = 0; v < d; ++v) w[v] = power_law(v + 1.0, s);
+  for (uint32_t v = 0; v < d; ++v) w[v] = power(v + 1.0, -s);
   return w;
 }
 
@@ -68,26 +76,96 @@ std::vector<double> builtin_weights(uint32_t d) {
   uint64_t a = static_cast<uint64_t>(std::ceil(0.618 * d));
   while (std::gcd(a, uint64_t{d}) != 1) ++a;
   std::vector<double> w(d);
-  for (uint64_t r = 0; r < d; ++r) w[static_cast<std::size_t>((r * a + 7) % d)] = power_law(static_cast<double>(r) + 2.7, 1.1);
+  for (uint64_t r = 0; r < d; ++r) w[static_cast<std::size_t>((r * a + 7) % d)] = power(static_cast<double>(r) + 2.7, -1.1);
   return w;
 }
 
-std::unique_ptr<dataset> csv_items(const std::string& spec, uint32_t d, uint64_t devices) {
+// The synthetic reals of the header comment.
+class synthetic_values final : public dataset {
+ public:
+  synthetic_values(const data_shape& shape, bool skew, uint64_t devices)
+      : dataset(devices, shape.dim), shape_(shape), skew_(skew), direction_(shape.dim) {
+    double norm = 0;
+    for (uint32_t j = 0; j < shape.dim; ++j) norm += power(0.49, j);  // (0.7^j)^2
+    for (uint32_t j = 0; j < shape.dim; ++j) direction_[j] = power(0.7, j) / std::sqrt(norm);
+  }
+
+  void values(uint64_t device, span<double> out) const override {
+    const double width = shape_.hi - shape_.lo;
+    const double u = (static_cast<double>(device) + 0.5) / static_cast<double>(devices());
+    if (shape_.input == input_kind::value) {
+      out[0] = shape_.lo + width * (skew_ ? skewed(u) : u);
+      return;
+    }
+    if (shape_.input == input_kind::observations) {
+      for (uint32_t j = 0; j < shape_.dim; ++j) {
+        const double v = hashed_uniform(device, j);
+        out[j] = shape_.lo + width * (skew_ ? skewed(v) : v);
+      }
+      return;
+    }
+    const double spread = shape_.radius / std::sqrt(static_cast<double>(shape_.dim));
+    for (uint32_t j = 0; j < shape_.dim; ++j) {
+      const double v = hashed_uniform(device, j);
+      if (shape_.radius == 0) {
+        out[j] = shape_.lo + width * (skew_ ? skewed(v) : v);
+      } else {
+        out[j] = skew_ ? 0.6 * shape_.radius * direction_[j] + 0.4 * (2 * v - 1) * spread : (2 * v - 1) * spread;
+      }
+    }
+  }
+
+ private:
+  data_shape shape_;
+  bool skew_;
+  std::vector<double> direction_;
+};
+
+// Rows of a CSV file: items or reals.
+class csv_rows final : public dataset {
+ public:
+  csv_rows(std::vector<double> values, uint32_t width)
+      : dataset(values.size() / width, width), values_(std::move(values)) {}
+  uint32_t item(uint64_t device) const override { return static_cast<uint32_t>(values_[static_cast<std::size_t>(device)]); }
+  void values(uint64_t device, span<double> out) const override {
+    std::copy_n(values_.begin() + static_cast<std::ptrdiff_t>(device * width()), width(), out.begin());
+  }
+
+ private:
+  std::vector<double> values_;
+};
+
+class subset_view final : public dataset {
+ public:
+  subset_view(const dataset& data, std::vector<uint64_t> ids)
+      : dataset(ids.size(), data.width()), data_(data), ids_(std::move(ids)) {}
+  uint32_t item(uint64_t device) const override { return data_.item(ids_[static_cast<std::size_t>(device)]); }
+  void values(uint64_t device, span<double> out) const override {
+    data_.values(ids_[static_cast<std::size_t>(device)], out);
+  }
+
+ private:
+  const dataset& data_;
+  std::vector<uint64_t> ids_;
+};
+
+std::unique_ptr<dataset> csv_dataset(const std::string& spec, const data_shape& shape, uint64_t devices) {
   std::string path, column;
   split_csv_spec(spec, &path, &column);
-  std::vector<uint32_t> items;
-  read_csv(path, column, 1, [&](span<const double> v, uint64_t line) {
-    if (devices != 0 && items.size() == devices) return;
-    if (!(v[0] >= 0 && v[0] < d && v[0] == std::floor(v[0]))) {
-      fail("CSV file {} line {}: item {} is not an integer in [0, {}) (--domain)", path, line, v[0], d);
+  const uint32_t width = shape.input == input_kind::item ? 1 : shape.dim;
+  std::vector<double> values;
+  uint64_t rows = 0;
+  read_csv(path, column, width, [&](span<const double> v, uint64_t line) {
+    if (devices != 0 && rows == devices) return;
+    if (shape.input == input_kind::item && !(v[0] >= 0 && v[0] < shape.domain && v[0] == std::floor(v[0]))) {
+      fail("CSV file {} line {}: item {} is not an integer in [0, {}) (--domain)", path, line, v[0], shape.domain);
     }
-    items.push_back(static_cast<uint32_t>(v[0]));
+    values.insert(values.end(), v.begin(), v.end());
+    ++rows;
   });
-  if (items.empty()) fail("CSV file {} has no data rows", path);
-  if (devices != 0 && items.size() < devices) {
-    fail("--devices {} but CSV file {} has only {} data rows", devices, path, items.size());
-  }
-  return std::make_unique<listed_items>(std::move(items));
+  if (rows == 0) fail("CSV file {} has no data rows", path);
+  if (devices != 0 && rows < devices) fail("--devices {} but CSV file {} has only {} data rows", devices, path, rows);
+  return std::make_unique<csv_rows>(std::move(values), width);
 }
 
 double parse_exponent(const std::string& text) {
@@ -101,15 +179,58 @@ double parse_exponent(const std::string& text) {
 
 }  // namespace
 
+uint32_t dataset::item(uint64_t) const { fail("internal: this dataset holds reals, not items"); }
+void dataset::values(uint64_t, span<double>) const { fail("internal: this dataset holds items, not reals"); }
+
+data_shape shape_of(const parameter_block& block) {
+  const wire::params& p = block.params;
+  data_shape s;
+  s.input = block.mechanism->input;
+  const int f = static_cast<int>(p.get(field::frac_bits));
+  const auto real = [&](field which) { return std::ldexp(static_cast<double>(p.get_signed(which)), -f); };
+  switch (s.input) {
+    case input_kind::item: s.domain = static_cast<uint32_t>(p.get(field::domain)); break;
+    case input_kind::value:
+      s.lo = real(field::clip_lo);
+      s.hi = real(field::clip_hi);
+      break;
+    case input_kind::observations: fail("internal: kent's data shape comes from its options");
+    case input_kind::vector:
+      s.dim = static_cast<uint32_t>(p.get(field::domain));
+      if (p.has(field::radius)) {
+        s.radius = real(field::radius);
+      } else {
+        s.lo = real(field::clip_lo);
+        s.hi = real(field::clip_hi);
+      }
+      break;
+  }
+  return s;
+}
+
 std::unique_ptr<dataset> make_dataset(const std::string& spec, const data_shape& shape, uint64_t devices) {
   const bool is_csv = spec.rfind("csv:", 0) == 0;
   if (!is_csv && devices == 0) fail("--data {} needs --devices N (N >= 1)", spec);
+  if (is_csv) return csv_dataset(spec.substr(4), shape, devices);
+  const bool items = shape.input == input_kind::item;
   const uint32_t d = shape.domain;
-  if (is_csv) return csv_items(spec.substr(4), d, devices);
-  if (spec.rfind("zipf:", 0) == 0) return std::make_unique<allocated_items>(allocate(zipf_weights(d, parse_exponent(spec.substr(5))), devices));
-  if (spec == "uniform") return std::make_unique<allocated_items>(allocate(std::vector<double>(d, 1.0), devices));
-  if (spec == "builtin") return std::make_unique<allocated_items>(allocate(builtin_weights(d), devices));
+  if (spec.rfind("zipf:", 0) == 0) {
+    if (!items) fail("--data zipf:<s> describes items: use it with a frequency oracle");
+    return std::make_unique<allocated_items>(allocate(zipf_weights(d, parse_exponent(spec.substr(5))), devices));
+  }
+  if (spec == "uniform") {
+    if (items) return std::make_unique<allocated_items>(allocate(std::vector<double>(d, 1.0), devices));
+    return std::make_unique<synthetic_values>(shape, false, devices);
+  }
+  if (spec == "builtin") {
+    if (items) return std::make_unique<allocated_items>(allocate(builtin_weights(d), devices));
+    return std::make_unique<synthetic_values>(shape, true, devices);
+  }
   fail("unknown --data '{}' (zipf:<s>, uniform, builtin, csv:<path>[:<column>])", spec);
+}
+
+std::unique_ptr<dataset> subset(const dataset& data, std::vector<uint64_t> ids) {
+  return std::make_unique<subset_view>(data, std::move(ids));
 }
 
 std::vector<uint64_t> item_counts(const dataset& data, uint32_t domain) {

@@ -5,7 +5,10 @@
 #include <exception>
 #include <thread>
 
+#include "batch_io.h"
 #include "errors.h"
+#include "files.h"
+#include "progress.h"
 #include "ldp/wire/batch.h"
 #include "ldp/wire/report.h"
 #include "randomizers.h"
@@ -30,12 +33,13 @@ struct block_result {
   uint64_t device = 0;
 };
 
-block_result run_block(const parameter_block& block, device_program& program, uint64_t seed, uint64_t b,
+block_result run_block(const parameter_block& block, device_program& program, uint64_t seed, seed_purpose purpose,
+                       uint64_t b,
                        uint64_t first, uint64_t last, std::vector<unsigned char>& payload,
                        std::vector<unsigned char>& out) {
   out.clear();
   unsigned char key[wire::seed_size];
-  derive_seed(seed, seed_purpose::device_block, b, key);
+  derive_seed(seed, purpose, b, key);
   random::drbg rng(key);
   const std::size_t capacity =
       wire::chunk_header_size + std::max(chunk_target, record_room(block.params)) + wire::chunk_trailer_size;
@@ -70,8 +74,8 @@ block_result run_block(const parameter_block& block, device_program& program, ui
 
 }  // namespace
 
-fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64_t seed, unsigned threads,
-                       const chunk_sink& sink) {
+fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64_t seed, seed_purpose purpose,
+                       unsigned threads, const chunk_sink& sink) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   const uint64_t devices = data.devices();
   const uint64_t blocks = (devices + devices_per_block - 1) / devices_per_block;
@@ -102,7 +106,7 @@ fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64
       if (b >= blocks) return;
       try {
         const uint64_t first = b * devices_per_block, last = std::min(devices, first + devices_per_block);
-        w.result = run_block(block, *w.program, seed, b, first, last, w.payload, w.chunks);
+        w.result = run_block(block, *w.program, seed, purpose, b, first, last, w.payload, w.chunks);
       } catch (...) {
         w.error = std::current_exception();
       }
@@ -125,6 +129,26 @@ fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64
     timing.sink_seconds += seconds_since(sink_start);
   }
   return timing;
+}
+
+simulated_batch simulate_to_file(const std::string& path, const parameter_block& block, const dataset& data,
+                                 uint64_t seed, seed_purpose purpose, unsigned threads, const std::string& label,
+                                 const chunk_sink& also) {
+  atomic_output out(path, "batch file");
+  const std::vector<unsigned char> header = batch_header(block.params), terminator = batch_terminator();
+  out.write(header);
+  progress bar(label, data.devices(), false);
+  simulated_batch result;
+  result.timing = run_fleet(block, data, seed, purpose, threads, [&](span<const unsigned char> chunks, uint64_t done) {
+    out.write(chunks);
+    if (also) also(chunks, done);
+    bar.update(done);
+  });
+  out.write(terminator);
+  out.commit();
+  bar.finish();
+  result.bytes = out.written();
+  return result;
 }
 
 }  // namespace ldp::tools

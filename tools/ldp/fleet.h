@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "datasets.h"
 #include "ldp/base/span.h"
 #include "mechanism_options.h"
+#include "seeding.h"
 
 namespace ldp::tools {
 
@@ -26,10 +28,22 @@ struct fleet_timing {
 // sink(chunks, devices_done): one block's complete chunks (no terminator), in device order.
 using chunk_sink = std::function<void(span<const unsigned char> chunks, uint64_t devices_done)>;
 
-// Runs data.devices() devices with `threads` worker threads (0: one per hardware thread). Throws
-// cli_error if the device code refuses a device's input.
-fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64_t seed, unsigned threads,
-                       const chunk_sink& sink);
+// Runs data.devices() devices with `threads` worker threads (0: one per hardware thread), block b
+// seeded by derive_seed(seed, purpose, b). Throws cli_error if the device code refuses a device's
+// input.
+fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64_t seed, seed_purpose purpose,
+                       unsigned threads, const chunk_sink& sink);
+
+struct simulated_batch {
+  uint64_t bytes = 0;
+  fleet_timing timing;
+};
+
+// run_fleet into a batch file written atomically (with a progress bar labelled `label`); `also`,
+// if set, sees every block's chunks too.
+simulated_batch simulate_to_file(const std::string& path, const parameter_block& block, const dataset& data,
+                                 uint64_t seed, seed_purpose purpose, unsigned threads, const std::string& label,
+                                 const chunk_sink& also = {});
 
 }  // namespace ldp::tools
 

@@ -6,37 +6,15 @@
 #include <limits>
 
 #include "errors.h"
+#include "ldp/wire/numeric_params.h"
 #include "ldp/wire/oracle_params.h"
-#include "ldp/wire/report.h"
+#include "ldp/wire/vector_params.h"
 #include "seeding.h"
 
 namespace ldp::tools {
 namespace {
 
-using wire::field;
 using wire::mechanism;
-
-// Options a mechanism must have and may have, space-separated.
-struct option_rules {
-  wire::mechanism id;
-  const char* required;
-  const char* optional;
-};
-
-constexpr option_rules rules[] = {
-    {mechanism::grr, "--domain", ""},       {mechanism::sue, "--domain", ""},
-    {mechanism::oue, "--domain", ""},       {mechanism::blh, "--domain", ""},
-    {mechanism::olh, "--domain", "--hash-range"},
-    {mechanism::hr, "--domain", ""},        {mechanism::cms, "--domain", "--sketch"},
-    {mechanism::hcms, "--domain", "--sketch"},
-};
-
-const option_rules& rules_of(wire::mechanism id) {
-  for (const option_rules& r : rules) {
-    if (r.id == id) return r;
-  }
-  fail("internal: no option rules for mechanism {}", wire::mechanism_name(id));
-}
 
 bool lists(const char* names, const char* option) {
   const std::size_t n = std::strlen(option);
@@ -60,43 +38,98 @@ bool given(const mechanism_options& o, const char* option) {
   return false;
 }
 
-// "k:m" with both parts positive integers below 2^32.
+// "a:b" as two numbers; false if the text is not of that form.
+bool parse_pair(const std::string& text, double* a, double* b) {
+  const std::size_t colon = text.find(':', 1);  // a leading '-' is a sign, not a separator
+  if (colon == std::string::npos) return false;
+  const std::string left = text.substr(0, colon), right = text.substr(colon + 1);
+  char* end = nullptr;
+  *a = std::strtod(left.c_str(), &end);
+  if (left.empty() || *end != '\0') return false;
+  *b = std::strtod(right.c_str(), &end);
+  return !right.empty() && *end == '\0' && std::isfinite(*a) && std::isfinite(*b);
+}
+
 void parse_sketch(const std::string& text, uint32_t* k, uint32_t* m) {
-  const std::size_t colon = text.find(':');
-  unsigned long long a = 0, b = 0;
-  char tail = 0;
-  if (colon == std::string::npos ||
-      std::sscanf(text.substr(0, colon).c_str(), "%llu%c", &a, &tail) != 1 ||
-      std::sscanf(text.substr(colon + 1).c_str(), "%llu%c", &b, &tail) != 1 || a == 0 || b == 0 ||
-      a > std::numeric_limits<uint32_t>::max() || b > std::numeric_limits<uint32_t>::max() ||
-      text.find('-') != std::string::npos) {
-    fail("--sketch must be k:m (rows:columns, positive integers), got '{}'", text);
-  }
+  double a = 0, b = 0;
+  const bool ok = parse_pair(text, &a, &b) && a >= 1 && b >= 1 && a == std::floor(a) && b == std::floor(b) &&
+                  a <= std::numeric_limits<uint32_t>::max() && b <= std::numeric_limits<uint32_t>::max();
+  if (!ok) fail("--sketch must be k:m (rows:columns, positive integers), got '{}'", text);
   *k = static_cast<uint32_t>(a);
   *m = static_cast<uint32_t>(b);
 }
 
 }  // namespace
 
-const std::vector<tool_mechanism>& tool_mechanisms() {
-  static const std::vector<tool_mechanism> all = {
-      {"grr", mechanism::grr, input_kind::item, "--domain D"},
-      {"sue", mechanism::sue, input_kind::item, "--domain D"},
-      {"oue", mechanism::oue, input_kind::item, "--domain D"},
-      {"blh", mechanism::blh, input_kind::item, "--domain D"},
-      {"olh", mechanism::olh, input_kind::item, "--domain D [--hash-range g]"},
-      {"hr", mechanism::hr, input_kind::item, "--domain D"},
-      {"cms", mechanism::cms, input_kind::item, "--domain D [--sketch k:m]"},
-      {"hcms", mechanism::hcms, input_kind::item, "--domain D [--sketch k:m]"},
-  };
-  return all;
+void parse_range(const std::string& text, double* lo, double* hi) {
+  if (!parse_pair(text, lo, hi) || !(*lo < *hi)) fail("--range must be lo:hi with lo < hi, got '{}'", text);
 }
 
-const tool_mechanism* find_tool_mechanism(wire::mechanism id) {
-  for (const tool_mechanism& m : tool_mechanisms()) {
-    if (m.id == id) return &m;
+namespace {
+
+wire::derived_params frequency_block(const tool_mechanism& m, const mechanism_options& o) {
+  const uint32_t d = o.domain;
+  if (d < 2) fail("--domain must be at least 2, got {}", d);
+  const mechanism id = m.id;
+  if (id == mechanism::olh && given(o, "--hash-range")) {
+    if (o.hash_range < 2) fail("--hash-range must be at least 2, got {}", o.hash_range);
+    return wire::make_olh(o.epsilon, d, o.hash_range);
   }
-  return nullptr;
+  if (id == mechanism::cms || id == mechanism::hcms) {
+    uint32_t k = 16, cols = 1024;
+    if (given(o, "--sketch")) parse_sketch(o.sketch, &k, &cols);
+    if (id == mechanism::hcms && (cols & (cols - 1)) != 0) {
+      fail("--sketch: hcms needs a power-of-two column count, got {}", cols);
+    }
+    unsigned char hash_seed[wire::seed_size];
+    derive_seed(o.public_seed, seed_purpose::hash_seed, 0, hash_seed);
+    return wire::make_frequency_oracle(id, o.epsilon, d, k, cols, hash_seed);
+  }
+  return wire::make_frequency_oracle(id, o.epsilon, d);
+}
+
+wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_options& o) {
+  if (o.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", o.frac_bits);
+  if (m.id == mechanism::vector_duchi) {
+    if (o.dim < 1) fail("--dim must be at least 1, got {}", o.dim);
+    if (!(o.radius > 0 && std::isfinite(o.radius))) fail("--radius must be positive, got {}", o.radius);
+    if (!(o.beta > 0 && o.beta < 1)) fail("--beta must be in (0, 1), got {}", o.beta);
+    unsigned char rotation_seed[wire::seed_size];
+    derive_seed(o.public_seed, seed_purpose::rotation_seed, 0, rotation_seed);
+    if (o.noise == "laplace") return wire::make_vector_laplace(o.dim, o.radius, o.frac_bits, o.epsilon, o.beta, rotation_seed);
+    return wire::make_vector_duchi(o.dim, o.radius, o.frac_bits, o.epsilon, o.beta, rotation_seed);
+  }
+  double lo = 0, hi = 0;
+  parse_range(o.range, &lo, &hi);
+  if (m.id == mechanism::laplace_vector) {
+    if (o.dim < 1) fail("--dim must be at least 1, got {}", o.dim);
+    return wire::make_laplace_vector(o.dim, lo, hi, o.frac_bits, o.epsilon);
+  }
+  return m.id == mechanism::duchi ? wire::make_duchi(lo, hi, o.frac_bits, o.epsilon)
+                         : wire::make_laplace(lo, hi, o.frac_bits, o.epsilon);
+}
+
+}  // namespace
+
+const std::vector<tool_mechanism>& tool_mechanisms() {
+  static const std::vector<tool_mechanism> all = {
+      {"grr", mechanism::grr, input_kind::item, "--domain", "", "--domain D"},
+      {"sue", mechanism::sue, input_kind::item, "--domain", "", "--domain D"},
+      {"oue", mechanism::oue, input_kind::item, "--domain", "", "--domain D"},
+      {"blh", mechanism::blh, input_kind::item, "--domain", "", "--domain D"},
+      {"olh", mechanism::olh, input_kind::item, "--domain", "--hash-range", "--domain D [--hash-range g]"},
+      {"hr", mechanism::hr, input_kind::item, "--domain", "", "--domain D"},
+      {"cms", mechanism::cms, input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
+      {"hcms", mechanism::hcms, input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
+      {"laplace", mechanism::laplace, input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
+      {"duchi", mechanism::duchi, input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
+      {"laplace-vector", mechanism::laplace_vector, input_kind::vector, "--dim --range", "--frac-bits", "--dim d --range lo:hi [--frac-bits f]"},
+      {"vector-mean", mechanism::vector_duchi, input_kind::vector, "--dim --radius", "--noise --beta --frac-bits --public-seed",
+       "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
+      {"kent", mechanism::kent_refine, input_kind::observations, "--range --observations", "--plan --cap --frac-bits",
+       "--range lo:hi --observations T [--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
+  };
+  return all;
 }
 
 void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
@@ -111,56 +144,57 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--domain", app.add_option("--domain,-d", o.domain, "frequency oracles: items, values in [0, D)")},
       {"--hash-range", app.add_option("--hash-range", o.hash_range, "olh: hash range g (default: the optimum)")},
       {"--sketch", app.add_option("--sketch", o.sketch, "cms, hcms: rows:columns (default 16:1024)")},
+      {"--range", app.add_option("--range", o.range, "laplace, duchi, laplace-vector: value range lo:hi")},
+      {"--frac-bits", app.add_option("--frac-bits", o.frac_bits, "numeric: fraction bits of the fixed-point grid (default 16)")},
+      {"--dim", app.add_option("--dim", o.dim, "laplace-vector, vector-mean: dimension d")},
+      {"--radius", app.add_option("--radius", o.radius, "vector-mean: L2 radius R of the inputs")},
+      {"--noise", app.add_option("--noise", o.noise, "vector-mean: duchi (one bit, default) or laplace")
+                      ->check(CLI::IsMember({"duchi", "laplace"}))},
+      {"--beta", app.add_option("--beta", o.beta, "vector-mean: clipping probability of a rotated coordinate (default 0.001)")},
+      {"--public-seed", app.add_option("--public-seed", o.public_seed,
+                                       "cms, hcms, vector-mean: seed of the public hash functions or rotation (default 0)")},
+      {"--observations", app.add_option("--observations", o.observations, "kent: observations T each user holds")},
+      {"--cap", app.add_option("--cap", o.cap, "kent: observation cap T* (default: the vote-reliability rule)")},
+      {"--plan", app.add_option("--plan", o.plan, "kent: choose (default), two-stage or single-stage")
+                     ->check(CLI::IsMember({"choose", "two-stage", "single-stage"}))},
   };
-  app.add_option("--public-seed", o.public_seed,
-                 "seed of the public hash functions (cms, hcms; default 0): part of the parameters");
+}
+
+const tool_mechanism& checked_mechanism(const mechanism_options& o) {
+  const tool_mechanism* found = nullptr;
+  for (const tool_mechanism& m : tool_mechanisms()) {
+    if (o.name == m.name) found = &m;
+  }
+  if (found == nullptr) fail("unknown mechanism '{}' (known: {})", o.name, known_names());
+  const tool_mechanism& m = *found;
+  if (!(o.epsilon > 0 && o.epsilon <= 40)) fail("--epsilon must be in (0, 40], got {}", o.epsilon);
+  for (const auto& [name, opt] : o.given) {
+    if (opt->count() > 0 && !lists(m.required, name) && !lists(m.optional, name)) {
+      fail("{} does not apply to --mechanism {} (it takes {})", name, m.name, m.usage);
+    }
+    if (!o.defaults && lists(m.required, name) && opt->count() == 0) fail("--mechanism {} needs {}", m.name, m.usage);
+  }
+  return m;
+}
+
+parameter_block block_of(const wire::params& p, const tool_mechanism& m) {
+  parameter_block out;
+  out.params = p;
+  out.fingerprint = wire::fingerprint(p);
+  out.epsilon_impl = wire::implemented_epsilon(p);
+  out.mechanism = &m;
+  return out;
 }
 
 parameter_block build_block(const mechanism_options& o) {
-  parameter_block out;
-  for (const tool_mechanism& m : tool_mechanisms()) {
-    if (o.name == m.name) out.mechanism = &m;
-  }
-  if (out.mechanism == nullptr) fail("unknown mechanism '{}' (known: {})", o.name, known_names());
-  const tool_mechanism& m = *out.mechanism;
-  if (!(o.epsilon > 0 && o.epsilon <= 40)) fail("--epsilon must be in (0, 40], got {}", o.epsilon);
-
-  const option_rules& r = rules_of(m.id);
-  for (const auto& [name, opt] : o.given) {
-    if (opt->count() > 0 && !lists(r.required, name) && !lists(r.optional, name)) {
-      fail("{} does not apply to --mechanism {} (it takes {})", name, m.name, m.options);
-    }
-  }
-  for (const auto& [name, opt] : o.given) {
-    if (!o.defaults && lists(r.required, name) && opt->count() == 0) fail("--mechanism {} needs {}", m.name, m.options);
-  }
-
-  wire::derived_params derived;
-  if (m.input == input_kind::item) {
-    const uint32_t d = o.domain;
-    if (d < 2) fail("--domain must be at least 2, got {}", d);
-    if (m.id == mechanism::olh && given(o, "--hash-range")) {
-      if (o.hash_range < 2) fail("--hash-range must be at least 2, got {}", o.hash_range);
-      derived = wire::make_olh(o.epsilon, d, o.hash_range);
-    } else if (m.id == mechanism::cms || m.id == mechanism::hcms) {
-      uint32_t k = 16, cols = 1024;
-      if (given(o, "--sketch")) parse_sketch(o.sketch, &k, &cols);
-      if (m.id == mechanism::hcms && (cols & (cols - 1)) != 0) {
-        fail("--sketch: hcms needs a power-of-two column count, got {}", cols);
-      }
-      unsigned char hash_seed[wire::seed_size];
-      derive_seed(o.public_seed, seed_purpose::hash_seed, 0, hash_seed);
-      derived = wire::make_frequency_oracle(m.id, o.epsilon, d, k, cols, hash_seed);
-    } else {
-      derived = wire::make_frequency_oracle(m.id, o.epsilon, d);
-    }
-  }
+  const tool_mechanism& m = checked_mechanism(o);
+  if (m.input == input_kind::observations) fail("internal: {} blocks come from its protocol", m.name);
+  const wire::derived_params derived = m.input == input_kind::item ? frequency_block(m, o) : numeric_block(m, o);
   if (derived.code != status::ok) {
-    fail("cannot build a {} block with epsilon {} and {}: {} (limits: docs/wire_format.md 3.3)", m.name,
-         o.epsilon, m.options, describe(derived.code));
+    fail("cannot build a {} block with epsilon {} and these options ({}): {}; see the limits in docs/wire_format.md 3.3",
+         m.name, o.epsilon, m.usage, describe(derived.code));
   }
-  out.params = derived.block;
-  out.fingerprint = wire::fingerprint(derived.block);
+  parameter_block out = block_of(derived.block, m);
   out.epsilon_impl = derived.epsilon_impl;
   return out;
 }

@@ -1,7 +1,8 @@
 // Mechanism names and options, the same in every subcommand (issue 6, docs/cli.md "Mechanisms"):
 // the frequency oracles grr sue oue blh olh hr cms hcms take --domain (olh also --hash-range,
-// cms/hcms --sketch k:m). Turns the options into the parameter block the devices and the server
-// share, built by the wire routines (so thresholds and epsilon are the implemented ones).
+// cms/hcms --sketch k:m); laplace and duchi take --range lo:hi; laplace-vector --dim and --range;
+// vector-mean --dim and --radius. Turns the options into the parameter block the devices and the
+// server share, built by the wire routines (so thresholds and epsilon are the implemented ones).
 #ifndef LDP_TOOLS_MECHANISM_OPTIONS_H
 #define LDP_TOOLS_MECHANISM_OPTIONS_H
 
@@ -17,20 +18,23 @@ namespace ldp::tools {
 
 // What a mechanism's devices hold, which decides the datasets it accepts and its truth file.
 enum class input_kind {
-  item,  // one item in [0, d): frequency oracles (truth: item,count)
+  item,    // one item in [0, d): frequency oracles (truth: item,count)
+  value,   // one real in [lo, hi]: laplace, duchi (truth: coordinate,mean with coordinate 0)
+  vector,  // d reals: laplace-vector (each in [lo, hi]), vector-mean (L2 norm <= R)
+  observations,  // T reals in [lo, hi]: the user-level protocol kent (truth: the mean local mean)
 };
 
 struct tool_mechanism {
   const char* name;  // as typed on the command line
-  wire::mechanism id;
+  wire::mechanism id;  // vector-mean: vector-duchi, or vector-laplace with --noise laplace
   input_kind input;
-  const char* options;  // the options it takes, for help and errors
+  const char* required;  // options it must have, space-separated
+  const char* optional;  // options it may have
+  const char* usage;     // the options as help and errors show them
 };
 
 // Every mechanism the tool can simulate, in the order of docs/cli.md.
 const std::vector<tool_mechanism>& tool_mechanisms();
-// The entry for a wire mechanism id (nullptr if the tool does not simulate it).
-const tool_mechanism* find_tool_mechanism(wire::mechanism id);
 
 struct mechanism_options {
   std::string name;
@@ -38,7 +42,16 @@ struct mechanism_options {
   uint32_t domain = 0;
   uint32_t hash_range = 0;
   std::string sketch;  // "k:m"
-  uint64_t public_seed = 0;  // the deployment's public randomness (hash functions)
+  std::string range;   // "lo:hi"
+  unsigned frac_bits = 16;
+  uint32_t dim = 0;
+  double radius = 0;
+  std::string noise = "duchi";
+  double beta = 1e-3;
+  uint32_t observations = 0;       // kent: T per user
+  uint32_t cap = 0;                // kent: T*, 0 for the protocol's rule
+  std::string plan = "choose";     // kent: choose, two-stage, single-stage
+  uint64_t public_seed = 0;  // the deployment's public randomness (hash functions, rotation)
 
   // Set by add_mechanism_options: which options the command line gave, and whether the values
   // above are defaults that stand for missing required options (the demo).
@@ -57,10 +70,20 @@ struct parameter_block {
   const tool_mechanism* mechanism = nullptr;
 };
 
-// The block for the options; public seeds (CMS/HCMS hash functions) derive from --public-seed
-// (seeding.h), not from the simulation's --seed, so fleets simulated with different seeds share
-// one block and their states merge. Throws cli_error naming the option at fault.
+// "lo:hi" with lo < hi, or cli_error naming --range.
+void parse_range(const std::string& text, double* lo, double* hi);
+
+// The mechanism the options name, with its options checked (unknown name, --epsilon out of range,
+// an option it does not take or a required one missing: cli_error).
+const tool_mechanism& checked_mechanism(const mechanism_options& o);
+
+// The block for the options (not for kent, whose blocks come from its protocol); public seeds (CMS/HCMS hash functions, vector-mean rotation signs)
+// derive from --public-seed (seeding.h), not from the simulation's --seed, so fleets simulated
+// with different seeds share one block and their states merge. Throws cli_error naming the option
+// at fault.
 parameter_block build_block(const mechanism_options& o);
+// The parameter_block of a block built elsewhere (the kent protocol's).
+parameter_block block_of(const wire::params& p, const tool_mechanism& m);
 
 }  // namespace ldp::tools
 

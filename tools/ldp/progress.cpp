@@ -37,8 +37,10 @@ void progress::update(uint64_t done) {
     draw(done);
     return;
   }
-  while (total_ != 0 && quarter_ < 3 && done * 4 >= total_ * (quarter_ + 1)) {
-    ++quarter_;
+  if (total_ == 0 || done >= total_) return;  // finish() prints the end
+  const auto quarter = static_cast<unsigned>(done * 4 / total_);
+  if (quarter > quarter_) {
+    quarter_ = quarter;
     fmt::print(stderr, "{}: {}% ({} / {})\n", label_, 25 * quarter_, amount(done), amount(total_));
   }
 }

@@ -1,10 +1,11 @@
-// Where the simulation's randomness comes from (docs/cli.md "Randomness"): every 32-byte seed the
-// tool uses is SipHash-2-4 under the fixed key "ldp-tool-seed-v1", applied to
-// (--seed, purpose, index, word j) for j = 0..3, each an 8-byte little-endian input (the word j as
-// one byte). Device block b (devices [b * 4096, (b + 1) * 4096)) draws from a ChaCha20 DRBG keyed by
-// derive_seed(seed, device_block, b), so the output does not depend on the thread count; public
-// seeds (CMS/HCMS hash functions) use their own purpose. A simulation tool, not a key derivation:
-// device secrets never come from here. Public seeds derive from --public-seed instead of --seed.
+// Where the tool's randomness comes from (docs/cli.md "Randomness"): every 32-byte seed is
+// SipHash-2-4 under the fixed key "ldp-tool-seed-v1" of (seed, purpose, index, j) for j = 0..3
+// (seed, purpose and index as 8-byte little-endian words, j as one byte), the four outputs in
+// order. Device block b (devices [b * 4096, (b + 1) * 4096)) draws from a ChaCha20 DRBG keyed by
+// derive_seed(--seed, device_block, b), so the bytes do not depend on the thread count. Public
+// seeds (CMS/HCMS hash functions, vector-mean rotation signs) are parameters, not simulation
+// randomness: derive_seed(--public-seed, hash_seed or rotation_seed, 0). A simulation tool, not a
+// key derivation: device secrets never come from here.
 #ifndef LDP_TOOLS_SEEDING_H
 #define LDP_TOOLS_SEEDING_H
 
@@ -14,7 +15,8 @@
 
 namespace ldp::tools {
 
-enum class seed_purpose : uint64_t { device_block = 1, hash_seed = 2 };
+// kent: round-1 voters draw from derive_seed(--seed, vote_block, b), round-2 users from device_block.
+enum class seed_purpose : uint64_t { device_block = 1, hash_seed = 2, rotation_seed = 3, vote_block = 4 };
 
 // Devices per seeding block.
 inline constexpr uint64_t devices_per_block = 4096;

@@ -26,7 +26,7 @@ uint64_t save_state(const server::aggregator& agg, const std::string& path) {
 
 std::string describe_state(const server::aggregator& agg) {
   const wire::params& p = agg.parameters();
-  return fmt::format("{} ({}), epsilon {:.10g} implemented, fingerprint {:016x}", wire::mechanism_name(p.mech),
+  return fmt::format("{} ({}), epsilon {:.15g} implemented, fingerprint {:016x}", wire::mechanism_name(p.mech),
                      describe_block(p), wire::implemented_epsilon(p), agg.fingerprint());
 }
 

@@ -1,0 +1,31 @@
+// ldp simulate --mechanism kent (docs/cli.md "kent"): the user-level protocol of Kent, Berrett and
+// Yu for one real per observation (MECHANISMS.md C.1 M1), driven by server::user_level_protocol.
+// Users are split by the protocol's fixed assignment; with two stages the voters run the round-1
+// block, their votes are aggregated in memory, the protocol builds the round-2 block from them,
+// and the other users run it. The batch written is round 2's (its state estimates the mean);
+// round 1's can be kept with --round1-out.
+#ifndef LDP_TOOLS_USER_LEVEL_SIM_H
+#define LDP_TOOLS_USER_LEVEL_SIM_H
+
+#include <cstdint>
+#include <string>
+
+#include "mechanism_options.h"
+
+namespace ldp::tools {
+
+struct user_level_run {
+  uint64_t devices = 0;
+  std::string data;
+  uint64_t seed = 0;
+  std::string out;
+  std::string truth_out;
+  std::string round1_out;
+  unsigned threads = 0;
+};
+
+void simulate_user_level(const mechanism_options& m, const user_level_run& r);
+
+}  // namespace ldp::tools
+
+#endif
