@@ -178,7 +178,9 @@ def fwht_rows(t):
         for n in FWHT_SIZES:
             size = "/{}".format(n)
             naive = "BM_{}/naive{}".format(kernel, size)
-            impls = [i for i in impls_of(t.times, kernel, size) if i not in ("naive", "fftw")]
+            order = ("scalar", "sse2", "avx2", "avx512", "neon", "neon64", "simd")
+            impls = sorted((i for i in impls_of(t.times, kernel, size) if i in order),
+                           key=order.index)
             for impl in impls:
                 # Issue 5: simd >= 6x naive at 2^16 and 2^20; PERFORMANCE.md 1-2: avx2 >= 8x,
                 # and for float sse2 and neon64 >= 4x.

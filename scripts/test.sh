@@ -15,25 +15,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(deps host install asan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
 
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev libxsimd-dev doctest-dev libbenchmark-dev
-          libsodium-dev libssl-dev libfftw3-dev python3 pkgconf libcli11-dev nlohmann-json3-dev
-          libfmt-dev g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
-          g++-s390x-linux-gnu
-          qemu-user
-          gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)
-
-install_deps() {
-  local missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && { echo "== deps: all installed"; return; }
-  echo "== deps: installing ${missing[*]}"
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
+# shellcheck source=scripts/deps.sh
+source scripts/deps.sh
 
 run_preset() {  # configure, build, and test when the preset has tests
   local preset=$1
@@ -113,7 +96,7 @@ run_install() {  # install the host build to a prefix, then build and run out-of
 
 for stage in "${stages[@]}"; do
   case "$stage" in
-    deps) install_deps ;;
+    deps) install_packages "${host_packages[@]}" "${cross_packages[@]}" ;;
     install) run_install ;;
     fuzz) run_fuzz ;;
     *) run_preset "$stage" ;;
