@@ -16,6 +16,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
 
 LDP = None
 WORK = None
@@ -178,6 +179,18 @@ def estimate_json(state, *extra):
     return json.loads(out)  # one object, nothing else on stdout
 
 
+def check_plot(name, bars, truth):
+    """A well-formed SVG with one bar, one whisker and (with a truth) one marker per estimate."""
+    root = ElementTree.fromstring(read(name))
+    ns = "{http://www.w3.org/2000/svg}"
+    check(root.tag == ns + "svg", f"{name}: not an SVG document")
+    rects = [r for r in root.iter(ns + "rect") if r.get("fill") == "#9ecae1"]
+    whiskers = list(root.iter(ns + "path"))
+    markers = list(root.iter(ns + "circle"))
+    check(len(rects) == bars + 1 and len(whiskers) == bars, f"{name}: {len(rects)} bars, {len(whiskers)} whiskers")
+    check(len(markers) == (bars + 1 if truth else 0), f"{name}: {len(markers)} true-value markers")
+
+
 def listed_mechanisms():
     out, _ = run("simulate", "--help")
     match = re.search(r"mechanism: ([a-z0-9, -]+)", out)
@@ -248,7 +261,7 @@ def case_pipeline():
               f"{m}: csv:\n{out}")
         out, _ = run("estimate", path(state), "--top", "3", "--truth", path(truth), "--plot", path(f"{m}.svg"))
         check("RMSE" in out and "95% CI" in out, f"{m}: table:\n{out}")
-        check(read(f"{m}.svg").startswith(b"<svg") and read(f"{m}.svg").rstrip().endswith(b"</svg>"), f"{m}: plot")
+        check_plot(f"{m}.svg", bars=min(3, size), truth=True)
 
 
 def case_determinism():
@@ -395,7 +408,7 @@ def case_bad_files():
     write("flip.ldps", state[:-3] + bytes([state[-3] ^ 1]) + state[-2:])
     fails("estimate", path("flip.ldps"), message=r"checksum_mismatch")
     fails("estimate", path("missing.ldps"), message=r"cannot open state file")
-    fails("estimate", path("g.ldpb"), message=r"not a readable aggregator state")
+    fails("estimate", path("g.ldpb"), message=r"is a batch, not an aggregator state")
     fails("merge", path("g.ldps"), path("o.ldps"), "--out", path("m.ldps"), message=r"other parameters")
     fails("merge", path("g.ldps"), path("trunc.ldps"), "--out", path("m.ldps"), message=r"trunc\.ldps")
     write("wrong.csv", "item,count\n0,5\n999,3\n")
@@ -516,6 +529,7 @@ def case_demo():
         check(needle in a, f"demo output lacks {needle!r}:\n{a}")
     check(steady(a) == [line.replace("demo2.svg", "demo.svg") for line in steady(b)], "demo output is not deterministic")
     check(read("demo.svg") == read("demo2.svg"), "demo plot is not deterministic")
+    check_plot("demo.svg", bars=10, truth=True)
     out, _ = run("demo", "--devices", "20000", "--mechanism", "hr", "--epsilon", "1", "--plot", "")
     check("mechanism: hr" in out and "plot:" not in out, f"demo with options:\n{out}")
 

@@ -32,6 +32,12 @@ const char* field_name(field f) {
     case field::hash_seed: return "hash_seed";
     case field::rotation_seed: return "rotation_seed";
     case field::radius: return "radius";
+    case field::vector_dim: return "vector_dim";
+    case field::fold_coordinate: return "fold_coordinate";
+    case field::bin_range: return "bin_range";
+    case field::bin_half_width: return "bin_half_width";
+    case field::window_half_width: return "window_half_width";
+    case field::window_digest: return "window_digest";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }

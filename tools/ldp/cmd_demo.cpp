@@ -19,6 +19,7 @@
 #include "fleet.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/server/frequency.h"
+#include "ldp/wire/report.h"
 #include "output.h"
 #include "randomizers.h"
 #include "svg_plot.h"
@@ -59,12 +60,17 @@ void run(demo_options o) {
   fmt::print("mechanism: {} ({}), epsilon {} (implemented {:.15g}){}\n", block.mechanism->name,
              describe_block(block.params), o.mech.epsilon, block.epsilon_impl,
              chosen ? ", the smallest variance of `ldp mechanisms`" : "");
-  fmt::print("each device randomizes its item with the device library; the server sees only the reports\n\n");
+  fmt::print("each device randomizes its item with the device library; the server sees only the reports\n");
 
   batch_aggregator ingest(*agg, block.params);
   const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   const fleet_timing timing = run_fleet(block, *data, o.seed, seed_purpose::device_block, threads,
                                         [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
+  if (agg->reports() != data->devices()) {
+    fail("internal: {} of {} reports were accepted", agg->reports(), data->devices());
+  }
+  fmt::print("reports: {} of {} bytes each, all accepted, aggregated exactly\n\n", format_count(agg->reports()),
+             wire::max_report_size(block.params));
   const auto estimate_start = std::chrono::steady_clock::now();
   estimate_report r = make_estimate_report(*agg, 0.95, o.top);
   attach_truth(r, truth_of(block, *data));
@@ -82,9 +88,6 @@ void run(demo_options o) {
   print_text(stdout, t, "  ");
   fmt::print("\n");
   print_error_summary(stdout, r, "");
-  if (agg->reports() != data->devices()) {
-    fail("internal: {} of {} reports were accepted", agg->reports(), data->devices());
-  }
   if (!o.plot.empty()) {
     write_svg_plot(o.plot, r, fmt::format("ldp demo: top {} of {} items, {} devices, {} at epsilon {}", r.listed.size(),
                                           o.mech.domain, format_count(data->devices()), block.mechanism->name,

@@ -166,7 +166,7 @@ void inspect_state(const inspect_options& o) {
     fmt::print("rejected reports by reason:\n");
     print_text(stdout, rejected, "  ");
   }
-  fmt::print("estimates: {} (ldp estimate {})\n", agg->estimate_all().size(), o.file);
+  fmt::print("estimates: ldp estimate {}\n", o.file);
 }
 
 wire::params params_from(const std::string& path, uint64_t* fingerprint) {

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::Success& e) {
       return app.exit(e);  // --help, --version
     } catch (const CLI::ParseError& e) {
-      app.exit(e);  // prints the message and the usage hint
+      fmt::print(stderr, "ldp: {}\nrun 'ldp --help' or 'ldp <subcommand> --help' for the options\n", e.what());
       return exit_error;
     }
     for (const command& c : commands) {

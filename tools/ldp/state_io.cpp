@@ -1,9 +1,12 @@
 #include "state_io.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "errors.h"
 #include "files.h"
+#include "ldp/wire/batch.h"
 #include "ldp/wire/oracle_params.h"
 #include "block_text.h"
 
@@ -11,6 +14,9 @@ namespace ldp::tools {
 
 std::unique_ptr<server::aggregator> load_state(const std::string& path) {
   const std::vector<unsigned char> bytes = read_file(path, "state file");
+  if (bytes.size() >= 4 && std::equal(wire::batch_magic, wire::batch_magic + 4, bytes.begin())) {
+    fail("{} is a batch, not an aggregator state: count it with ldp aggregate first", path);
+  }
   std::unique_ptr<server::aggregator> agg;
   const status s = server::aggregator::deserialize(bytes, &agg);
   if (s != status::ok) fail("{} is not a readable aggregator state: {}", path, describe(s));
