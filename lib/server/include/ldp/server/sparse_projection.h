@@ -71,7 +71,8 @@ struct sparse_release {
   double epsilon_impl = 0;         // the level the integers implement, <= the requested epsilon
   double delta = 0;
   double noise_scale = 0;          // on the mean, real units: Laplace b = t gamma / n, or sigma gamma / n
-  double noise_variance = 0;       // exact per-coordinate variance of z on the mean
+  double noise_variance = 0;       // per-coordinate variance of z on the mean: exact for Laplace; sigma^2
+                                   // for the discrete Gaussian, whose variance is below it by < 3e-7 relative
   double l1_radius = 0;            // L sqrt(s) in real units
   uint64_t scale_num = 0;          // pure DP: t = scale_num / scale_den grid units on the sums
   uint64_t scale_den = 0;
