@@ -217,3 +217,30 @@ TEST_CASE("user-level scaling: the mean squared error falls like 1/m at fixed n"
   CHECK(slope > -1.15);
   CHECK(slope < -0.85);
 }
+
+TEST_CASE("failure floor: all users at +B versus all at -B, the larger MSE is >= B^2 / (2 (1 + e^(n eps)))") {
+  // C.2 Tests 5 (proof of Levy et al. Thm 9): any eps-DP estimate errs on one of the two datasets,
+  // so a mechanism beating the floor leaks (e.g. a window centred on the true median instead of
+  // PrivateRange's: its MSE would be the noise's, about 1.2e3 < 3.3e3 here). n = 10, eps = 0.5,
+  // B = 1000 grid units, tau = 10: the floor is 3346; the implementation's MSE is about 1.2e6 (the
+  // exponential mechanism at eps/2 = 0.25 with n = 10 misses the data's bin in about 90% of runs,
+  // measured, and then errs by more than 116 = sqrt(4 floor)). An estimate below the floor needs
+  // fewer than a quarter of 2000 runs to err that much, probability below e^(-2000 KL(1/4 || 1/2))
+  // = e^-262 (Chernoff) while that frequency is above 1/2.
+  auto rng = ldp::test::seeded_drbg("winsorized failure floor");
+  const double floor = 1000.0 * 1000.0 / (2 * (1 + std::exp(10 * 0.5)));
+  double worst = 0;
+  for (int64_t x : {int64_t{1000}, int64_t{-1000}}) {
+    const std::vector<int64_t> values(10, x);
+    double mse = 0;
+    const int runs = 2000;
+    for (int run = 0; run < runs; ++run) {
+      ldp::server::winsorized_1d_result r;
+      REQUIRE(ldp::server::winsorized_mean_1d(values, {0.5, 10, 1000, window_rule::safe}, rng, &r) == status::ok);
+      mse += (r.mean - static_cast<double>(x)) * (r.mean - static_cast<double>(x));
+    }
+    worst = std::max(worst, mse / runs);
+  }
+  CAPTURE(worst);
+  CHECK(worst >= floor);
+}
