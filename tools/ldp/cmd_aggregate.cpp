@@ -31,7 +31,7 @@ uint64_t total_rejected(const server::aggregator& agg) {
   return n;
 }
 
-// A state file given where a batch belongs: say so rather than "bad magic".
+// A state file given where a batch belongs: say so rather than "bad magic". Reads the first bytes.
 void refuse_state_file(input_file& in) {
   std::vector<unsigned char> magic;
   in.read_append(4, magic);
@@ -41,29 +41,32 @@ void refuse_state_file(input_file& in) {
 }
 
 void run(const aggregate_options& o) {
-  uint64_t total_bytes = 0;
-  for (const std::string& path : o.batches) total_bytes += input_file(path, "batch file").size();
-  progress bar("aggregate", total_bytes, true);
-  uint64_t done_bytes = 0;
-
+  // Every header first: a file of other parameters fails before any counting.
   std::unique_ptr<server::aggregator> agg;
-  std::string first;
-  std::vector<std::string> warnings;
+  uint64_t total_bytes = 0;
   for (const std::string& path : o.batches) {
-    {
-      input_file sniff(path, "batch file");
-      refuse_state_file(sniff);
-    }
     input_file in(path, "batch file");
-    batch_stream batch(in);
+    refuse_state_file(in);
+  }
+  for (const std::string& path : o.batches) {
+    input_file in(path, "batch file");
+    const batch_stream batch(in);
+    total_bytes += in.size();
     if (!agg) {
       const status s = server::aggregator::create(batch.parameters(), &agg);
       if (s != status::ok) fail("cannot aggregate {}: no aggregator for its parameters: {}", path, describe(s));
-      first = path;
     } else if (batch.fingerprint() != agg->fingerprint()) {
-      fail("{} has other parameters than {} (fingerprint {:016x}, not {:016x}): aggregate them separately", path, first,
-           batch.fingerprint(), agg->fingerprint());
+      fail("{} has other parameters than {} (fingerprint {:016x}, not {:016x}): aggregate them separately", path,
+           o.batches.front(), batch.fingerprint(), agg->fingerprint());
     }
+  }
+
+  progress bar("aggregate", total_bytes, true);
+  uint64_t done_bytes = 0;
+  std::vector<std::string> lines, warnings;  // printed after the bar
+  for (const std::string& path : o.batches) {
+    input_file in(path, "batch file");
+    batch_stream batch(in);
     const uint64_t accepted_before = agg->reports(), rejected_before = total_rejected(*agg);
     while (batch.next()) {
       const status s = agg->add_batch(batch.as_batch());
@@ -77,11 +80,12 @@ void run(const aggregate_options& o) {
       break;
     }
     done_bytes += in.size();
-    fmt::print("{}: {} reports accepted, {} rejected\n", path, format_count(agg->reports() - accepted_before),
-               format_count(total_rejected(*agg) - rejected_before));
+    lines.push_back(fmt::format("{}: {} reports accepted, {} rejected", path, format_count(agg->reports() - accepted_before),
+                                format_count(total_rejected(*agg) - rejected_before)));
   }
   bar.finish();
   for (const std::string& w : warnings) fmt::print(stderr, "ldp: warning: {}\n", w);
+  for (const std::string& line : lines) fmt::print("{}\n", line);
 
   const uint64_t rejected = total_rejected(*agg);
   fmt::print("total: {} reports accepted, {} rejected\n", format_count(agg->reports()), format_count(rejected));

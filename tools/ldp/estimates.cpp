@@ -37,6 +37,11 @@ error_summary summarize(const std::vector<server::estimate>& all, const truth_ta
 
 const char* item_word(const estimate_report& r) { return r.means ? "coordinate" : "item"; }
 
+// "1 coordinate", "1,000 items".
+std::string counted(const estimate_report& r, std::size_t n) {
+  return fmt::format("{} {}{}", format_count(n), item_word(r), n == 1 ? "" : "s");
+}
+
 }  // namespace
 
 std::string format_value(const estimate_report& r, double v) {
@@ -77,10 +82,9 @@ void print_estimate_text(std::FILE* out, const server::aggregator& agg, const es
   fmt::print(out, "mechanism: {}\n", describe_state(agg));
   fmt::print(out, "reports: {} accepted, {} rejected\n", format_count(agg.reports()), format_count(rejected));
   if (rejected != 0) print_text(out, rejection_table(agg.rejected().data(), status_count), "  ");
-  const std::string which =
-      r.listed.size() == r.all.size()
-          ? fmt::format("all {} {}s", r.all.size(), item_word(r))
-          : fmt::format("top {} of {} {}s by estimate", r.listed.size(), r.all.size(), item_word(r));
+  const std::string which = r.listed.size() == r.all.size()
+                                ? counted(r, r.all.size())
+                                : fmt::format("top {} of {} by estimate", r.listed.size(), counted(r, r.all.size()));
   fmt::print(out, "estimates with {:g}% confidence intervals ({}):\n", 100 * r.confidence, which);
   table t{{item_word(r), "estimate", fmt::format("{:g}% CI", 100 * r.confidence)}, {true, true, true}, {}};
   if (r.truth) {
@@ -101,7 +105,7 @@ void print_estimate_text(std::FILE* out, const server::aggregator& agg, const es
 void print_error_summary(std::FILE* out, const estimate_report& r, const std::string& indent) {
   if (!r.truth) return;
   const error_summary& e = r.errors;
-  fmt::print(out, "{}error against the exact answer, over all {} {}s:\n", indent, e.size, item_word(r));
+  fmt::print(out, "{}error against the exact answer, over {}:\n", indent, counted(r, e.size));
   fmt::print(out, "{}  RMSE {:.6g}, closed-form prediction {:.6g} (ratio {:.3f})\n", indent, e.rmse, e.predicted_rmse,
              e.rmse / e.predicted_rmse);
   fmt::print(out, "{}  max |error| {:.6g} ({} {})\n", indent, e.max_abs_error, item_word(r), e.max_item);
