@@ -5,7 +5,6 @@
 #include <chrono>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -63,7 +62,7 @@ void run(demo_options o) {
   fmt::print("each device randomizes its item with the device library; the server sees only the reports\n");
 
   batch_aggregator ingest(*agg, block.params);
-  const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = worker_threads(o.threads);
   const fleet_timing timing = run_fleet(block, *data, o.seed, seed_purpose::device_block, threads,
                                         [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
   if (agg->reports() != data->devices()) {

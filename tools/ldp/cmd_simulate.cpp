@@ -4,16 +4,13 @@
 
 #include <fmt/format.h>
 
-#include "batch_io.h"
 #include "block_text.h"
 #include "commands.h"
 #include "datasets.h"
 #include "errors.h"
-#include "files.h"
 #include "fleet.h"
 #include "mechanism_options.h"
 #include "output.h"
-#include "progress.h"
 #include "randomizers.h"
 #include "user_level_sim.h"
 

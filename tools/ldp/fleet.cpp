@@ -26,16 +26,15 @@ double seconds_since(clock_type::time_point start) {
 // Room for one record: the payload and its uvarint length prefix.
 std::size_t record_room(const wire::params& p) { return wire::max_payload_size(p) + 10; }
 
-// Runs devices [first, last) of block b into `out` as complete chunks. Returns the first device
-// whose input the device code refused (and its status), or ok.
+// The first device whose input the device code refused, and its status; ok if none.
 struct block_result {
   status code = status::ok;
   uint64_t device = 0;
 };
 
+// Runs devices [first, last) of seeding block b into `out` as complete chunks.
 block_result run_block(const parameter_block& block, device_program& program, uint64_t seed, seed_purpose purpose,
-                       uint64_t b,
-                       uint64_t first, uint64_t last, std::vector<unsigned char>& payload,
+                       uint64_t b, uint64_t first, uint64_t last, std::vector<unsigned char>& payload,
                        std::vector<unsigned char>& out) {
   out.clear();
   unsigned char key[wire::seed_size];
@@ -74,9 +73,13 @@ block_result run_block(const parameter_block& block, device_program& program, ui
 
 }  // namespace
 
+unsigned worker_threads(unsigned requested) {
+  return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
 fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64_t seed, seed_purpose purpose,
                        unsigned threads, const chunk_sink& sink) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = worker_threads(threads);
   const uint64_t devices = data.devices();
   const uint64_t blocks = (devices + devices_per_block - 1) / devices_per_block;
   threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(blocks, 1)));

@@ -28,6 +28,10 @@ struct fleet_timing {
 // sink(chunks, devices_done): one block's complete chunks (no terminator), in device order.
 using chunk_sink = std::function<void(span<const unsigned char> chunks, uint64_t devices_done)>;
 
+// The worker threads run_fleet uses for a --threads value: the value, or one per hardware thread
+// for 0.
+unsigned worker_threads(unsigned requested);
+
 // Runs data.devices() devices with `threads` worker threads (0: one per hardware thread), block b
 // seeded by derive_seed(seed, purpose, b). Throws cli_error if the device code refuses a device's
 // input.
