@@ -27,8 +27,7 @@ template <class Make>
 derived_params vector_block(mechanism m, uint32_t d, double radius, unsigned frac_bits, double beta,
                             const unsigned char rotation_seed[seed_size], Make make) {
   if (d == 0 || d > max_padded_dim || frac_bits > 62 || rotation_seed == nullptr) return fail();
-  uint64_t padded = 1;
-  while (padded < d) padded <<= 1;
+  const uint64_t padded = padded_dim(d);
   int64_t fixed_radius = 0;
   if (to_fixed(radius, frac_bits, &fixed_radius) != status::ok) return fail();
   if (!rotation_fits(fixed_radius, padded)) return fail();

@@ -14,6 +14,22 @@ constexpr uint32_t rotl32(uint32_t x, unsigned n) noexcept {
   return (x << (n & 31u)) | (x >> ((32u - n) & 31u));
 }
 
+// The padded dimension 2^ceil(log2 d) of a vector (MECHANISMS.md B.4): the next power of two >= d.
+// 0 when d is 0 or above 2^31 (no power of two in uint32_t); callers check.
+[[nodiscard]] constexpr uint32_t padded_dim(uint32_t d) noexcept {
+  if (d == 0 || d > (uint32_t{1} << 31)) return 0;
+  uint32_t p = 1;
+  while (p < d) p <<= 1;
+  return p;
+}
+
+// log2 of padded_dim(d) (the log2n the kernels take); 0 for d <= 1 and for d above 2^31.
+[[nodiscard]] constexpr unsigned padded_log2(uint32_t d) noexcept {
+  unsigned l = 0;
+  for (uint32_t p = padded_dim(d); p > 1; p >>= 1) ++l;
+  return l;
+}
+
 // Set bits of a 32-bit word (SWAR; no CPU-specific instruction needed).
 constexpr uint32_t popcount32(uint32_t x) noexcept {
   x = x - ((x >> 1) & 0x55555555u);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ldp/base/bits.h"
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
 
@@ -16,21 +17,9 @@ namespace ldp::random {
 inline constexpr unsigned char rotation_nonce[12] = {'l', 'd', 'p', ' ', 'r', 'o',
                                                      't', 'a', 't', 'i', 'o', 'n'};
 
-// The padded dimension 2^ceil(log2 d): the next power of two >= d. 0 when d is 0 or above 2^31
-// (no power of two in uint32_t); callers check.
-[[nodiscard]] constexpr uint32_t padded_dim(uint32_t d) noexcept {
-  if (d == 0 || d > (uint32_t{1} << 31)) return 0;
-  uint32_t p = 1;
-  while (p < d) p <<= 1;
-  return p;
-}
-
-// log2 of padded_dim(d) (the log2n the kernels take); 0 for d <= 1 and for d above 2^31.
-[[nodiscard]] constexpr unsigned padded_log2(uint32_t d) noexcept {
-  unsigned l = 0;
-  for (uint32_t p = padded_dim(d); p > 1; p >>= 1) ++l;
-  return l;
-}
+// The padded dimension and its log2 (lib/base bits.h: the wire builders need them too).
+using ldp::padded_dim;
+using ldp::padded_log2;
 
 // uint32_t words holding padded_dim sign bits: ceil(padded_dim / 32), at least 1.
 inline constexpr std::size_t rotation_sign_words(uint32_t padded_dim) noexcept {
