@@ -40,11 +40,18 @@ MECHANISMS = {
     "vector-mean/laplace": (["--dim", "6", "--radius", "2", "--noise", "laplace"], 6),
     "kent": (["--range", "-1:1", "--observations", "50"], 1),
     "kent/two-stage": (["--range", "0:4", "--observations", "400", "--plan", "two-stage"], 1),
+    "sparse-projection": (["--dim", "6", "--sparsity", "2", "--radius", "1"], 6),
+    "winsorized-mean": (["--dim", "4", "--range", "-1:1", "--observations", "20", "--tau", "0.5"], 4),
 }
+# Central DP: a sparse-vector state is released by estimate with the server's noise (these options);
+# winsorized-mean releases inside simulate (its round-2 batch needs the window list), so the
+# pipeline leaves it to case_winsorized.
+RELEASE = {"sparse-projection": ["--epsilon", "2", "--release-seed", "9"]}
+RELEASED_BY_SIMULATE = {"winsorized-mean"}
 # Users whose reports the batch holds: the second half with two stages (the first half votes).
 REPORTING = {"kent/two-stage": 0.5}
 WIRE_NAMES = {"vector-mean": "vector-duchi", "vector-mean/laplace": "vector-laplace", "kent": "kent-refine",
-              "kent/two-stage": "kent-refine"}
+              "kent/two-stage": "kent-refine", "sparse-projection": "sparse-vector", "winsorized-mean": "winsorized-sums"}
 
 # Bound on RMSE / predicted RMSE over k estimates: each error is about normal with the predicted
 # variance (or less: some variances are conservative), so the ratio squared is at most a
@@ -208,6 +215,9 @@ def case_pipeline():
     check(not missing, f"mechanisms without a test configuration: {missing}")
     for config, (_, size) in MECHANISMS.items():
         check(config.split("/")[0] in names, f"{config} is not listed by simulate --help")
+        if config in RELEASED_BY_SIMULATE:
+            continue
+        release = RELEASE.get(config, [])
         m = config.replace("/", "-")
         wire_name = WIRE_NAMES.get(config, config)
         batch, state, truth = f"{m}.ldpb", f"{m}.ldps", f"{m}.truth.csv"
@@ -231,7 +241,7 @@ def case_pipeline():
         out, _ = run("inspect", path(state))
         check(f"reports: {n:,} accepted" in out, f"{m}: inspect state:\n{out}")
 
-        j = estimate_json(state)
+        j = estimate_json(state, *release)
         for key, kind in (("mechanism", str), ("epsilon", float), ("reports", int), ("rejected", dict),
                           ("estimates", list)):
             check(isinstance(j.get(key), kind), f"{m}: JSON field {key} missing or not {kind.__name__}: {j.get(key)}")
@@ -244,7 +254,7 @@ def case_pipeline():
             check(e["ci_low"] <= e["estimate"] <= e["ci_high"] and e["variance"] > 0, f"{m}: bad estimate {e}")
 
         top = min(5, size)
-        listed = estimate_json(state, "--top", str(top), "--truth", path(truth))
+        listed = estimate_json(state, "--top", str(top), "--truth", path(truth), *release)
         values = [e["estimate"] for e in listed["estimates"]]
         check(len(values) == top and values == sorted(values, reverse=True), f"{m}: --top {top} gives {values}")
         err = listed["error"]
@@ -254,12 +264,12 @@ def case_pipeline():
         # large is a defect too.
         check(size < 50 or ratio > 0.5, f"{m}: RMSE {err['rmse']} far below predicted {err['predicted_rmse']}")
 
-        out, _ = run("estimate", path(state), "--format", "csv", "--top", "3")
+        out, _ = run("estimate", path(state), "--format", "csv", "--top", "3", *release)
         rows = list(csv.reader(io.StringIO(out)))
         item = "item" if is_frequency(config) else "coordinate"
         check(rows[0] == [item, "estimate", "variance", "ci_low", "ci_high"] and len(rows) == min(3, size) + 1,
               f"{m}: csv:\n{out}")
-        out, _ = run("estimate", path(state), "--top", "3", "--truth", path(truth), "--plot", path(f"{m}.svg"))
+        out, _ = run("estimate", path(state), "--top", "3", "--truth", path(truth), "--plot", path(f"{m}.svg"), *release)
         check("RMSE" in out and "95% CI" in out, f"{m}: table:\n{out}")
         check_plot(f"{m}.svg", bars=min(3, size), truth=True)
 
@@ -504,6 +514,107 @@ def case_kent():
           "--devices", "100", "--data", "builtin", "--seed", "1", "--out", path("x.ldpb"), message=r"--plan")
     fails("simulate", "-m", "grr", "-e", "1", "-d", "4", "--devices", "100", "--data", "builtin", "--seed", "1",
           "--out", path("x.ldpb"), "--round1-out", path("y.ldpb"), message=r"--round1-out applies to --mechanism kent")
+
+
+def case_sparse_projection():
+    """Central DP, Ghazi et al.: the devices send their s largest coordinates clipped to the ball,
+    the state holds exact sums, and estimate prints only the server's release (projected onto the
+    l1 ball), never the exact sums."""
+    n, d = 5000, 6
+    simulate("sparse-projection", "s.ldpb", devices=n, extra=["--truth-out", path("s.csv")])
+    run("aggregate", path("s.ldpb"), "--out", path("s.ldps"))
+    fails("estimate", path("s.ldps"), message=r"needs --epsilon E \[--delta D\] --release-seed S")
+    fails("estimate", path("s.ldps"), "--epsilon", "1", message=r"needs --epsilon E")
+    fails("estimate", path("s.ldps"), "--epsilon", "1", "--delta", "1.5", "--release-seed", "1",
+          message=r"--delta must be in \[0, 1\)")
+    with open(path("s.csv")) as f:
+        truth = [float(r[1]) for r in list(csv.reader(f))[1:]]
+    for delta, noise in (("0", "discrete Laplace"), ("1e-6", "discrete Gaussian")):
+        j = estimate_json("s.ldps", "--epsilon", "1", "--delta", delta, "--release-seed", "4")
+        rel = j["release"]
+        check(j["mechanism"] == "sparse-vector" and j["reports"] == n and 0.99 < j["epsilon"] <= 1, f"header {j}")
+        check(j["delta"] == float(delta) and rel["noise"] == noise and len(j["estimates"]) == d, f"release {rel}")
+        est = [e["estimate"] for e in j["estimates"]]
+        raw = rel["unprojected"]
+        # Deterministic facts of the projection (MECHANISMS.md C.3): the output is in the l1 ball of
+        # radius L sqrt(s); for a true mean in the ball (it is) the projection never increases the l2
+        # error, and its squared error is at most 2 L sqrt(s) ||z||_inf (z = unprojected - true).
+        check(sum(abs(v) for v in est) <= rel["l1_radius"] * (1 + 1e-12), f"outside the l1 ball: {est}")
+        err2 = sum((a - b) ** 2 for a, b in zip(est, truth))
+        raw2 = sum((a - b) ** 2 for a, b in zip(raw, truth))
+        zinf = max(abs(a - b) for a, b in zip(raw, truth))
+        check(err2 <= raw2 * (1 + 1e-9) + 1e-24, f"projection increased the error: {err2} > {raw2}")
+        check(err2 <= 2 * rel["l1_radius"] * zinf * (1 + 1e-9) + 1e-24, f"Lemma 3.1 bound fails: {err2}")
+        # ||z||_2^2 / variance is about chi-square with 6 degrees of freedom for the Gaussian; for the
+        # Laplace the Chernoff bound at lambda b = 0.8 gives P(||z||_2^2 > 6 * 3.2^2 var) < 1e-7; the
+        # check cannot fail more often than that (false failure < 1e-6 for both releases).
+        check(raw2 <= 6 * 3.2 ** 2 * rel["noise_variance"], f"noise too large: {raw2} vs {rel['noise_variance']}")
+    first = estimate_json("s.ldps", "--epsilon", "1", "--release-seed", "4")
+    again = estimate_json("s.ldps", "--epsilon", "1", "--release-seed", "4")
+    other = estimate_json("s.ldps", "--epsilon", "1", "--release-seed", "5")
+    check(again["estimates"] == first["estimates"], "the release is not a function of --release-seed")
+    check(again["estimates"] != other["estimates"], "the release does not depend on --release-seed")
+    out, _ = run("estimate", path("s.ldps"), "--epsilon", "1", "--release-seed", "4")
+    check("central-DP release (projection mechanism" in out, f"table:\n{out}")
+    fails("estimate", path("s.ldps"), "--epsilon", "0", "--release-seed", "1", message=r"--epsilon must be in")
+    base = ["simulate", "-m", "sparse-projection", "-e", "1", "--devices", "100", "--data", "uniform", "--seed", "1",
+            "--out", path("x.ldpb")]
+    fails(*base, "--dim", "6", "--sparsity", "7", "--radius", "1", message=r"--sparsity must be in \[1, --dim\]")
+    fails(*base, "--dim", "6", "--sparsity", "0", "--radius", "1", message=r"--sparsity must be in")
+    fails(*base, "--dim", "6", "--sparsity", "2", message=r"sparse-projection needs --dim d --sparsity s --radius L")
+    fails(*base, "--dim", "6", "--sparsity", "2", "--radius", "1", "--range", "0:1", message=r"--range does not apply")
+    fails(*base, "--dim", "6", "--sparsity", "2", "--radius", "1", "--release-out", path("r.json"),
+          message=r"--release-out applies to --mechanism winsorized-mean")
+    simulate("laplace", "l.ldpb", devices=100)
+    run("aggregate", path("l.ldpb"), "--out", path("l.ldps"))
+    fails("estimate", path("l.ldps"), "--release-seed", "1", message=r"--release-seed applies to central-DP states")
+
+
+def case_winsorized():
+    """Central DP, Levy et al.: simulate runs both rounds (round 1 in memory or --round1-out, the
+    windows, round 2 into --out) and prints the server's release, also as estimate's JSON with
+    --release-out; the round-2 batch and both states refuse to give non-private estimates."""
+    n = 4000
+    out, _ = simulate("winsorized-mean", "w2.ldpb", devices=n, data="uniform",
+                      extra=["--round1-out", path("w1.ldpb"), "--truth-out", path("w.csv"), "--release-out",
+                             path("w.json")])
+    check("PrivateRange chose" in out and "central-DP release (WinsorizedMeanHighD" in out, f"output:\n{out}")
+    j = json.loads(read("w.json"))
+    check(j["mechanism"] == "winsorized-sums" and j["kind"] == "mean" and j["reports"] == n, f"release {j}")
+    check(1.99 < j["epsilon"] <= 2 and j["delta"] == 0 and j["release"]["users"] == n, f"release {j}")
+    with open(path("w.csv")) as f:
+        truth = [float(r[1]) for r in list(csv.reader(f))[1:]]
+    check(len(j["estimates"]) == 4 and len(truth) == 4, f"{len(j['estimates'])} estimates")
+    # Uniform samples on [-1, 1], m = 20: every user's rotated mean lies within 7.7 standard
+    # deviations (0.13) of the data's center, inside the +-3 tau window of any bin PrivateRange picks
+    # with probability above 1 - e^-250, so nothing is clipped (below 2e-10 over 16,000 values) and
+    # each coordinate's error is the inverse rotation of d~ = 4 discrete Laplace noises: the
+    # Chernoff bound (lambda b = 0.8) puts |error| > 9 sd at below 1e-7 per coordinate (false
+    # failure below 1e-6 for the four).
+    for e, t in zip(j["estimates"], truth):
+        check(abs(e["estimate"] - t) <= 9 * e["variance"] ** 0.5 and e["variance"] > 0, f"estimate {e} vs {t}")
+        check(e["ci_low"] < e["estimate"] < e["ci_high"], f"interval {e}")
+    again, _ = simulate("winsorized-mean", "w2b.ldpb", devices=n, data="uniform", extra=["--release-out", path("w2.json")])
+    def values(name):
+        return [e["estimate"] for e in json.loads(read(name))["estimates"]]
+    check(read("w2b.ldpb") == read("w2.ldpb") and values("w2.json") == values("w.json"),
+          "the simulation and release are not a function of the seed")
+    simulate("winsorized-mean", "w3.ldpb", devices=n, data="uniform", seed=2, extra=["--release-out", path("w3.json")])
+    check(values("w3.json") != values("w.json"), "the release does not depend on --seed")
+
+    out, _ = run("aggregate", path("w1.ldpb"), "--out", path("w1.ldps"))
+    check(f"total: {n:,} reports accepted, 0 rejected" in out, f"round 1:\n{out}")
+    fails("estimate", path("w1.ldps"), message=r"winsorized-bins state: its exact sums are not private")
+    fails("aggregate", path("w2.ldpb"), "--out", path("w2.ldps"), message=r"round-2 batch: counting it needs")
+    base = ["simulate", "-m", "winsorized-mean", "-e", "1", "--devices", "100", "--data", "uniform", "--seed", "1",
+            "--out", path("x.ldpb")]
+    fails(*base, "--dim", "4", "--range", "-1:1", message=r"winsorized-mean needs --dim d --range lo:hi --observations m")
+    fails(*base, "--dim", "4", "--range", "-1:1", "--observations", "0", message=r"--observations must be at least 1")
+    fails(*base, "--dim", "4", "--range", "-1:1", "--observations", "5", "--tau", "-1", message=r"--tau must be positive")
+    fails(*base, "--dim", "4", "--range", "-1:1", "--observations", "5", "--delta", "1", message=r"--delta must be in")
+    fails(*base, "--dim", "4", "--range", "-1:1", "--observations", "5", "--sparsity", "2",
+          message=r"--sparsity does not apply")
+    fails(*base, "--dim", "4", "--range", "1:-1", "--observations", "5", message=r"--range must be lo:hi")
 
 
 def case_mechanisms():

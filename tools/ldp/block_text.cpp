@@ -92,6 +92,9 @@ std::string describe_block(const wire::params& p) {
   add(p.has(field::rotation_seed) ? "d~" : "K", field::hadamard_dim);
   add("k", field::sketch_rows);
   add("m", field::sketch_columns);
+  add("s", field::sparsity);
+  add("tau", field::bin_half_width);  // winsorized: rotated grid units
+  add("w", field::window_half_width);
   if (p.has(field::radius)) parts.push_back(fmt::format("R={:g}", real(field::radius)));
   if (p.has(field::clip_lo) && !p.has(field::radius)) {
     parts.push_back(fmt::format("range [{:g}, {:g}]", real(field::clip_lo), real(field::clip_hi)));

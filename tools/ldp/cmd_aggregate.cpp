@@ -52,6 +52,11 @@ void run(const aggregate_options& o) {
     input_file in(path, "batch file");
     const batch_stream batch(in);
     total_bytes += in.size();
+    if (batch.parameters().mech == wire::mechanism::winsorized_sums) {
+      fail("{} is a winsorized-mean round-2 batch: counting it needs the broadcast window list, which ldp simulate "
+           "--mechanism winsorized-mean holds; it prints the release (and writes it with --release-out)",
+           path);
+    }
     if (!agg) {
       const status s = server::aggregator::create(batch.parameters(), &agg);
       if (s != status::ok) fail("cannot aggregate {}: no aggregator for its parameters: {}", path, describe(s));

@@ -2,6 +2,7 @@
 // The kind comes from the magic bytes ("LDPB", "LDPS"); anything else is read as a report.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -42,8 +43,11 @@ bool has_magic(const std::vector<unsigned char>& bytes, const unsigned char (&ma
 }
 
 void print_block(const wire::params& p, uint64_t fingerprint) {
-  fmt::print("parameters: {} (id {}), fingerprint {:016x}, epsilon {:.15g} implemented\n", wire::mechanism_name(p.mech),
-             static_cast<int>(p.mech), fingerprint, wire::implemented_epsilon(p));
+  const double epsilon = wire::implemented_epsilon(p);
+  // Central-DP blocks (sparse-vector, winsorized) carry no epsilon: the server's release spends it.
+  fmt::print("parameters: {} (id {}), fingerprint {:016x}, {}\n", wire::mechanism_name(p.mech), static_cast<int>(p.mech),
+             fingerprint,
+             std::isnan(epsilon) ? "central DP (no device noise)" : fmt::format("epsilon {:.15g} implemented", epsilon));
   for (const block_field& f : block_fields(p)) fmt::print("  {}: {}\n", f.name, f.text);
 }
 

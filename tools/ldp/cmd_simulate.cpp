@@ -13,6 +13,7 @@
 #include "output.h"
 #include "randomizers.h"
 #include "user_level_sim.h"
+#include "winsorized_sim.h"
 
 namespace ldp::tools {
 namespace {
@@ -25,23 +26,36 @@ struct simulate_options {
   std::string out;
   std::string truth_out;
   std::string round1_out;
+  std::string release_out;
   unsigned threads = 0;
 };
 
 void run(const simulate_options& o) {
-  if (checked_mechanism(o.mech).input == input_kind::observations) {
-    return simulate_user_level(o.mech, user_level_run{o.devices, o.data, o.seed, o.out, o.truth_out, o.round1_out, o.threads});
+  const input_kind input = checked_mechanism(o.mech).input;
+  if (!o.release_out.empty() && input != input_kind::samples) {
+    fail("--release-out applies to --mechanism winsorized-mean only");
   }
-  if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent only");
+  const user_level_run user_level{o.devices, o.data, o.seed, o.out, o.truth_out, o.round1_out, o.release_out, o.threads};
+  if (input == input_kind::observations) return simulate_user_level(o.mech, user_level);
+  if (input == input_kind::samples) return simulate_winsorized(o.mech, user_level);
+  if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent and winsorized-mean only");
   const parameter_block block = build_block(o.mech);
   const std::unique_ptr<dataset> data = make_dataset(o.data, shape_of(block), o.devices);
   const simulated_batch batch =
       simulate_to_file(o.out, block, *data, o.seed, seed_purpose::device_block, o.threads, "simulate");
   if (!o.truth_out.empty()) write_truth(o.truth_out, truth_of(block, *data));
 
-  fmt::print("simulated {} devices: {} {}, epsilon {} (implemented {:.15g}), data {}, seed {}\n",
-             format_count(data->devices()), block.mechanism->name, describe_block(block.params), o.mech.epsilon,
-             block.epsilon_impl, o.data, o.seed);
+  if (is_central(input)) {
+    // The devices add no noise: the epsilon is spent by the server's release at estimate time.
+    fmt::print("simulated {} devices: {} {}, central DP (the devices add no noise), data {}, seed {}\n",
+               format_count(data->devices()), block.mechanism->name, describe_block(block.params), o.data, o.seed);
+    fmt::print("release: ldp estimate STATE --epsilon {} --delta {:g} --release-seed S adds the server's noise\n",
+               o.mech.epsilon, o.mech.delta);
+  } else {
+    fmt::print("simulated {} devices: {} {}, epsilon {} (implemented {:.15g}), data {}, seed {}\n",
+               format_count(data->devices()), block.mechanism->name, describe_block(block.params), o.mech.epsilon,
+               block.epsilon_impl, o.data, o.seed);
+  }
   fmt::print("wrote {}: {}, parameter fingerprint {:016x}\n", o.out, format_bytes(batch.bytes), block.fingerprint);
   if (!o.truth_out.empty()) fmt::print("wrote {}: the exact answer\n", o.truth_out);
   fmt::print("randomize: {} ({})\n", format_seconds(batch.timing.randomize_seconds),
@@ -59,7 +73,8 @@ command add_simulate(CLI::App& parent) {
   app->add_option("--seed", o->seed, "seed of the simulation's randomness (docs/cli.md)")->required();
   app->add_option("--out,-o", o->out, "batch file to write")->required();
   app->add_option("--truth-out", o->truth_out, "also write the exact answer as CSV");
-  app->add_option("--round1-out", o->round1_out, "kent: also write the round-1 vote batch");
+  app->add_option("--round1-out", o->round1_out, "kent, winsorized-mean: also write the round-1 batch");
+  app->add_option("--release-out", o->release_out, "winsorized-mean: also write the release as ldp estimate's JSON");
   app->add_option("--threads", o->threads, "worker threads (default: one per hardware thread); the output does not depend on it");
   return {app, [o] { run(*o); }};
 }

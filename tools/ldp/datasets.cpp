@@ -84,7 +84,7 @@ std::vector<double> builtin_weights(uint32_t d) {
 class synthetic_values final : public dataset {
  public:
   synthetic_values(const data_shape& shape, bool skew, uint64_t devices)
-      : dataset(devices, shape.dim), shape_(shape), skew_(skew), direction_(shape.dim) {
+      : dataset(devices, shape.dim * shape.samples), shape_(shape), skew_(skew), direction_(shape.dim) {
     double norm = 0;
     for (uint32_t j = 0; j < shape.dim; ++j) norm += power(0.49, j);  // (0.7^j)^2
     for (uint32_t j = 0; j < shape.dim; ++j) direction_[j] = power(0.7, j) / std::sqrt(norm);
@@ -97,6 +97,8 @@ class synthetic_values final : public dataset {
       out[0] = shape_.lo + width * (skew_ ? skewed(u) : u);
       return;
     }
+    if (shape_.input == input_kind::sparse) return sparse(device, out);
+    if (shape_.input == input_kind::samples) return samples(device, out);
     if (shape_.input == input_kind::observations) {
       for (uint32_t j = 0; j < shape_.dim; ++j) {
         const double v = hashed_uniform(device, j);
@@ -116,6 +118,33 @@ class synthetic_values final : public dataset {
   }
 
  private:
+  void sparse(uint64_t device, span<double> out) const {
+    const uint32_t d = shape_.dim, s = shape_.sparsity;
+    const double u = hashed_uniform(device, 0), size = shape_.radius / std::sqrt(static_cast<double>(s));
+    const auto first = std::min(d - 1, static_cast<uint32_t>(std::floor(d * (skew_ ? skewed(u) : u))));
+    std::fill(out.begin(), out.end(), 0.0);
+    for (uint32_t k = 0; k < s; ++k) {
+      const double v = hashed_uniform(device, k + 1);
+      out[(first + k) % d] = skew_ ? (1 + v) * size / 2 : (2 * v - 1) * size;
+    }
+  }
+
+  void samples(uint64_t device, span<double> out) const {
+    const uint32_t d = shape_.dim;
+    const double width = shape_.hi - shape_.lo;
+    for (uint32_t k = 0; k < shape_.samples; ++k) {
+      for (uint32_t j = 0; j < d; ++j) {
+        const double v = hashed_uniform(device, d + k * d + j);
+        double x = shape_.lo + width * v;
+        if (skew_) {
+          const double center = shape_.lo + width * skewed(hashed_uniform(device, j));
+          x = std::clamp(center + width * (2 * v - 1) / 10, shape_.lo, shape_.hi);
+        }
+        out[static_cast<std::size_t>(k) * d + j] = x;
+      }
+    }
+  }
+
   data_shape shape_;
   bool skew_;
   std::vector<double> direction_;
@@ -152,7 +181,7 @@ class subset_view final : public dataset {
 std::unique_ptr<dataset> csv_dataset(const std::string& spec, const data_shape& shape, uint64_t devices) {
   std::string path, column;
   split_csv_spec(spec, &path, &column);
-  const uint32_t width = shape.input == input_kind::item ? 1 : shape.dim;
+  const uint32_t width = shape.input == input_kind::item ? 1 : shape.dim * shape.samples;
   std::vector<double> values;
   uint64_t rows = 0;
   read_csv(path, column, width, [&](span<const double> v, uint64_t line) {
@@ -194,7 +223,13 @@ data_shape shape_of(const parameter_block& block) {
       s.lo = real(field::clip_lo);
       s.hi = real(field::clip_hi);
       break;
-    case input_kind::observations: fail("internal: kent's data shape comes from its options");
+    case input_kind::observations:
+    case input_kind::samples: fail("internal: a user-level protocol's data shape comes from its options");
+    case input_kind::sparse:
+      s.dim = static_cast<uint32_t>(p.get(field::domain));
+      s.sparsity = static_cast<uint32_t>(p.get(field::sparsity));
+      s.radius = real(field::clip_hi);
+      break;
     case input_kind::vector:
       s.dim = static_cast<uint32_t>(p.get(field::domain));
       if (p.has(field::radius)) {

@@ -21,9 +21,15 @@
 // kent (T observations per user, i.i.d. from one distribution as C.1 assumes):
 //   uniform   lo + (hi - lo) u_ij for observation j
 //   builtin   lo + (hi - lo) K(u_ij): skewed, mean lo + 0.3694 (hi - lo)
+// sparse-projection (d reals, s non-zero; u_ik as above, k = 0 places them, k >= 1 sizes them):
+//   uniform   s consecutive coordinates (mod d) from floor(d u_i0), values (2 u_ik - 1) L / sqrt(s)
+//   builtin   the same from floor(d K(u_i0)) (low coordinates popular), values (1 + u_ik) L / (2 sqrt(s))
+// winsorized-mean (m samples of d reals; sample k of coordinate j uses u_i(d + k d + j)):
+//   uniform   lo + (hi - lo) u, i.i.d. over the range
+//   builtin   the user's center c_j = lo + (hi - lo) K(u_ij) plus (hi - lo)(2u - 1) / 10, clamped
 // CSV (any mechanism): csv:<path>[:<column>], one device per data row; the column is a header name
 // or a 1-based number (default the first); vectors take d consecutive columns from it; items must
-// be integers in [0, d); kent takes T consecutive columns.
+// be integers in [0, d); kent takes T consecutive columns, winsorized-mean m d (sample after sample).
 //
 // Everything is a deterministic function of SPEC, the parameters and N on every host (the weights
 // and quantiles use the wire module's deterministic exp/log), independent of --seed.
@@ -45,7 +51,9 @@ struct data_shape {
   uint32_t domain = 0;  // items: d
   uint32_t dim = 1;     // reals per device (vectors: d; kent: T)
   double lo = 0, hi = 0;  // the value range (scalar, laplace-vector)
-  double radius = 0;      // vector-mean: the L2 ball (else 0)
+  double radius = 0;      // vector-mean, sparse-projection: the L2 ball (else 0)
+  uint32_t sparsity = 0;  // sparse-projection: s
+  uint32_t samples = 1;   // winsorized-mean: m samples of dim reals each
 };
 
 // The shape the block's devices expect (ranges in real units).

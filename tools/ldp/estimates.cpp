@@ -49,10 +49,16 @@ std::string format_value(const estimate_report& r, double v) {
 }
 
 estimate_report make_estimate_report(const server::aggregator& agg, double confidence, std::size_t top) {
+  return make_estimate_report(agg.estimate_all(confidence), !server::frequency_aggregator::handles(agg.parameters().mech),
+                              confidence, top);
+}
+
+estimate_report make_estimate_report(std::vector<server::estimate> all, bool means, double confidence,
+                                     std::size_t top) {
   estimate_report r;
-  r.means = !server::frequency_aggregator::handles(agg.parameters().mech);
+  r.means = means;
   r.confidence = confidence;
-  r.all = agg.estimate_all(confidence);
+  r.all = std::move(all);
   if (r.all.empty()) fail("the aggregator gave no estimates (out of memory?)");
   r.listed.resize(r.all.size());
   std::iota(r.listed.begin(), r.listed.end(), std::size_t{0});
@@ -80,6 +86,7 @@ void print_estimate_text(std::FILE* out, const server::aggregator& agg, const es
   uint64_t rejected = 0;
   for (uint64_t c : agg.rejected()) rejected += c;
   fmt::print(out, "mechanism: {}\n", describe_state(agg));
+  if (r.release) fmt::print(out, "{}\n", r.release->text);
   fmt::print(out, "reports: {} accepted, {} rejected\n", format_count(agg.reports()), format_count(rejected));
   if (rejected != 0) print_text(out, rejection_table(agg.rejected().data(), status_count), "  ");
   const std::string which = r.listed.size() == r.all.size()
@@ -146,7 +153,7 @@ nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estima
   }
   nlohmann::ordered_json j = {
       {"mechanism", wire::mechanism_name(p.mech)},
-      {"epsilon", wire::implemented_epsilon(p)},
+      {"epsilon", r.release ? r.release->epsilon_impl : wire::implemented_epsilon(p)},
       {"fingerprint", fmt::format("{:016x}", agg.fingerprint())},
       {"parameters", parameters},
       {"kind", r.means ? "mean" : "count"},
@@ -156,6 +163,10 @@ nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estima
       {"rejected", rejected},
       {"estimates", estimates},
   };
+  if (r.release) {
+    j["delta"] = r.release->delta;
+    j["release"] = r.release->details;
+  }
   if (r.truth) {
     const error_summary& e = r.errors;
     j["error"] = {{"rmse", e.rmse},         {"predicted_rmse", e.predicted_rmse}, {"max_abs_error", e.max_abs_error},

@@ -27,6 +27,15 @@ struct error_summary {
   uint64_t size = 0;
 };
 
+// A central-DP release (central_release.h): the server's noise is in the estimates, which the
+// report states next to the state's summary.
+struct release_summary {
+  double epsilon_impl = 0;
+  double delta = 0;
+  std::string text;                // one line for the table output
+  nlohmann::ordered_json details;  // the JSON "release" object
+};
+
 struct estimate_report {
   bool means = false;  // coordinate means (else item counts)
   double confidence = 0.95;
@@ -34,11 +43,15 @@ struct estimate_report {
   std::vector<std::size_t> listed;  // indices into `all`, in display order
   std::optional<truth_table> truth;
   error_summary errors;             // when truth is set
+  std::optional<release_summary> release;
 };
 
 // top = 0 lists everything in index order; otherwise the top largest estimates (ties to the lower
 // index). Throws cli_error if the aggregator cannot estimate.
 estimate_report make_estimate_report(const server::aggregator& agg, double confidence, std::size_t top);
+// The same for estimates computed elsewhere (a central-DP release).
+estimate_report make_estimate_report(std::vector<server::estimate> all, bool means, double confidence,
+                                     std::size_t top);
 // Adds the exact answer and the error summary; throws cli_error if it is of the other kind.
 void attach_truth(estimate_report& r, truth_table truth);
 

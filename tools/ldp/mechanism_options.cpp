@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "errors.h"
+#include "ldp/wire/central_params.h"
 #include "ldp/wire/numeric_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/vector_params.h"
@@ -128,6 +129,11 @@ const std::vector<tool_mechanism>& tool_mechanisms() {
        "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
       {"kent", mechanism::kent_refine, input_kind::observations, "--range --observations", "--plan --cap --frac-bits",
        "--range lo:hi --observations T [--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
+      {"sparse-projection", mechanism::sparse_vector, input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
+       "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
+      {"winsorized-mean", mechanism::winsorized_sums, input_kind::samples, "--dim --range --observations",
+       "--delta --tau --beta --frac-bits --public-seed",
+       "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--beta b] [--frac-bits f] [--public-seed P]"},
   };
   return all;
 }
@@ -144,19 +150,23 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--domain", app.add_option("--domain,-d", o.domain, "frequency oracles: items, values in [0, D)")},
       {"--hash-range", app.add_option("--hash-range", o.hash_range, "olh: hash range g (default: the optimum)")},
       {"--sketch", app.add_option("--sketch", o.sketch, "cms, hcms: rows:columns (default 16:1024)")},
-      {"--range", app.add_option("--range", o.range, "laplace, duchi, laplace-vector: value range lo:hi")},
+      {"--range", app.add_option("--range", o.range, "laplace, duchi, laplace-vector, kent, winsorized-mean: value range lo:hi")},
       {"--frac-bits", app.add_option("--frac-bits", o.frac_bits, "numeric: fraction bits of the fixed-point grid (default 16)")},
-      {"--dim", app.add_option("--dim", o.dim, "laplace-vector, vector-mean: dimension d")},
-      {"--radius", app.add_option("--radius", o.radius, "vector-mean: L2 radius R of the inputs")},
+      {"--dim", app.add_option("--dim", o.dim, "laplace-vector, vector-mean, sparse-projection, winsorized-mean: dimension d")},
+      {"--radius", app.add_option("--radius", o.radius, "vector-mean, sparse-projection: L2 radius R of the inputs")},
       {"--noise", app.add_option("--noise", o.noise, "vector-mean: duchi (one bit, default) or laplace")
                       ->check(CLI::IsMember({"duchi", "laplace"}))},
-      {"--beta", app.add_option("--beta", o.beta, "vector-mean: clipping probability of a rotated coordinate (default 0.001)")},
+      {"--beta", app.add_option("--beta", o.beta, "vector-mean, winsorized-mean: clipping probability of a rotated coordinate (default 0.001)")},
       {"--public-seed", app.add_option("--public-seed", o.public_seed,
                                        "cms, hcms, vector-mean: seed of the public hash functions or rotation (default 0)")},
-      {"--observations", app.add_option("--observations", o.observations, "kent: observations T each user holds")},
+      {"--observations", app.add_option("--observations", o.observations, "kent: observations T each user holds; winsorized-mean: samples m")},
       {"--cap", app.add_option("--cap", o.cap, "kent: observation cap T* (default: the vote-reliability rule)")},
       {"--plan", app.add_option("--plan", o.plan, "kent: choose (default), two-stage or single-stage")
                      ->check(CLI::IsMember({"choose", "two-stage", "single-stage"}))},
+      {"--sparsity", app.add_option("--sparsity", o.sparsity, "sparse-projection: non-zero coordinates s a device keeps")},
+      {"--delta", app.add_option("--delta", o.delta, "sparse-projection, winsorized-mean: delta of (epsilon, delta)-DP (default 0: pure)")},
+      {"--tau", app.add_option("--tau", o.tau, "winsorized-mean: l2 radius around a common point holding the users' means "
+                                               "(default: the whole box)")},
   };
 }
 
@@ -186,9 +196,38 @@ parameter_block block_of(const wire::params& p, const tool_mechanism& m) {
   return out;
 }
 
+void check_delta(double delta) {
+  if (!(delta >= 0 && delta < 1)) fail("--delta must be in [0, 1), got {}", delta);
+}
+
+namespace {
+
+// sparse-projection: the device block carries no epsilon (the server's release spends it).
+parameter_block sparse_block(const tool_mechanism& m, const mechanism_options& o) {
+  if (o.dim < 1) fail("--dim must be at least 1, got {}", o.dim);
+  if (o.sparsity < 1 || o.sparsity > o.dim) fail("--sparsity must be in [1, --dim], got {}", o.sparsity);
+  if (!(o.radius > 0 && std::isfinite(o.radius))) fail("--radius must be positive, got {}", o.radius);
+  if (o.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", o.frac_bits);
+  check_delta(o.delta);
+  int64_t radius = 0;
+  wire::params p;
+  if (wire::to_fixed(o.radius, o.frac_bits, &radius) != status::ok ||
+      wire::make_sparse_vector(o.dim, o.sparsity, o.frac_bits, radius, &p) != status::ok) {
+    fail("cannot build a sparse-vector block for --dim {} --sparsity {} --radius {} --frac-bits {} (the rules of "
+         "docs/wire_format.md 3.3: s <= 65535, 1 <= L 2^f, L^2 2^2f s < 2^63)",
+         o.dim, o.sparsity, o.radius, o.frac_bits);
+  }
+  return block_of(p, m);
+}
+
+}  // namespace
+
 parameter_block build_block(const mechanism_options& o) {
   const tool_mechanism& m = checked_mechanism(o);
-  if (m.input == input_kind::observations) fail("internal: {} blocks come from its protocol", m.name);
+  if (m.input == input_kind::observations || m.input == input_kind::samples) {
+    fail("internal: {} blocks come from its protocol", m.name);
+  }
+  if (m.input == input_kind::sparse) return sparse_block(m, o);
   const wire::derived_params derived = m.input == input_kind::item ? frequency_block(m, o) : numeric_block(m, o);
   if (derived.code != status::ok) {
     fail("cannot build a {} block with epsilon {} and these options ({}): {}; see the limits in docs/wire_format.md 3.3",

@@ -1,7 +1,8 @@
 // Mechanism names and options, the same in every subcommand (issue 6, docs/cli.md "Mechanisms"):
 // the frequency oracles grr sue oue blh olh hr cms hcms take --domain (olh also --hash-range,
 // cms/hcms --sketch k:m); laplace and duchi take --range lo:hi; laplace-vector --dim and --range;
-// vector-mean --dim and --radius. Turns the options into the parameter block the devices and the
+// vector-mean --dim and --radius; the trusted-aggregator (central DP) protocols sparse-projection
+// (--dim --sparsity --radius) and winsorized-mean (--dim --range --observations). Turns the options into the parameter block the devices and the
 // server share, built by the wire routines (so thresholds and epsilon are the implemented ones).
 #ifndef LDP_TOOLS_MECHANISM_OPTIONS_H
 #define LDP_TOOLS_MECHANISM_OPTIONS_H
@@ -22,7 +23,12 @@ enum class input_kind {
   value,   // one real in [lo, hi]: laplace, duchi (truth: coordinate,mean with coordinate 0)
   vector,  // d reals: laplace-vector (each in [lo, hi]), vector-mean (L2 norm <= R)
   observations,  // T reals in [lo, hi]: the user-level protocol kent (truth: the mean local mean)
+  sparse,   // d reals of which the device keeps the s largest: sparse-projection (central DP)
+  samples,  // m samples of d reals in [lo, hi]: winsorized-mean (central DP, user level)
 };
+
+// The trusted-aggregator mechanisms: devices add no noise, the server's release does.
+constexpr bool is_central(input_kind k) { return k == input_kind::sparse || k == input_kind::samples; }
 
 struct tool_mechanism {
   const char* name;  // as typed on the command line
@@ -48,7 +54,10 @@ struct mechanism_options {
   double radius = 0;
   std::string noise = "duchi";
   double beta = 1e-3;
-  uint32_t observations = 0;       // kent: T per user
+  uint32_t observations = 0;       // kent: T per user; winsorized-mean: m samples per user
+  uint32_t sparsity = 0;           // sparse-projection: s
+  double delta = 0;                // central DP: 0 for pure DP
+  double tau = 0;                  // winsorized-mean: l2 concentration radius, 0 for the whole box
   uint32_t cap = 0;                // kent: T*, 0 for the protocol's rule
   std::string plan = "choose";     // kent: choose, two-stage, single-stage
   uint64_t public_seed = 0;  // the deployment's public randomness (hash functions, rotation)
@@ -68,6 +77,7 @@ struct parameter_block {
   uint64_t fingerprint = 0;
   double epsilon_impl = 0;
   const tool_mechanism* mechanism = nullptr;
+  std::vector<unsigned char> windows;  // winsorized-sums: the broadcast window list its devices need
 };
 
 // "lo:hi" with lo < hi, or cli_error naming --range.
@@ -77,7 +87,10 @@ void parse_range(const std::string& text, double* lo, double* hi);
 // an option it does not take or a required one missing: cli_error).
 const tool_mechanism& checked_mechanism(const mechanism_options& o);
 
-// The block for the options (not for kent, whose blocks come from its protocol); public seeds (CMS/HCMS hash functions, vector-mean rotation signs)
+// --delta in [0, 1), or cli_error.
+void check_delta(double delta);
+
+// The block for the options (not for kent or winsorized-mean, whose blocks come from its protocol); public seeds (CMS/HCMS hash functions, vector-mean rotation signs)
 // derive from --public-seed (seeding.h), not from the simulation's --seed, so fleets simulated
 // with different seeds share one block and their states merge. Throws cli_error naming the option
 // at fault.

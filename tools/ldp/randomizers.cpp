@@ -4,9 +4,12 @@
 
 #include "errors.h"
 #include "ldp/device/frequency.h"
+#include "ldp/device/sparse_vector.h"
+#include "ldp/device/winsorized.h"
 #include "ldp/device/numeric.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
+#include "ldp/wire/central_params.h"
 #include "ldp/wire/numeric_params.h"
 
 namespace ldp::tools {
@@ -155,6 +158,68 @@ class user_level_program final : public device_program {
   std::vector<uint32_t> signs_;
 };
 
+// sparse-vector (device/sparse_vector.h): the device's d reals as a dense candidate list; it keeps
+// the s largest and clips them to the ball. No randomness: the server adds the noise.
+class sparse_program final : public device_program {
+ public:
+  sparse_program(const wire::params& p, const dataset& data)
+      : params_(p),
+        input_(p, data),
+        indices_(data.width()),
+        kept_indices_(device::sparse_workspace_size(p)),
+        kept_values_(kept_indices_.size()) {
+    for (std::size_t j = 0; j < indices_.size(); ++j) indices_[j] = static_cast<uint32_t>(j);
+  }
+
+  status run(uint64_t device, random::drbg&, span<unsigned char> out, std::size_t* written) override {
+    return device::encode_sparse_vector_payload(params_, indices_, input_.of(device), workspace(), out, written);
+  }
+  // The report fields the device sends (indices and values point into the workspace).
+  wire::report fields(uint64_t device) {
+    wire::report r;
+    const status s = device::sparse_vector_fields(params_, indices_, input_.of(device), workspace(), &r);
+    if (s != status::ok) fail("internal: no sparse report for device {}: {}", device, describe(s));
+    return r;
+  }
+
+ private:
+  device::sparse_workspace workspace() { return {kept_indices_, kept_values_}; }
+
+  const wire::params& params_;
+  device_input input_;
+  std::vector<uint32_t> indices_;
+  std::vector<uint32_t> kept_indices_;
+  std::vector<int64_t> kept_values_;
+};
+
+// winsorized-bins, winsorized-sums (device/winsorized.h): the user's m samples of d reals, and for
+// round 2 the broadcast window list. No randomness: the server adds the noise.
+class winsorized_program final : public device_program {
+ public:
+  winsorized_program(const parameter_block& block, const dataset& data)
+      : params_(block.params),
+        windows_(block.windows),
+        input_(block.params, data),
+        samples_(data.width() / block.params.get(field::vector_dim)),
+        rotated_(device::winsorized_rotated_size(block.params)),
+        signs_(device::winsorized_sign_words(block.params)),
+        values_(rotated_.size()) {}
+
+  status run(uint64_t device, random::drbg&, span<unsigned char> out, std::size_t* written) override {
+    return device::encode_winsorized_payload(params_, windows_, input_.of(device), samples_,
+                                             {rotated_, signs_, values_}, out, written);
+  }
+
+ private:
+  const wire::params& params_;
+  const std::vector<unsigned char>& windows_;
+  device_input input_;
+  std::size_t samples_;
+  std::vector<int32_t> rotated_;
+  std::vector<uint32_t> signs_;
+  std::vector<int64_t> values_;
+};
+
 }  // namespace
 
 std::unique_ptr<device_program> make_device_program(const parameter_block& block, const dataset& data) {
@@ -167,6 +232,9 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case wire::mechanism::vector_laplace: return std::make_unique<vector_mean_program>(p, data);
     case wire::mechanism::kent_vote:
     case wire::mechanism::kent_refine: return std::make_unique<user_level_program>(p, data);
+    case wire::mechanism::sparse_vector: return std::make_unique<sparse_program>(p, data);
+    case wire::mechanism::winsorized_bins:
+    case wire::mechanism::winsorized_sums: return std::make_unique<winsorized_program>(block, data);
     default: return std::make_unique<frequency_program>(p, data);
   }
 }
@@ -183,8 +251,30 @@ truth_table truth_of(const parameter_block& block, const dataset& data) {
   // a kent device (already clamped to the range), a value clamped to the range, or a vector
   // clipped to the ball (device::clip_to_ball).
   t.means = true;
-  std::vector<exact_sum> sums(device::is_user_level(p) ? 1 : data.width());
-  if (device::is_user_level(p)) {
+  const bool winsorized = p.mech == wire::mechanism::winsorized_bins || p.mech == wire::mechanism::winsorized_sums;
+  const std::size_t width = winsorized ? static_cast<std::size_t>(p.get(field::vector_dim)) : data.width();
+  std::vector<exact_sum> sums(device::is_user_level(p) ? 1 : width);
+  if (winsorized) {
+    // The users' means before rotation and winsorization: each of the m samples clamped to the
+    // range, averaged and rounded half to even on the grid, as the device does.
+    device_input input(p, data);
+    const std::size_t m = data.width() / width;
+    for (uint64_t i = 0; i < data.devices(); ++i) {
+      const span<const int64_t> x = input.of(i);
+      for (std::size_t j = 0; j < width; ++j) {
+        int64_t sum = 0;
+        for (std::size_t k = 0; k < m; ++k) sum += wire::clamp_to_range(p, x[k * width + j]);
+        sums[j].add(wire::rounded_mean(sum, m));
+      }
+    }
+  } else if (p.mech == wire::mechanism::sparse_vector) {
+    // What the devices send: their s largest coordinates clipped to the ball.
+    sparse_program program(p, data);
+    for (uint64_t i = 0; i < data.devices(); ++i) {
+      const wire::report r = program.fields(i);
+      for (std::size_t k = 0; k < r.indices.size(); ++k) sums[r.indices[k]].add(r.values[k]);
+    }
+  } else if (device::is_user_level(p)) {
     user_level_program program(p, data);
     for (uint64_t i = 0; i < data.devices(); ++i) sums[0].add(program.value(i));
   } else {

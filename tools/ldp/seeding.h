@@ -16,7 +16,9 @@
 namespace ldp::tools {
 
 // kent: round-1 voters draw from derive_seed(--seed, vote_block, b), round-2 users from device_block.
-enum class seed_purpose : uint64_t { device_block = 1, hash_seed = 2, rotation_seed = 3, vote_block = 4 };
+// The central-DP releases' server DRBG (sparse-projection, winsorized-mean) is derive_seed(S,
+// server_noise, 0), S the release seed.
+enum class seed_purpose : uint64_t { device_block = 1, hash_seed = 2, rotation_seed = 3, vote_block = 4, server_noise = 5 };
 
 // Devices per seeding block.
 inline constexpr uint64_t devices_per_block = 4096;

@@ -1,6 +1,7 @@
 #include "state_io.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -32,8 +33,12 @@ uint64_t save_state(const server::aggregator& agg, const std::string& path) {
 
 std::string describe_state(const server::aggregator& agg) {
   const wire::params& p = agg.parameters();
-  return fmt::format("{} ({}), epsilon {:.15g} implemented, fingerprint {:016x}", wire::mechanism_name(p.mech),
-                     describe_block(p), wire::implemented_epsilon(p), agg.fingerprint());
+  const double epsilon = wire::implemented_epsilon(p);
+  // Central-DP blocks carry no epsilon: their devices add no noise, the server's release spends it.
+  const std::string privacy = std::isnan(epsilon) ? "central DP (exact sums, no device noise)"
+                                                  : fmt::format("epsilon {:.15g} implemented", epsilon);
+  return fmt::format("{} ({}), {}, fingerprint {:016x}", wire::mechanism_name(p.mech), describe_block(p), privacy,
+                     agg.fingerprint());
 }
 
 }  // namespace ldp::tools

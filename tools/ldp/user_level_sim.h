@@ -21,6 +21,7 @@ struct user_level_run {
   std::string out;
   std::string truth_out;
   std::string round1_out;
+  std::string release_out;  // winsorized-mean: the release as the JSON of ldp estimate
   unsigned threads = 0;
 };
 

@@ -1,0 +1,71 @@
+#include "central_release.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "errors.h"
+#include "ldp/random/drbg.h"
+#include "ldp/server/sparse_projection.h"
+#include "seeding.h"
+
+namespace ldp::tools {
+
+bool is_central(wire::mechanism m) {
+  return m == wire::mechanism::sparse_vector || m == wire::mechanism::winsorized_bins ||
+         m == wire::mechanism::winsorized_sums;
+}
+
+double normal_z(double confidence) {
+  // Bisection on P(|Z| > z) = erfc(z / sqrt 2), decreasing in z: 200 halvings reach double precision.
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (std::erfc(mid / std::sqrt(2.0)) > 1 - confidence ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+std::vector<server::estimate> noise_estimates(const std::vector<double>& values, double variance, double confidence) {
+  const double half = normal_z(confidence) * std::sqrt(variance);
+  std::vector<server::estimate> out;
+  for (std::size_t j = 0; j < values.size(); ++j) {
+    out.push_back({static_cast<uint32_t>(j), values[j], variance, values[j] - half, values[j] + half});
+  }
+  return out;
+}
+
+estimate_report sparse_release_report(const server::aggregator& agg, const sparse_release_request& q,
+                                      double confidence, std::size_t top) {
+  if (!(q.epsilon > 0 && q.epsilon <= 40)) fail("--epsilon must be in (0, 40], got {}", q.epsilon);
+  if (!(q.delta >= 0 && q.delta < 1)) fail("--delta must be in [0, 1), got {}", q.delta);
+  if (agg.reports() == 0) fail("the state holds no reports: there is no mean to release");
+  unsigned char key[wire::seed_size];
+  derive_seed(q.seed, seed_purpose::server_noise, 0, key);
+  random::drbg rng(key);
+  server::sparse_release rel;
+  const status s = server::release_sparse_mean(agg, {q.epsilon, q.delta}, rng, &rel);
+  if (s != status::ok) {
+    fail("the projection mechanism refused --epsilon {} --delta {} on this state: {} (a noise scale beyond the "
+         "samplers: use fewer --frac-bits)",
+         q.epsilon, q.delta, describe(s));
+  }
+  estimate_report r = make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, top);
+  release_summary summary;
+  summary.epsilon_impl = rel.epsilon_impl;
+  summary.delta = rel.delta;
+  const char* noise = q.delta > 0 ? "discrete Gaussian" : "discrete Laplace";
+  summary.text = fmt::format(
+      "central-DP release (projection mechanism, {} noise of scale {:.6g} on the mean, server seed {}): epsilon "
+      "{:.15g} implemented, delta {:g}; estimates projected onto the l1 ball of radius {:.6g}, intervals of the "
+      "noise alone",
+      noise, rel.noise_scale, q.seed, rel.epsilon_impl, rel.delta, rel.l1_radius);
+  summary.details = {{"kind", "sparse-projection"},       {"noise", noise},
+                     {"noise_scale", rel.noise_scale},     {"noise_variance", rel.noise_variance},
+                     {"l1_radius", rel.l1_radius},         {"release_seed", q.seed},
+                     {"unprojected", rel.noisy_mean}};
+  r.release = std::move(summary);
+  return r;
+}
+
+}  // namespace ldp::tools
