@@ -1,5 +1,6 @@
 #include "ldp/device/user_level.h"
 
+#include "ldp/base/bits.h"
 #include "ldp/device/coins.h"
 #include "ldp/device/numeric.h"
 #include "ldp/kernels/kernel_table.h"
@@ -40,25 +41,9 @@ int64_t floor_shift(int64_t v, unsigned k) {
   return -static_cast<int64_t>((static_cast<uint64_t>(-v) + (uint64_t{1} << k) - 1) >> k);
 }
 
-// floor(sqrt(n)), digit by digit.
-uint64_t isqrt(uint64_t n) {
-  uint64_t root = 0, bit = uint64_t{1} << 62;
-  while (bit > n) bit >>= 2;
-  while (bit != 0) {
-    if (n >= root + bit) {
-      n -= root + bit;
-      root = (root >> 1) + bit;
-    } else {
-      root >>= 1;
-    }
-    bit >>= 2;
-  }
-  return root;
-}
-
 // round(t / sqrt(2^log2n)), ties up, for |t| < 2^31: the orthonormal rotation's coordinate from the
 // unnormalized transform's. For odd log2n, t / sqrt(2^log2n) = t sqrt(2) / 2^k with
-// k = (log2n + 1) / 2, and floor(t sqrt 2) = isqrt(2 t^2) for t >= 0, -(isqrt(2 t^2) + 1) for
+// k = (log2n + 1) / 2, and floor(t sqrt 2) = isqrt64(2 t^2) for t >= 0, -(isqrt64(2 t^2) + 1) for
 // t < 0 (2 t^2 is no square); adding 2^(k-1) and flooring the division by 2^k commute with that
 // floor.
 int64_t normalized(int64_t t, unsigned log2n) {
@@ -69,7 +54,7 @@ int64_t normalized(int64_t t, unsigned log2n) {
   }
   const unsigned k = (log2n + 1) / 2;
   const uint64_t magnitude = static_cast<uint64_t>(t < 0 ? -t : t);
-  const auto root = static_cast<int64_t>(isqrt(2 * magnitude * magnitude));
+  const auto root = static_cast<int64_t>(isqrt64(2 * magnitude * magnitude));
   const int64_t scaled = t >= 0 ? root : -(root + 1);
   return floor_shift(scaled + (int64_t{1} << (k - 1)), k);
 }

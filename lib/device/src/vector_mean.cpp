@@ -1,5 +1,7 @@
 #include "ldp/device/vector_mean.h"
 
+#include "ldp/base/bits.h"
+
 namespace ldp::device {
 namespace {
 
@@ -16,22 +18,6 @@ uint64_t magnitude(int64_t v) {
 int32_t with_sign(uint64_t m, int64_t v) {
   const auto s = static_cast<uint32_t>(sign_mask(v));
   return static_cast<int32_t>((static_cast<uint32_t>(m) ^ s) - s);
-}
-
-// floor(sqrt(s)), digit by digit (two bits of s per step): exact, no floating point.
-uint64_t integer_sqrt(uint64_t s) {
-  uint64_t root = 0, bit = uint64_t{1} << 62;
-  while (bit > s) bit >>= 2;
-  while (bit != 0) {
-    if (s >= root + bit) {
-      s -= root + bit;
-      root = (root >> 1) + bit;
-    } else {
-      root >>= 1;
-    }
-    bit >>= 2;
-  }
-  return root;
 }
 
 // Whether d <= 2^log2_dim squares of magnitudes up to m sum below 2^64.
@@ -65,7 +51,7 @@ void clip_to_ball(span<const int64_t> x, int64_t radius, unsigned log2_dim, span
     // Inside the ball: every |x_i| <= ||x|| <= R < 2^31.
     for (std::size_t i = 0; i < d; ++i) out[i] = static_cast<int32_t>(x[i]);
   } else {
-    uint64_t norm = integer_sqrt(sum);
+    uint64_t norm = isqrt64(sum);
     if (norm * norm < sum) ++norm;  // ceil: the result's norm stays at most R
     // One division per vector: factor = floor(R 2^32 / norm) < 2^63 (R < 2^31). Each magnitude
     // m < 2^32 then becomes floor(m factor / 2^32), as two 32 x 32 -> 64-bit products: at most one

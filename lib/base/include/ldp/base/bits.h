@@ -1,6 +1,6 @@
 // Portable integer helpers: explicit little-endian loads and stores (docs/wire_format.md fixes the
-// byte order of every field; memory order of the host never leaks into bytes), rotations and the
-// 64x64->128 product that 32-bit targets lack as a native type.
+// byte order of every field; memory order of the host never leaks into bytes), rotations, the
+// 64x64->128 product that 32-bit targets lack as a native type and an exact integer square root.
 #ifndef LDP_BASE_BITS_H
 #define LDP_BASE_BITS_H
 
@@ -87,6 +87,24 @@ constexpr bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) noexcept {
 constexpr bool checked_add(uint64_t a, uint64_t b, uint64_t* out) noexcept {
   *out = a + b;
   return *out >= a;
+}
+
+// floor(sqrt(v)), exact for every 64-bit v (integer only: identical on every target).
+[[nodiscard]] constexpr uint64_t isqrt64(uint64_t v) noexcept {
+  // Two bits of v per step, from the top.
+  uint64_t root = 0;
+  uint64_t bit = uint64_t{1} << 62;
+  while (bit > v) bit >>= 2;
+  while (bit != 0) {
+    if (v >= root + bit) {
+      v -= root + bit;
+      root = (root >> 1) + bit;
+    } else {
+      root >>= 1;
+    }
+    bit >>= 2;
+  }
+  return root;
 }
 
 // Overwrite memory in a way the optimizer may not drop (key erasure): memset, then an empty asm that

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ldp/base/bits.h"
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
 #include "ldp/wire/params.h"
@@ -21,23 +22,8 @@
 
 namespace ldp::wire {
 
-// floor(sqrt(v)), exact for every 64-bit v.
-[[nodiscard]] constexpr uint64_t isqrt64(uint64_t v) noexcept {
-  // Bit by bit from the top (no floating point: identical on every target).
-  uint64_t root = 0;
-  uint64_t bit = uint64_t{1} << 62;
-  while (bit > v) bit >>= 2;
-  while (bit != 0) {
-    if (v >= root + bit) {
-      v -= root + bit;
-      root = (root >> 1) + bit;
-    } else {
-      root >>= 1;
-    }
-    bit >>= 2;
-  }
-  return root;
-}
+// floor(sqrt(v)) (ldp/base/bits.h), here since the grid facts below are stated with it.
+using ldp::isqrt64;
 
 // ceil(sqrt(v)).
 [[nodiscard]] constexpr uint64_t ceil_sqrt64(uint64_t v) noexcept {
