@@ -4,8 +4,10 @@
 #ifndef LDP_SERVER_SRC_DETAIL_H
 #define LDP_SERVER_SRC_DETAIL_H
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -92,6 +94,17 @@ struct support_model {
 
 // The CMS/HCMS scale c = 1/(1 - 2 q-hat) with q-hat = T_other/2^w (A.6); inf when q-hat = 1/2.
 [[nodiscard]] double sketch_scale(const wire::params& p) noexcept;
+
+// The grid step gamma = 2^-f of a block with frac_bits f: real units per grid unit.
+inline double grid_step(const wire::params& p) noexcept {
+  return std::ldexp(1.0, -static_cast<int>(p.get(wire::field::frac_bits)));
+}
+
+// The estimate of a coordinate no report speaks to: value and interval NaN, variance +inf.
+inline estimate empty_estimate(uint32_t item) noexcept {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return estimate{item, nan, std::numeric_limits<double>::infinity(), nan, nan};
+}
 
 // An estimate with its interval count +- z sqrt(variance).
 [[nodiscard]] estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept;

@@ -23,22 +23,11 @@ namespace {
 using wire::field;
 using wire::mechanism;
 
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double infinity = std::numeric_limits<double>::infinity();
-
-double grid_step(const wire::params& p) { return std::ldexp(1.0, -static_cast<int>(p.get(field::frac_bits))); }
 
 // The item of a scalar estimate: a Kent fold's coordinate, else 0.
 uint32_t scalar_item(const wire::params& p) {
   return p.has(field::fold_coordinate) ? static_cast<uint32_t>(p.get(field::fold_coordinate)) : 0;
-}
-
-estimate empty_estimate(uint32_t item) {
-  estimate e;
-  e.item = item;
-  e.value = e.ci_low = e.ci_high = nan;
-  e.variance = infinity;
-  return e;
 }
 
 // Discrete Laplace reports: one exact sum per coordinate.
@@ -80,14 +69,14 @@ class laplace_mean final : public aggregator {
   }
 
   std::vector<estimate> estimate_impl(double z) const override {
-    const double gamma = grid_step(params_);
+    const double gamma = detail::grid_step(params_);
     const auto n = static_cast<double>(reports_);
     const double variance = gamma * gamma * laplace_noise_variance(params_) / n;
     std::vector<estimate> out;
     out.reserve(sums_.size());
     for (std::size_t j = 0; j < sums_.size(); ++j) {
       const uint32_t item = params_.mech == mechanism::laplace_vector ? static_cast<uint32_t>(j) : scalar_item(params_);
-      out.push_back(reports_ == 0 ? empty_estimate(item)
+      out.push_back(reports_ == 0 ? detail::empty_estimate(item)
                                   : detail::make_estimate(item, sums_[j].to_double() / n * gamma, variance, z));
     }
     return out;
@@ -137,9 +126,9 @@ class duchi_mean final : public aggregator {
 
   std::vector<estimate> estimate_impl(double z) const override {
     const uint32_t item = scalar_item(params_);
-    if (reports_ == 0) return {empty_estimate(item)};
+    if (reports_ == 0) return {detail::empty_estimate(item)};
     const wire::value_range r = wire::range_of(params_);
-    const double gamma = grid_step(params_);
+    const double gamma = detail::grid_step(params_);
     const double half_width = static_cast<double>(wire::range_width(params_)) / 2 * gamma;
     const double center = (static_cast<double>(r.lo) + static_cast<double>(r.hi)) / 2 * gamma;
     const auto n = static_cast<double>(reports_);
@@ -180,7 +169,7 @@ double laplace_noise_variance(const wire::params& p) noexcept {
 std::vector<estimate> clamp_means(span<const estimate> raw, const wire::params& p) {
   try {
     const wire::value_range r = wire::range_of(p);
-    const double gamma = grid_step(p);
+    const double gamma = detail::grid_step(p);
     const double lo = static_cast<double>(r.lo) * gamma, hi = static_cast<double>(r.hi) * gamma;
     const auto clamp = [&](double v) { return std::isnan(v) ? v : std::min(hi, std::max(lo, v)); };
     std::vector<estimate> out(raw.begin(), raw.end());

@@ -38,8 +38,6 @@ uint64_t saturating_mul(uint64_t n, uint64_t bound) {
   return checked_mul(n, bound, &out) ? out : std::numeric_limits<uint64_t>::max();
 }
 
-double grid_step(const wire::params& p) { return std::ldexp(1.0, -static_cast<int>(p.get(field::frac_bits))); }
-
 // The D.1 margin: a derived level must satisfy epsilon_impl * (1 + 2^-40) <= epsilon.
 constexpr double epsilon_margin = 1.0 + 1.0 / 1099511627776.0;
 
@@ -98,7 +96,7 @@ status sparse_vector_aggregator::read_body(span<const unsigned char> body) {
 }
 
 std::vector<estimate> sparse_vector_aggregator::estimate_impl(double) const {
-  const double scale = grid_step(params_) / static_cast<double>(reports_);
+  const double scale = detail::grid_step(params_) / static_cast<double>(reports_);
   std::vector<estimate> out(sums_.size());
   for (std::size_t j = 0; j < sums_.size(); ++j) {
     const double mean = reports_ == 0 ? std::numeric_limits<double>::quiet_NaN()
@@ -150,11 +148,11 @@ status release_sparse_mean(const aggregator& agg, const sparse_release_options& 
   if (!(options.delta >= 0 && options.delta < 1)) return status::invalid_argument;
   const wire::params& p = agg.parameters();
   const uint64_t l = static_cast<uint64_t>(wire::sparse_radius(p));
-  const double scale = grid_step(p) / static_cast<double>(agg.reports());
+  const double scale = detail::grid_step(p) / static_cast<double>(agg.reports());
   try {
     sparse_release r;
     r.delta = options.delta;
-    r.l1_radius = static_cast<double>(l) * grid_step(p) * std::sqrt(static_cast<double>(p.get(field::sparsity)));
+    r.l1_radius = static_cast<double>(l) * detail::grid_step(p) * std::sqrt(static_cast<double>(p.get(field::sparsity)));
     const std::vector<int64_t>& sums = sparse->sums();
     r.noisy_mean.resize(sums.size());
     if (options.delta == 0) {

@@ -44,7 +44,6 @@ namespace {
 using wire::field;
 using wire::mechanism;
 
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
 // A wide_sum with the + and - the exact FWHT needs (a - b as a plus the two's complement of b).
@@ -131,7 +130,7 @@ class vector_mean final : public aggregator {
     std::vector<estimate> out;
     out.reserve(d);
     if (reports_ == 0) {
-      for (std::size_t i = 0; i < d; ++i) out.push_back(estimate{static_cast<uint32_t>(i), nan, infinity, nan, nan});
+      for (std::size_t i = 0; i < d; ++i) out.push_back(detail::empty_estimate(static_cast<uint32_t>(i)));
       return out;
     }
     const std::vector<double> transformed = transformed_sums();

@@ -25,15 +25,7 @@ namespace {
 
 using wire::field;
 
-unsigned log2_of(uint64_t power_of_two) {
-  unsigned l = 0;
-  while ((uint64_t{1} << l) < power_of_two) ++l;
-  return l;
-}
-
 std::size_t rotated_dim(const wire::params& p) { return static_cast<std::size_t>(p.get(field::hadamard_dim)); }
-
-double grid_step(const wire::params& p) { return std::ldexp(1.0, -static_cast<int>(p.get(field::frac_bits))); }
 
 std::vector<uint32_t> sign_words(const wire::params& p) {
   const auto padded = static_cast<uint32_t>(p.get(field::hadamard_dim));
@@ -53,7 +45,7 @@ status detail::rotate_mean(const wire::params& p, span<const int64_t> mean, std:
   y.assign(rotated_dim(p), 0);
   for (std::size_t i = 0; i < d; ++i) y[i] = static_cast<int32_t>(std::clamp(mean[i], lo, hi));  // |x| < 2^31
   const std::vector<uint32_t> words = sign_words(p);
-  kernel_table().rotate_i32(y.data(), words.data(), log2_of(y.size()));
+  kernel_table().rotate_i32(y.data(), words.data(), padded_log2(static_cast<uint32_t>(y.size())));
   return status::ok;
 }
 
@@ -256,7 +248,7 @@ std::vector<estimate> winsorized_sums_aggregator::estimate_impl(double) const {
   if (reports_ == 0 || !has_windows()) return {};
   std::vector<double> y(sums_.begin(), sums_.end());
   std::vector<double> x;
-  if (detail::unrotate(params_, std::move(y), grid_step(params_) / static_cast<double>(reports_), &x) != status::ok) {
+  if (detail::unrotate(params_, std::move(y), detail::grid_step(params_) / static_cast<double>(reports_), &x) != status::ok) {
     return {};
   }
   std::vector<estimate> out;
@@ -302,11 +294,11 @@ status release_winsorized_mean(const aggregator& round2, double eps_coordinate, 
     }
     const double nd = static_cast<double>(n);
     for (double v : noisy) r.rotated_mean.push_back(v / nd);
-    const status s = detail::unrotate(p, std::move(noisy), grid_step(p) / nd, &r.mean);
+    const status s = detail::unrotate(p, std::move(noisy), detail::grid_step(p) / nd, &r.mean);
     if (s != status::ok) return s;
     const double t = static_cast<double>(r.scale_num) / static_cast<double>(r.scale_den);
     const double alpha = std::exp(-1 / t);
-    const double step = grid_step(p) / nd;
+    const double step = detail::grid_step(p) / nd;
     r.noise_variance = 2 * alpha / ((1 - alpha) * (1 - alpha)) * step * step / static_cast<double>(rotated_dim(p));
     *out = std::move(r);
     return status::ok;
