@@ -159,41 +159,26 @@ void bm_randomize_vector(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 
-// A batch of about 16 MiB of device payloads (chunks of at most 64 KiB), and its record count.
-std::vector<unsigned char> make_batch(const ldp::wire::params& p, std::size_t* records) {
-  std::vector<unsigned char> batch(1024);
-  std::size_t size = 0;
-  if (ldp::wire::encode_batch_header(p, batch, &size) != ldp::status::ok) return {};
-  batch.resize(size);
+// A batch of about 16 MiB of device payloads, each randomized afresh, and its record count.
+std::vector<unsigned char> device_batch(const ldp::wire::params& p, std::size_t* records) {
   ldp::random::drbg rng(bench_seed, simd_table());
   const auto xs = input_cycle(static_cast<unsigned>(p.get(ldp::wire::field::frac_bits)));
-  std::vector<unsigned char> buffer(std::size_t{64} << 10), payload(ldp::wire::max_payload_size(p));
-  *records = 0;
-  std::size_t next = 0;
-  while (batch.size() < (std::size_t{16} << 20)) {
-    ldp::wire::chunk_writer w(buffer);
-    for (;;) {
-      std::size_t written = 0;
-      if (ldp::device::randomize_value_payload(p, xs[next % xs.size()], rng, payload, &written) != ldp::status::ok) {
-        return {};
-      }
-      if (w.add(ldp::span<const unsigned char>(payload.data(), written)) != ldp::status::ok) break;
-      ++next;
+  std::vector<unsigned char> payload(ldp::wire::max_payload_size(p));
+  const auto randomized = [&](std::size_t i, ldp::span<const unsigned char>* out) {
+    std::size_t written = 0;
+    if (ldp::device::randomize_value_payload(p, xs[i % xs.size()], rng, payload, &written) != ldp::status::ok) {
+      return false;
     }
-    *records += w.records();
-    const auto chunk = w.finish();
-    batch.insert(batch.end(), chunk.begin(), chunk.end());
-  }
-  ldp::wire::chunk_writer end(buffer);
-  const auto terminator = end.finish();
-  batch.insert(batch.end(), terminator.begin(), terminator.end());
-  return batch;
+    *out = ldp::span<const unsigned char>(payload.data(), written);
+    return true;
+  };
+  return make_batch(p, std::size_t{16} << 20, randomized, records);
 }
 
 void bm_ingest(benchmark::State& state, mechanism m) {
   const auto p = block(m, static_cast<unsigned>(state.range(0)));
   std::size_t records = 0;
-  const auto batch = make_batch(p, &records);
+  const auto batch = device_batch(p, &records);
   for (auto _ : state) {
     std::unique_ptr<ldp::server::aggregator> agg;
     if (batch.empty() || ldp::server::aggregator::create(p, &agg) != ldp::status::ok ||

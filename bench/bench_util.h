@@ -1,6 +1,7 @@
 // Shared pieces of ldp_bench: the kernel tables this CPU can run, fixed keys and seeds, benchmark
 // naming (PERFORMANCE.md 10: "BM_<kernel>/<impl>", the size and parameters are appended by Arg/Args)
-// and a generator adapter that counts the random bytes a sampler draws.
+// a generator adapter that counts the random bytes a sampler draws, and batch files for the
+// ingestion benchmarks.
 #ifndef LDP_BENCH_BENCH_UTIL_H
 #define LDP_BENCH_BENCH_UTIL_H
 
@@ -12,6 +13,8 @@
 #include "ldp/kernels/kernel_table.h"
 #include "ldp/platform/cpu.h"
 #include "ldp/random/drbg.h"
+#include "ldp/wire/batch.h"
+#include "ldp/wire/params.h"
 
 namespace ldp_bench {
 
@@ -96,6 +99,34 @@ class counting_rng {
   Rng& inner_;
   uint64_t bytes_ = 0;
 };
+
+// A batch (wire format section 6) of at least `target` bytes, in chunks of at most 64 KiB (what
+// `ldp simulate` writes), then the terminator; *records counts its payloads. payload(i, &bytes)
+// gives the i-th payload (i = 0, 1, ...), false on failure, which gives an empty batch.
+template <class Payload>
+std::vector<unsigned char> make_batch(const ldp::wire::params& p, std::size_t target, Payload&& payload,
+                                      std::size_t* records) {
+  std::vector<unsigned char> batch(1024);
+  std::size_t size = 0;
+  if (ldp::wire::encode_batch_header(p, batch, &size) != ldp::status::ok) return {};
+  batch.resize(size);
+  std::vector<unsigned char> buffer(std::size_t{64} << 10);
+  *records = 0;
+  ldp::span<const unsigned char> next;
+  if (!payload(0, &next)) return {};
+  while (batch.size() < target) {
+    ldp::wire::chunk_writer w(buffer);
+    while (w.add(next) == ldp::status::ok) {  // a payload that does not fit opens the next chunk
+      if (!payload(++*records, &next)) return {};
+    }
+    const auto chunk = w.finish();
+    batch.insert(batch.end(), chunk.begin(), chunk.end());
+  }
+  ldp::wire::chunk_writer end(buffer);
+  const auto terminator = end.finish();
+  batch.insert(batch.end(), terminator.begin(), terminator.end());
+  return batch;
+}
 
 // Registration entry points, one per source file; bench_main.cpp calls them all.
 void register_chacha20_benchmarks();
