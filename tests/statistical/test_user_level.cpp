@@ -24,6 +24,7 @@
 #include "ldp/wire.h"
 #include "stats.h"
 #include "tables.h"
+#include "user_level.h"
 
 using ldp::status;
 using ldp::server::aggregator;
@@ -39,17 +40,6 @@ namespace {
 constexpr int64_t one = int64_t{1} << 16;
 constexpr double alpha_test = ldp::test::default_alpha;
 
-struct workspace_owner {
-  std::vector<uint64_t> bits;
-  std::vector<int32_t> rotation;
-  std::vector<uint32_t> signs;
-  explicit workspace_owner(const params& p)
-      : bits(ldp::device::user_level_vote_words(p)),
-        rotation(ldp::device::user_level_rotation_values(p)),
-        signs(ldp::device::user_level_sign_words(p)) {}
-  ldp::device::user_level_workspace view() { return {bits, rotation, signs}; }
-};
-
 std::unique_ptr<aggregator> aggregator_for(const params& p) {
   std::unique_ptr<aggregator> a;
   REQUIRE(aggregator::create(p, &a) == status::ok);
@@ -57,13 +47,9 @@ std::unique_ptr<aggregator> aggregator_for(const params& p) {
 }
 
 void send(const params& p, const std::vector<int64_t>& data, ldp::random::drbg& rng, aggregator& to) {
-  workspace_owner ws(p);
-  unsigned char out[64];
-  std::size_t size = 0;
-  REQUIRE(ldp::wire::max_report_size(p) <= sizeof out);
-  REQUIRE(ldp::device::randomize_user_level(p, ldp::wire::fingerprint(p), data, rng, ws.view(), out, &size) ==
-          status::ok);
-  REQUIRE(to.add_report({out, size}) == status::ok);
+  std::vector<unsigned char> report;
+  REQUIRE(ldp::test::user_level_report(p, data, rng, &report) == status::ok);
+  REQUIRE(to.add_report(report) == status::ok);
 }
 
 struct outcome {
@@ -97,7 +83,7 @@ outcome run(const user_level_protocol& p, Data& data, ldp::random::drbg& rng) {
     }
     const params& block = refines[a.fold]->parameters();
     send(block, buffer, rng, *refines[a.fold]);
-    workspace_owner ws(block);
+    ldp::test::user_level_buffers ws(block);
     int64_t value = 0;
     REQUIRE(ldp::device::user_level_value(block, buffer, ws.view(), &value) == status::ok);
     sums[a.fold] += ldp::wire::clamp_to_range(block, value);
@@ -212,6 +198,25 @@ class bernoulli_users {
   std::vector<int64_t> buffer_;
 };
 
+// Observations on [-1, 1], at most `cap` of them used: the Monte-Carlo audits' blocks.
+ldp::wire::kent_shape audit_shape(uint32_t cap) {
+  ldp::wire::kent_shape s;
+  s.clip_lo = -one;
+  s.clip_hi = one;
+  s.observations = cap;
+  return s;
+}
+
+// An audit's verdict from k1 and k0 occurrences of its event E in `runs` reports each of two
+// datasets: the Clopper-Pearson lower bound on the ratio P(E | first) / P(E | second) (1e-7 per
+// proportion) stays within e^epsilon_impl, and the point estimate reaches 0.9 epsilon_impl.
+void check_audit(uint64_t k1, uint64_t k0, uint64_t runs, double epsilon_impl) {
+  const auto pi = ldp::test::clopper_pearson(k1, runs, 1e-7);
+  const auto qi = ldp::test::clopper_pearson(k0, runs, 1e-7);
+  CHECK(std::log(pi.lo / qi.hi) <= epsilon_impl);
+  CHECK(std::log(static_cast<double>(k1) / static_cast<double>(k0)) >= 0.9 * epsilon_impl);
+}
+
 }  // namespace
 
 TEST_CASE("Monte-Carlo audit of the vote (D.2 (b)): whole datasets at the two ends of the range") {
@@ -223,10 +228,7 @@ TEST_CASE("Monte-Carlo audit of the vote (D.2 (b)): whole datasets at the two en
   constexpr uint64_t runs = 100000;
   for (double alpha : {0.5, 1.0}) {
     CAPTURE(alpha);
-    ldp::wire::kent_shape s;
-    s.clip_lo = -one;
-    s.clip_hi = one;
-    s.observations = 8;
+    const ldp::wire::kent_shape s = audit_shape(8);
     const auto derived = ldp::wire::make_kent_vote(alpha, 10, s);
     REQUIRE(derived.code == status::ok);
     const params& p = derived.block;
@@ -236,7 +238,7 @@ TEST_CASE("Monte-Carlo audit of the vote (D.2 (b)): whole datasets at the two en
     REQUIRE(v != w);
     auto rng = ldp::test::seeded_drbg(alpha < 1 ? "kent vote audit 0.5" : "kent vote audit 1");
     ldp::device::drbg_coins coins(rng);
-    workspace_owner ws(p);
+    ldp::test::user_level_buffers ws(p);
     const auto count = [&](const std::vector<int64_t>& data) {
       uint64_t hits = 0;
       for (uint64_t i = 0; i < runs; ++i) {
@@ -248,10 +250,7 @@ TEST_CASE("Monte-Carlo audit of the vote (D.2 (b)): whole datasets at the two en
       return hits;
     };
     const uint64_t k1 = count(low), k0 = count(high);
-    const auto pi = ldp::test::clopper_pearson(k1, runs, 1e-7);
-    const auto qi = ldp::test::clopper_pearson(k0, runs, 1e-7);
-    CHECK(std::log(pi.lo / qi.hi) <= derived.epsilon_impl);
-    CHECK(std::log(static_cast<double>(k1) / static_cast<double>(k0)) >= 0.9 * derived.epsilon_impl);
+    check_audit(k1, k0, runs, derived.epsilon_impl);
     CHECK(derived.epsilon_impl <= alpha);
   }
 }
@@ -263,10 +262,7 @@ TEST_CASE("Monte-Carlo audit of the refinement (Table D.2, Kent P2): local means
   constexpr uint64_t runs = 100000;
   for (double alpha : {0.5, 1.0}) {
     CAPTURE(alpha);
-    ldp::wire::kent_shape s;
-    s.clip_lo = -one;
-    s.clip_hi = one;
-    s.observations = 4;
+    const ldp::wire::kent_shape s = audit_shape(4);
     const int64_t lo = -one / 5, hi = one / 4;
     const auto derived = ldp::wire::make_kent_refine(alpha, lo, hi, s);
     REQUIRE(derived.code == status::ok);
@@ -287,10 +283,7 @@ TEST_CASE("Monte-Carlo audit of the refinement (Table D.2, Kent P2): local means
       return hits;
     };
     const uint64_t k1 = count(lo), k0 = count(hi);
-    const auto pi = ldp::test::clopper_pearson(k1, runs, 1e-7);
-    const auto qi = ldp::test::clopper_pearson(k0, runs, 1e-7);
-    CHECK(std::log(pi.lo / qi.hi) <= derived.epsilon_impl);
-    CHECK(std::log(static_cast<double>(k1) / static_cast<double>(k0)) >= 0.9 * derived.epsilon_impl);
+    check_audit(k1, k0, runs, derived.epsilon_impl);
   }
 }
 

@@ -14,10 +14,12 @@
 #include "ldp/random.h"
 #include "ldp/wire.h"
 #include "tables.h"
+#include "user_level.h"
 #include "wire_examples.h"
 
 using ldp::status;
 using ldp::device::user_level_workspace;
+using ldp::test::user_level_buffers;
 using ldp::wire::field;
 using ldp::wire::kent_shape;
 using ldp::wire::mechanism;
@@ -27,17 +29,6 @@ namespace {
 
 constexpr int64_t one = int64_t{1} << 16;
 const unsigned char rotation_seed[32] = {0x5e, 0xed};
-
-struct workspace_owner {
-  std::vector<uint64_t> bits;
-  std::vector<int32_t> rotation;
-  std::vector<uint32_t> signs;
-  explicit workspace_owner(const params& p)
-      : bits(ldp::device::user_level_vote_words(p)),
-        rotation(ldp::device::user_level_rotation_values(p)),
-        signs(ldp::device::user_level_sign_words(p)) {}
-  user_level_workspace view() { return {bits, rotation, signs}; }
-};
 
 kent_shape shape(uint32_t cap, uint32_t d = 0, uint32_t j = 0, bool rotate = false) {
   kent_shape s;
@@ -57,20 +48,16 @@ kent_shape shape(uint32_t cap, uint32_t d = 0, uint32_t j = 0, bool rotate = fal
 }
 
 int64_t value_of(const params& p, const std::vector<int64_t>& observations) {
-  workspace_owner ws(p);
+  user_level_buffers ws(p);
   int64_t v = 0;
   REQUIRE(ldp::device::user_level_value(p, observations, ws.view(), &v) == status::ok);
   return v;
 }
 
 std::vector<unsigned char> report_of(const params& p, const std::vector<int64_t>& observations, const char* seed) {
-  workspace_owner ws(p);
   auto rng = ldp::test::seeded_drbg(seed);
-  std::vector<unsigned char> out(ldp::wire::max_report_size(p));
-  std::size_t size = 0;
-  REQUIRE(ldp::device::randomize_user_level(p, ldp::wire::fingerprint(p), observations, rng, ws.view(), out,
-                                            &size) == status::ok);
-  out.resize(size);
+  std::vector<unsigned char> out;
+  REQUIRE(ldp::test::user_level_report(p, observations, rng, &out) == status::ok);
   return out;
 }
 
@@ -82,6 +69,30 @@ std::vector<int64_t> observations(std::size_t n, uint64_t seed, int64_t lo = -on
     x = lo + static_cast<int64_t>((seed >> 20) % static_cast<uint64_t>(hi - lo + 1));
   }
   return out;
+}
+
+using pmf = std::map<std::string, long double>;
+
+// The exact pmf of the vote's fields on `data`, over every outcome of its coins.
+pmf vote_pmf(const params& p, const std::vector<int64_t>& data) {
+  user_level_buffers ws(p);
+  ldp::test::enumerating_coins coins;
+  return coins.pmf([&](ldp::test::enumerating_coins& c) {
+    ldp::wire::report r;
+    REQUIRE(ldp::device::user_level_vote_fields(p, data, c, ws.view(), &r) == status::ok);
+    return ldp::test::describe(p, r);
+  });
+}
+
+// max_z a(z) / b(z) over the outputs of a; b must give every one of them positive probability.
+long double max_ratio(const pmf& a, const pmf& b) {
+  long double worst = 0;
+  for (const auto& [z, pz] : a) {
+    const auto it = b.find(z);
+    REQUIRE(it != b.end());
+    worst = std::max(worst, pz / it->second);
+  }
+  return worst;
 }
 
 }  // namespace
@@ -133,7 +144,7 @@ TEST_CASE("M2: the fold's coordinate of the local mean") {
     CHECK(value_of(p, data) == 11 + 10 * static_cast<int64_t>(j));
   }
   const params p = ldp::wire::make_kent_vote(1.0, 8, shape(10, 4, 1)).block;
-  workspace_owner ws(p);
+  user_level_buffers ws(p);
   int64_t v = 0;
   // T * d values: 11 is not a multiple of d = 4.
   const std::vector<int64_t> ragged(data.begin(), data.end() - 1);
@@ -189,7 +200,7 @@ TEST_CASE("M3 on a spike: the rotated coordinate is +-x_1 / sqrt(d~) for every j
 
 TEST_CASE("statuses") {
   const params vote = ldp::wire::make_kent_vote(1.0, 70, shape(10, 6, 1, true)).block;
-  workspace_owner ws(vote);
+  user_level_buffers ws(vote);
   CHECK(ws.bits.size() == 2);
   CHECK(ws.rotation.size() == 8);
   CHECK(ws.signs.size() == 1);
@@ -236,7 +247,7 @@ TEST_CASE("reports decode under their block: N vote bits, a refine value inside 
     const auto refined = report_of(refine, data, "decode");
     REQUIRE(ldp::wire::decode_report(refine, ldp::wire::fingerprint(refine), refined, &r) == status::ok);
     // Payload and report agree.
-    workspace_owner ws(refine);
+    user_level_buffers ws(refine);
     auto rng = ldp::test::seeded_drbg("decode");
     std::vector<unsigned char> payload(ldp::wire::max_payload_size(refine));
     std::size_t size = 0;
@@ -264,25 +275,11 @@ TEST_CASE("exact enumeration: the vote is alpha_impl-LDP for the whole dataset, 
       datasets.push_back({-one, one, -one, one, one});
       datasets.push_back({-one, -one, -one, one});
       datasets.push_back({one, one, one, one, -one});
-      std::vector<std::map<std::string, long double>> pmfs;
-      for (const auto& data : datasets) {
-        workspace_owner ws(p);
-        ldp::test::enumerating_coins coins;
-        pmfs.push_back(coins.pmf([&](ldp::test::enumerating_coins& c) {
-          ldp::wire::report r;
-          REQUIRE(ldp::device::user_level_vote_fields(p, data, c, ws.view(), &r) == status::ok);
-          return ldp::test::describe(p, r);
-        }));
-      }
+      std::vector<pmf> pmfs;
+      for (const auto& data : datasets) pmfs.push_back(vote_pmf(p, data));
       long double worst = 0;
       for (const auto& a : pmfs) {
-        for (const auto& b : pmfs) {
-          for (const auto& [z, pz] : a) {
-            const auto it = b.find(z);
-            REQUIRE(it != b.end());
-            worst = std::max(worst, pz / it->second);
-          }
-        }
+        for (const auto& b : pmfs) worst = std::max(worst, max_ratio(a, b));
       }
       const long double bound = std::exp(static_cast<long double>(derived.epsilon_impl));
       CHECK(derived.epsilon_impl <= alpha);
@@ -297,19 +294,6 @@ TEST_CASE("the enumeration catches a vote with the per-bit keep e^alpha / (1 + e
   params p = ldp::wire::make_kent_vote(1.0, 4, shape(4)).block;
   const uint64_t keep = ldp::wire::make_hr(1.0, 4).block.get(field::threshold_keep);  // e / (1 + e)
   p.set(field::threshold_keep, keep).set(field::threshold_other, (uint64_t{1} << 32) - keep);
-  std::vector<std::map<std::string, long double>> pmfs;
-  for (uint32_t k = 0; k < 2; ++k) {
-    const int64_t x = ldp::wire::kent_cell_edge(p, k);
-    const std::vector<int64_t> data = {x, x};
-    workspace_owner ws(p);
-    ldp::test::enumerating_coins coins;
-    pmfs.push_back(coins.pmf([&](ldp::test::enumerating_coins& c) {
-      ldp::wire::report r;
-      REQUIRE(ldp::device::user_level_vote_fields(p, data, c, ws.view(), &r) == status::ok);
-      return ldp::test::describe(p, r);
-    }));
-  }
-  long double worst = 0;
-  for (const auto& [z, pz] : pmfs[0]) worst = std::max(worst, pz / pmfs[1].at(z));
-  CHECK(worst > std::exp(1.9L));
+  const int64_t x0 = ldp::wire::kent_cell_edge(p, 0), x1 = ldp::wire::kent_cell_edge(p, 1);
+  CHECK(max_ratio(vote_pmf(p, {x0, x0}), vote_pmf(p, {x1, x1})) > std::exp(1.9L));
 }

@@ -14,6 +14,7 @@
 #include "ldp/server.h"
 #include "ldp/wire.h"
 #include "tables.h"
+#include "user_level.h"
 
 using ldp::status;
 using ldp::server::aggregator;
@@ -54,17 +55,10 @@ std::unique_ptr<aggregator> aggregator_for(const params& p) {
 // A vote report for the cell holding x (all T observations equal to x).
 void vote(aggregator& votes, const params& p, int64_t x, ldp::random::drbg& rng) {
   const auto d = static_cast<std::size_t>(p.has(field::vector_dim) ? p.get(field::vector_dim) : 1);
-  std::vector<int64_t> data(d, x);
-  std::vector<uint64_t> bits(ldp::device::user_level_vote_words(p));
-  std::vector<int32_t> rotation(ldp::device::user_level_rotation_values(p));
-  std::vector<uint32_t> signs(ldp::device::user_level_sign_words(p));
-  std::vector<unsigned char> out(ldp::wire::max_report_size(p));
-  std::size_t size = 0;
-  const ldp::device::user_level_workspace ws{bits, rotation, signs};
-  const uint64_t fp = ldp::wire::fingerprint(p);
-  REQUIRE(ldp::device::randomize_user_level(p, fp, data, rng, ws, out, &size) == status::ok);
-  out.resize(size);
-  REQUIRE(votes.add_report(out) == status::ok);
+  const std::vector<int64_t> data(d, x);
+  std::vector<unsigned char> report;
+  REQUIRE(ldp::test::user_level_report(p, data, rng, &report) == status::ok);
+  REQUIRE(votes.add_report(report) == status::ok);
 }
 
 }  // namespace
