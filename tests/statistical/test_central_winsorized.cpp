@@ -23,19 +23,6 @@ using ldp::status;
 using ldp::server::bin_count;
 using ldp::server::window_rule;
 
-// pmf of DLap(t) on [-m, m] plus a "rest" bin.
-std::vector<double> dlap_law(double t, int m) {
-  const double a = std::exp(-1 / t), c = (1 - a) / (1 + a);
-  std::vector<double> p;
-  double inside = 0;
-  for (int y = -m; y <= m; ++y) {
-    p.push_back(c * std::pow(a, std::abs(y)));
-    inside += p.back();
-  }
-  p.push_back(1 - inside);
-  return p;
-}
-
 void bin(std::vector<uint64_t>& counts, int m, int64_t z) {
   ++counts[z < -m || z > m ? counts.size() - 1 : static_cast<std::size_t>(z + m)];
 }
@@ -86,7 +73,7 @@ TEST_CASE("noise law: with every user in one bin, n (output - mean) is exactly D
     bin(counts, m, static_cast<int64_t>(std::llround(r.mean * 200)) - truth);
   }
   CHECK(t == doctest::Approx(2.0 * 300 / 1.0).epsilon(1e-6));  // 2 (b - a) / eps on the sum, b - a = 6 tau
-  CHECK(ldp::test::chi_square_gof(counts, dlap_law(t, m), runs).p_value > ldp::test::default_alpha);
+  CHECK(ldp::test::chi_square_gof(counts, ldp::test::discrete_laplace_pmf(t, m), runs).p_value > ldp::test::default_alpha);
 }
 
 TEST_CASE("high-dimensional error: E ||out - X_bar||^2 = d sigma_z^2 gamma^2 / (n^2 d~) = 2 d b^2") {

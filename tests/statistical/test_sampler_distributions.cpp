@@ -16,20 +16,6 @@ namespace {
 
 constexpr double alpha_check = 1e-7;
 
-// Two-sided geometric pmf P(Y = y) on bins [-m, m] plus one "rest" bin for |y| > m.
-std::vector<double> dlap_pmf(double t, int m) {
-  const double a = std::exp(-1.0 / t);
-  const double c = (1 - a) / (1 + a);
-  std::vector<double> p;
-  double inside = 0;
-  for (int y = -m; y <= m; ++y) {
-    p.push_back(c * std::pow(a, std::abs(y)));
-    inside += p.back();
-  }
-  p.push_back(1 - inside);
-  return p;
-}
-
 }  // namespace
 
 TEST_CASE("uniform_below is uniform, including n just above 2^31 where modulo bias is largest") {
@@ -113,7 +99,7 @@ TEST_CASE("discrete Laplace matches its pmf, zero included once") {
   for (auto [num, den] : {std::pair<uint64_t, uint64_t>{3 * 65536, 65536}, {7, 10}}) {
     const double t = static_cast<double>(num) / static_cast<double>(den);
     const int m = static_cast<int>(12 * t) + 2;
-    const auto p = dlap_pmf(t, m);
+    const auto p = ldp::test::discrete_laplace_pmf(t, m);
     std::vector<uint64_t> counts(p.size(), 0);
     int64_t sum = 0;
     for (uint64_t i = 0; i < draws; ++i) {

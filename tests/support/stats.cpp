@@ -1,6 +1,7 @@
 #include "stats.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -369,5 +370,18 @@ chi_square_result chi_square_independence(const std::vector<std::vector<uint64_t
 }
 
 double normal_sf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+std::vector<double> discrete_laplace_pmf(double t, int m) {
+  const double a = std::exp(-1.0 / t);
+  const double c = (1 - a) / (1 + a);
+  std::vector<double> p;
+  double inside = 0;
+  for (int y = -m; y <= m; ++y) {
+    p.push_back(c * std::pow(a, std::abs(y)));
+    inside += p.back();
+  }
+  p.push_back(1 - inside);
+  return p;
+}
 
 }  // namespace ldp::test

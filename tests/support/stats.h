@@ -61,6 +61,10 @@ chi_square_result chi_square_independence(const std::vector<std::vector<uint64_t
 // P(Z >= z) for Z ~ N(0, 1).
 double normal_sf(double z);
 
+// The discrete Laplace law DLap(t), P(Y = y) = (1 - a) / (1 + a) a^|y| with a = e^(-1/t), on the
+// bins y = -m .. m followed by one "rest" bin for |y| > m (chi_square_gof's layout).
+std::vector<double> discrete_laplace_pmf(double t, int m);
+
 }  // namespace ldp::test
 
 #endif
