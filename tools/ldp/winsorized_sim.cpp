@@ -92,10 +92,15 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
 
   const parameter_block round1 = block_of(round1_block(m, lo, hi, n), mech);
   const uint64_t padded = round1.params.get(field::hadamard_dim);
+  // The per-coordinate budget: the tight advanced composition over d~ coordinates, or basic
+  // composition eps / d~ (also valid with delta > 0) when it is larger, as it is for small d~.
   double eps_coordinate = 0;
   if (server::step_epsilon(m.epsilon, m.delta, padded, server::budget_rule::tight, &eps_coordinate) != status::ok) {
     fail("cannot split --epsilon {} --delta {} over {} rotated coordinates", m.epsilon, m.delta, padded);
   }
+  const double basic_step = m.epsilon / static_cast<double>(padded);
+  const bool basic = basic_step >= eps_coordinate;
+  if (basic) eps_coordinate = basic_step;
   fmt::print("winsorized-mean (Levy et al., central DP): {} users with {} samples of {} reals in [{:g}, {:g}] each, "
              "epsilon {} delta {:g} per user, data {}, seed {}\n",
              format_count(n), m.observations, m.dim, lo, hi, m.epsilon, m.delta, r.data, r.seed);
@@ -120,8 +125,8 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   fmt::print("round 1: {} users report the bins of their rotated mean ({}){}\n", format_count(bins->reports()),
              describe_block(round1.params), r.round1_out.empty() ? "" : ", batch " + r.round1_out);
   fmt::print("         PrivateRange chose a window of +-3 tau per rotated coordinate at epsilon {:.6g} each "
-             "(of {:.6g} per coordinate, tight advanced composition over d~ = {})\n",
-             windows.epsilon_impl, eps_coordinate, padded);
+             "(of {:.6g} per coordinate, {} composition over d~ = {})\n",
+             windows.epsilon_impl, eps_coordinate, basic ? "basic" : "tight advanced", padded);
 
   // Round 2: the same users against the broadcast window list.
   parameter_block round2 = block_of(windows.round2, mech);
@@ -145,20 +150,21 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
              r.out, format_bytes(batch.bytes), round2.fingerprint);
 
   const double per_coordinate = windows.epsilon_impl + rel.epsilon_impl;
-  const double total = m.delta > 0 ? server::advanced_composition(per_coordinate, padded, m.delta)
-                                   : per_coordinate * static_cast<double>(padded);
+  const double total = basic ? per_coordinate * static_cast<double>(padded)
+                              : server::advanced_composition(per_coordinate, padded, m.delta);
   const double confidence = 0.95;
   estimate_report report = make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, 0);
   release_summary summary;
   summary.epsilon_impl = total;
-  summary.delta = m.delta;
+  summary.delta = basic ? 0 : m.delta;  // basic composition of pure-DP steps is pure DP
   summary.text = fmt::format(
       "central-DP release (WinsorizedMeanHighD, discrete Laplace noise on the rotated sums, server seed from --seed "
       "{}): epsilon {:.15g} implemented, delta {:g}; intervals of the noise alone (not of the winsorization)",
-      r.seed, total, m.delta);
+      r.seed, total, summary.delta);
   summary.details = {{"kind", "winsorized-mean"},
                      {"window_rule", "safe"},
                      {"epsilon_coordinate", per_coordinate},
+                     {"composition", basic ? "basic" : "advanced"},
                      {"rotated_dim", padded},
                      {"users", rel.users},
                      {"sum_noise_scale", static_cast<double>(rel.scale_num) / static_cast<double>(rel.scale_den)},
