@@ -46,8 +46,8 @@ void run(demo_options o) {
   const bool chosen = o.mech.name.empty();
   if (o.devices == 0) fail("--devices must be at least 1");
   if (chosen) o.mech.name = recommended(o.mech.domain, o.mech.epsilon, o.devices);
+  if (checked_mechanism(o.mech).input != input_kind::item) fail("the demo runs frequency oracles, not {}", o.mech.name);
   const parameter_block block = build_block(o.mech);
-  if (block.mechanism->input != input_kind::item) fail("the demo runs frequency oracles, not {}", block.mechanism->name);
   const std::unique_ptr<dataset> data = make_dataset("builtin", shape_of(block), o.devices);
 
   std::unique_ptr<server::aggregator> agg;
