@@ -38,7 +38,7 @@ run_fuzz() {  # build the fuzz targets, then run each for a minute from the gold
   cmake --build --preset fuzz
   cmake --build --preset fuzz --target fuzz_seeds
   local dir=build/fuzz/tests/fuzz target
-  for target in fuzz_report fuzz_batch; do
+  for target in fuzz_report fuzz_batch fuzz_state; do
     local seeds="$PWD/$dir/seeds/${target#fuzz_}" corpus="$PWD/build/fuzz/corpus/$target"
     local log="$PWD/build/fuzz/$target.log"
     rm -rf "$corpus" && mkdir -p "$corpus"  # fresh: each run starts from the seeds alone

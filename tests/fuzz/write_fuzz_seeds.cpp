@@ -2,7 +2,12 @@
 //   OUT_DIR/report/<golden name>.bin  every golden file as [u16 LE block length][block][report]
 //   OUT_DIR/batch/<name>.bin          per mechanism a valid batch (2 chunks of 3 records and the
 //                                     terminator) and corrupted variants of it
-// so the fuzzers start from inputs that reach every payload kind and every batch status.
+//   OUT_DIR/state/<name>.bin          aggregator state bodies (without the 32-byte header): per
+//                                     mechanism with a server side an empty one and one after six
+//                                     example payloads, and per valid golden file one after its
+//                                     report (accepted, or counted as a rejection)
+// so the fuzzers start from inputs that reach every payload kind, every batch status and every
+// aggregator family.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -10,9 +15,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "ldp/server/aggregator.h"
 #include "ldp/wire.h"
 #include "wire_examples.h"
 
@@ -24,6 +31,7 @@ using bytes = std::vector<unsigned char>;
 
 struct golden {
   std::string name;
+  bool valid = false;  // from golden/valid: the report is accepted
   bytes params;
   bytes report;
 };
@@ -35,6 +43,7 @@ std::vector<golden> read_golden(const fs::path& root) {
       if (entry.path().extension() != ".txt") continue;
       golden g;
       g.name = entry.path().stem().string();
+      g.valid = std::string(sub) == "valid";
       std::ifstream in(entry.path());
       std::string line;
       while (std::getline(in, line)) {
@@ -92,6 +101,41 @@ bytes payload(const ldp::wire::params& p, unsigned variant) {
 
 void append(bytes& to, const bytes& from) { to.insert(to.end(), from.begin(), from.end()); }
 
+// The body of a's saved state: what fuzz_state takes (it writes the header itself).
+void write_state_body(const fs::path& path, const ldp::server::aggregator& a) {
+  const bytes state = a.serialize();
+  if (state.size() < ldp::wire::state_header_size) {
+    std::fprintf(stderr, "serialize failed for %s\n", path.string().c_str());
+    std::exit(1);
+  }
+  write(path, bytes(state.begin() + ldp::wire::state_header_size, state.end()));
+}
+
+// State seeds for every mechanism aggregator::create accepts (the others have no server side).
+void write_state_seeds(const fs::path& dir, const std::vector<golden>& goldens) {
+  std::unique_ptr<ldp::server::aggregator> a;
+  for (ldp::wire::mechanism m : ldp::test::all_mechanisms()) {
+    const auto p = ldp::test::example_params(m);
+    if (ldp::server::aggregator::create(p, &a) != status::ok) continue;
+    const std::string name = ldp::wire::mechanism_name(m);
+    write_state_body(dir / (name + "_empty.bin"), *a);
+    // Six example payloads; those the family rejects (the examples' values need not be in range)
+    // are counted as rejections, which the state holds too.
+    for (unsigned variant = 0; variant < 6; ++variant) {
+      const bytes encoded = payload(p, variant);
+      static_cast<void>(a->add_payload(encoded));
+    }
+    write_state_body(dir / (name + "_six.bin"), *a);
+  }
+  for (const golden& g : goldens) {
+    ldp::wire::params p;
+    if (!g.valid || ldp::wire::decode_params(g.params, &p) != status::ok) continue;
+    if (ldp::server::aggregator::create(p, &a) != status::ok) continue;
+    static_cast<void>(a->add_report(g.report));  // the server may check more (a sparse vector's L2 ball)
+    write_state_body(dir / (g.name + ".bin"), *a);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,6 +146,7 @@ int main(int argc, char** argv) {
   const fs::path out = argv[2];
   fs::create_directories(out / "report");
   fs::create_directories(out / "batch");
+  fs::create_directories(out / "state");
 
   const std::vector<golden> goldens = read_golden(argv[1]);
   if (goldens.empty()) {
@@ -171,5 +216,6 @@ int main(int argc, char** argv) {
       write(out / "batch" / (name + "_bad_records.bin"), rejected);
     }
   }
+  write_state_seeds(out / "state", goldens);
   return 0;
 }
