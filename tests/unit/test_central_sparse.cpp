@@ -49,6 +49,18 @@ device_output encode(const ldp::wire::params& p, const std::vector<uint32_t>& in
           std::vector<int64_t>(r.values.begin(), r.values.end())};
 }
 
+// Rewrites the header of an edited state file of block p for its body (correct CRCs).
+void reseal(const ldp::wire::params& p, std::vector<unsigned char>& state) {
+  REQUIRE(ldp::wire::encode_state_header(p.mech, ldp::wire::fingerprint(p),
+                                         {state.data() + ldp::wire::state_header_size,
+                                          state.size() - ldp::wire::state_header_size},
+                                         {state.data(), ldp::wire::state_header_size}) == status::ok);
+}
+
+void store_le64(unsigned char* at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) at[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
 double l1(const std::vector<double>& x) {
   double s = 0;
   for (double v : x) s += std::fabs(v);
@@ -376,16 +388,45 @@ TEST_CASE("sparse aggregator: exact sums, l2 rejection, merge, saved state") {
   CHECK(back->serialize() == saved);
   // A tampered sum breaks an invariant: |sum_j| <= n L. The body ends with the d sums.
   auto tampered = saved;
-  const std::size_t last = tampered.size() - 8;
-  for (int i = 0; i < 8; ++i) tampered[last + i] = i == 7 ? 0x40 : 0;
-  ldp::wire::state_header h;
-  ldp::span<const unsigned char> body;
-  REQUIRE(ldp::wire::decode_state(saved, &h, &body) == status::ok);
-  REQUIRE(ldp::wire::encode_state_header(h.mech, h.fingerprint,
-                                         {tampered.data() + ldp::wire::state_header_size,
-                                          tampered.size() - ldp::wire::state_header_size},
-                                         {tampered.data(), ldp::wire::state_header_size}) == status::ok);
+  store_le64(tampered.data() + tampered.size() - 8, uint64_t{1} << 62);
+  reseal(p, tampered);
   CHECK(ldp::server::aggregator::deserialize(tampered, &back) == status::malformed_report);
+}
+
+TEST_CASE("sparse saved state: the sum of |sum_j| may pass 2^64 (found by fuzz_state)") {
+  // n = 2^50 reports with L = 2^16: the bounds n L and n R1 pass 2^64, and three coordinate sums
+  // of 3 * 2^60 each are reachable (3 * 2^44 reports at +L on each). Merged with itself, the state
+  // holds three sums of 6 * 2^60, 18 * 2^60 > 2^64 in total, which deserialize() used to reject
+  // as malformed_report: the server wrote a state it could not read back.
+  const auto p = sparse_block(8, 2, 65536);
+  std::unique_ptr<ldp::server::aggregator> a;
+  REQUIRE(ldp::server::aggregator::create(p, &a) == status::ok);
+  auto state = a->serialize();
+  const std::size_t block = state[ldp::wire::state_header_size] |
+                            std::size_t{state[ldp::wire::state_header_size + 1]} << 8;
+  const std::size_t n_at = ldp::wire::state_header_size + 2 + block, sums_at = n_at + 8 + 8 * ldp::status_count;
+  REQUIRE(state.size() == sums_at + 8 * 8);
+  store_le64(state.data() + n_at, uint64_t{1} << 50);
+  for (std::size_t j = 0; j < 3; ++j) store_le64(state.data() + sums_at + 8 * j, uint64_t{3} << 60);
+  reseal(p, state);  // 9 * 2^60 in total
+  std::unique_ptr<ldp::server::aggregator> half, merged, back;
+  REQUIRE(ldp::server::aggregator::deserialize(state, &half) == status::ok);
+  REQUIRE(ldp::server::aggregator::deserialize(state, &merged) == status::ok);
+  REQUIRE(merged->merge(*half) == status::ok);
+  const auto saved = merged->serialize();
+  REQUIRE(ldp::server::aggregator::deserialize(saved, &back) == status::ok);
+  CHECK(back->reports() == uint64_t{1} << 51);
+  CHECK(back->serialize() == saved);
+  // The total bound still applies where it does not saturate: with n = 2^47, each sum of 7 * 2^60
+  // is within n L = 2^63, but their total 21 * 2^60 (saturated) exceeds n R1 < 2^47 * 92682.
+  store_le64(state.data() + n_at, uint64_t{1} << 47);
+  for (std::size_t j = 0; j < 3; ++j) store_le64(state.data() + sums_at + 8 * j, uint64_t{7} << 60);
+  reseal(p, state);
+  CHECK(ldp::server::aggregator::deserialize(state, &back) == status::malformed_report);
+  store_le64(state.data() + sums_at + 8, uint64_t{4} << 60);
+  store_le64(state.data() + sums_at + 16, 0);  // 11 * 2^60 < n R1: loads
+  reseal(p, state);
+  CHECK(ldp::server::aggregator::deserialize(state, &back) == status::ok);
 }
 
 TEST_CASE("release calibration: b = 2 L sqrt(s) / (n eps), not 2L/(n eps) nor L sqrt(s)/(n eps)") {

@@ -84,13 +84,15 @@ status sparse_vector_aggregator::read_body(span<const unsigned char> body) {
   if (body.size() != 8 * sums_.size()) return status::wrong_length;
   const uint64_t per_coordinate = saturating_mul(reports_, static_cast<uint64_t>(wire::sparse_radius(params_)));
   const uint64_t total_bound = saturating_mul(reports_, wire::sparse_l1_bound(params_));
+  // Saturated like the bound: d sums below 2^63 each may legitimately pass 2^64 in total (a merge of
+  // valid states does once n R1 does), and a total that saturates only fails a bound that did not.
   uint64_t total = 0;
   for (std::size_t j = 0; j < sums_.size(); ++j) {
     sums_[j] = static_cast<int64_t>(load_le64(body.data() + 8 * j));
     const uint64_t m = magnitude(sums_[j]);
-    if (m > per_coordinate || !checked_add(total, m, &total) || total > total_bound) {
-      return status::malformed_report;
-    }
+    uint64_t next = 0;
+    total = checked_add(total, m, &next) ? next : std::numeric_limits<uint64_t>::max();
+    if (m > per_coordinate || total > total_bound) return status::malformed_report;
   }
   return status::ok;
 }
