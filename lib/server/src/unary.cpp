@@ -3,7 +3,7 @@
 // C_v = ones[v]; p-hat = T_keep/2^w, q-hat = T_other/2^w.
 //
 // Ingestion (PERFORMANCE.md 7): accepted bit vectors are copied into a block buffer (at most 256
-// reports or 256 KiB, stride ceil(d / 8)) and added to ones[] by the kernel table's column popcount
+// reports or 2 MiB, stride ceil(d / 8)) and added to ones[] by the kernel table's column popcount
 // when the block is full, and before any merge. Const readers (serialize, estimate) see the pending
 // block without changing the aggregator: they add it to a copy of ones[], so concurrent const calls
 // stay safe.
@@ -17,7 +17,7 @@ namespace {
 using wire::field;
 
 constexpr std::size_t block_reports = 256;
-constexpr std::size_t block_bytes = std::size_t{256} << 10;
+constexpr std::size_t block_bytes = std::size_t{2} << 20;  // 256 reports up to d = 65536
 
 class unary_aggregator final : public frequency_aggregator {
  public:
