@@ -1106,8 +1106,8 @@ bytes crafted_state(const params& p, uint64_t n, const std::vector<uint64_t>& co
 }  // namespace
 
 TEST_CASE("SUE/OUE: reports still in the ingestion block count in serialize, estimate and merge") {
-  // d = 20000 is 2500 bytes per report: the block holds 104 reports (256 KiB), not 256.
-  for (uint32_t d : {10u, 300u, 20000u}) {
+  // d = 100000 is 12500 bytes per report: the block holds 167 reports (2 MiB), not 256.
+  for (uint32_t d : {10u, 300u, 100000u}) {
     for (mechanism m : {mechanism::sue, mechanism::oue}) {
       CAPTURE(d);
       const std::string oracle_name = ldp::wire::mechanism_name(m);
@@ -1117,8 +1117,8 @@ TEST_CASE("SUE/OUE: reports still in the ingestion block count in serialize, est
       const std::vector<ldp::wire::report> decoded = decode_all(p, reports);
       aggregator whole = make(p);
       std::size_t added = 0;
-      for (std::size_t upto : {std::size_t{1}, std::size_t{103}, std::size_t{104}, std::size_t{255},
-                               std::size_t{256}, std::size_t{257}, std::size_t{700}}) {
+      for (std::size_t upto : {std::size_t{1}, std::size_t{166}, std::size_t{167}, std::size_t{168},
+                               std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{700}}) {
         CAPTURE(upto);
         for (; added < upto; ++added) REQUIRE(whole->add_report(reports[added]) == status::ok);
         CHECK(state_counts(whole->serialize()) == column_sums(p, decoded, upto));
@@ -1274,5 +1274,46 @@ TEST_CASE("add_batch: unary chunks counted in one pass equal the record-by-recor
       CHECK(a->estimate_all().size() == d);
       CHECK(same_estimates(a->estimate_all(), expected->estimate_all()));
     }
+  }
+}
+
+TEST_CASE("CMS: reports still in a row's ingestion block count in serialize, estimate and merge") {
+  constexpr uint32_t m = 16;
+  for (uint32_t k : {1u, 3u}) {  // one row: 700 reports cross its 256-report blocks
+    CAPTURE(k);
+    const auto derived = ldp::wire::make_cms(1.0, 50, k, m, sketch_seed);
+    REQUIRE(derived.code == status::ok);
+    const params p = derived.block;
+    const std::vector<bytes> reports = random_reports(p, "cms block", 700);
+    const std::vector<ldp::wire::report> decoded = decode_all(p, reports);
+    // The counts section of the state, bit by bit: n_j, then ones[j][l].
+    const auto expected = [&](std::size_t count) {
+      std::vector<uint64_t> out(k + std::size_t{k} * m, 0);
+      for (std::size_t i = 0; i < count; ++i) {
+        ++out[decoded[i].index];
+        for (uint32_t l = 0; l < m; ++l) out[k + std::size_t{decoded[i].index} * m + l] += bit_of(decoded[i].bits, l) ? 1 : 0;
+      }
+      return out;
+    };
+    aggregator whole = make(p);
+    std::size_t added = 0;
+    for (std::size_t upto : {std::size_t{1}, std::size_t{255}, std::size_t{256}, std::size_t{257},
+                             std::size_t{600}, std::size_t{700}}) {
+      CAPTURE(upto);
+      for (; added < upto; ++added) REQUIRE(whole->add_report(reports[added]) == status::ok);
+      CHECK(state_counts(whole->serialize()) == expected(upto));
+    }
+    aggregator left = make(p), right = make(p);
+    for (std::size_t i = 0; i < 300; ++i) REQUIRE(left->add_report(reports[i]) == status::ok);
+    for (std::size_t i = 300; i < 700; ++i) REQUIRE(right->add_report(reports[i]) == status::ok);
+    REQUIRE(left->merge(*right) == status::ok);
+    CHECK(left->serialize() == whole->serialize());
+    CHECK(same_estimates(left->estimate_all(), whole->estimate_all()));
+    aggregator twice = make(p);
+    for (std::size_t i = 0; i < 50; ++i) REQUIRE(twice->add_report(reports[i]) == status::ok);
+    REQUIRE(twice->merge(*twice) == status::ok);
+    std::vector<uint64_t> doubled = expected(50);
+    for (uint64_t& c : doubled) c *= 2;
+    CHECK(state_counts(twice->serialize()) == doubled);
   }
 }

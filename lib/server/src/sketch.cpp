@@ -128,36 +128,34 @@ class sketch_aggregator : public frequency_aggregator {
   std::vector<uint64_t> rows_;  // n_j
 };
 
+// The ingestion blocks of all rows together; one row's block holds at least one report.
+constexpr std::size_t cms_block_bytes = std::size_t{2} << 20;
+
 class cms_aggregator final : public sketch_aggregator {
  public:
   cms_aggregator(const wire::params& p, std::size_t cells, double c)
-      : sketch_aggregator(p, c), ones_(cells) {}
+      : sketch_aggregator(p, c), ones_(cells), queues_(k_, popcount_queue(m_, cms_block_bytes / k_)) {}
 
  protected:
   status ingest(const wire::report& r) noexcept override {
     if (r.bits.size() != (std::size_t{m_} + 7) / 8) return status::wrong_length;  // decoder checks
     const status s = count_row(r.index);
     if (s != status::ok) return s;
-    uint64_t* row = ones_.data() + std::size_t{r.index} * m_;
-    for (std::size_t byte = 0; byte < r.bits.size(); ++byte) {
-      unsigned bits = r.bits[byte];
-      const std::size_t base = 8 * byte;
-      for (std::size_t b = 0; bits != 0; ++b, bits >>= 1) {
-        if ((bits & 1u) != 0 && base + b < m_) ++row[base + b];  // padding is zero anyway
-      }
-    }
+    // Padding bits past m are zero (checked by the decoder); the kernel ignores them anyway.
+    queues_[r.index].push(r.bits.data(), row(r.index));
     return status::ok;
   }
 
   std::vector<double> finalize() const override {
-    std::vector<double> sketch(ones_.size());
+    const std::vector<uint64_t> ones = cells();
+    std::vector<double> sketch(ones.size());
     const double k = k_;
     for (uint32_t j = 0; j < k_; ++j) {
       const uint64_t nj = rows_[j];
       for (uint32_t l = 0; l < m_; ++l) {
         const std::size_t at = std::size_t{j} * m_ + l;
         // 2 ones - n_j = ones - (n_j - ones), exact in int64 (ones <= n_j <= 2^62).
-        const int64_t signs = static_cast<int64_t>(ones_[at]) - static_cast<int64_t>(nj - ones_[at]);
+        const int64_t signs = static_cast<int64_t>(ones[at]) - static_cast<int64_t>(nj - ones[at]);
         sketch[at] = k * ((c_ / 2) * static_cast<double>(signs) + static_cast<double>(nj) / 2);
       }
     }
@@ -169,14 +167,15 @@ class cms_aggregator final : public sketch_aggregator {
     return ratio * ratio * n * (c_ * c_ - 1) / 4 + (n - f) / (m - 1);
   }
 
-  void write_cells(std::vector<unsigned char>& out) const override { put_u64s(out, ones_); }
+  void write_cells(std::vector<unsigned char>& out) const override { put_u64s(out, cells()); }
 
   void merge_cells(const sketch_aggregator& other) override {
     const auto& o = static_cast<const cms_aggregator&>(other);
-    for (std::size_t i = 0; i < ones_.size(); ++i) ones_[i] += o.ones_[i];
+    const std::vector<uint64_t> theirs = o.cells();  // may throw; nothing has changed yet
+    for (std::size_t i = 0; i < ones_.size(); ++i) ones_[i] += theirs[i];
   }
 
-  status read_cells(span<const unsigned char> bytes) override {
+  status read_cells(span<const unsigned char> bytes) override {  // a fresh aggregator: empty queues
     const status s = read_u64s(bytes, ones_);
     if (s != status::ok) return s;
     for (uint32_t j = 0; j < k_; ++j) {
@@ -188,7 +187,17 @@ class cms_aggregator final : public sketch_aggregator {
   }
 
  private:
+  uint64_t* row(uint32_t j) noexcept { return ones_.data() + std::size_t{j} * m_; }
+
+  // ones_ plus every row's queued reports (allocates; may throw).
+  std::vector<uint64_t> cells() const {
+    std::vector<uint64_t> out(ones_);
+    for (uint32_t j = 0; j < k_; ++j) queues_[j].add_queued(out.data() + std::size_t{j} * m_);
+    return out;
+  }
+
   std::vector<uint64_t> ones_;
+  std::vector<popcount_queue> queues_;  // row j's reports not yet in ones_
 };
 
 class hcms_aggregator final : public sketch_aggregator {
