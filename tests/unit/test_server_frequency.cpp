@@ -1105,6 +1105,30 @@ bytes crafted_state(const params& p, uint64_t n, const std::vector<uint64_t>& co
 
 }  // namespace
 
+namespace {
+
+// With 700 reports: the first 300 merged with the last 400 (both sides with reports still queued)
+// serialize and estimate like `whole`; an aggregator of the first 50 merged into itself has twice
+// `counts50` as its counts section. Returns the merged aggregator.
+aggregator check_merges_with_queued_reports(const params& p, const std::vector<bytes>& reports,
+                                            const frequency_aggregator& whole,
+                                            std::vector<uint64_t> counts50) {
+  aggregator left = make(p), right = make(p);
+  for (std::size_t i = 0; i < 300; ++i) REQUIRE(left->add_report(reports[i]) == status::ok);
+  for (std::size_t i = 300; i < 700; ++i) REQUIRE(right->add_report(reports[i]) == status::ok);
+  REQUIRE(left->merge(*right) == status::ok);
+  CHECK(left->serialize() == whole.serialize());
+  CHECK(same_estimates(left->estimate_all(), whole.estimate_all()));
+  aggregator twice = make(p);
+  for (std::size_t i = 0; i < 50; ++i) REQUIRE(twice->add_report(reports[i]) == status::ok);
+  REQUIRE(twice->merge(*twice) == status::ok);
+  for (uint64_t& c : counts50) c *= 2;
+  CHECK(state_counts(twice->serialize()) == counts50);
+  return left;
+}
+
+}  // namespace
+
 TEST_CASE("SUE/OUE: reports still in the ingestion block count in serialize, estimate and merge") {
   // d = 100000 is 12500 bytes per report: the block holds 167 reports (2 MiB), not 256.
   for (uint32_t d : {10u, 300u, 100000u}) {
@@ -1133,19 +1157,7 @@ TEST_CASE("SUE/OUE: reports still in the ingestion block count in serialize, est
         CHECK(picked[i].value == doctest::Approx((static_cast<double>(all[some[i]]) - 700 * q) / (pk - q)));
       }
 
-      // Both sides of a merge with reports pending; then an aggregator merged into itself.
-      aggregator left = make(p), right = make(p);
-      for (std::size_t i = 0; i < 300; ++i) REQUIRE(left->add_report(reports[i]) == status::ok);
-      for (std::size_t i = 300; i < 700; ++i) REQUIRE(right->add_report(reports[i]) == status::ok);
-      REQUIRE(left->merge(*right) == status::ok);
-      CHECK(left->serialize() == whole->serialize());
-      CHECK(same_estimates(left->estimate_all(), whole->estimate_all()));
-      aggregator twice = make(p);
-      for (std::size_t i = 0; i < 50; ++i) REQUIRE(twice->add_report(reports[i]) == status::ok);
-      REQUIRE(twice->merge(*twice) == status::ok);
-      std::vector<uint64_t> doubled = column_sums(p, decoded, 50);
-      for (uint64_t& c : doubled) c *= 2;
-      CHECK(state_counts(twice->serialize()) == doubled);
+      const aggregator left = check_merges_with_queued_reports(p, reports, *whole, column_sums(p, decoded, 50));
 
       // A round trip, then more reports on top of the restored counts.
       aggregator restored;
@@ -1303,17 +1315,6 @@ TEST_CASE("CMS: reports still in a row's ingestion block count in serialize, est
       for (; added < upto; ++added) REQUIRE(whole->add_report(reports[added]) == status::ok);
       CHECK(state_counts(whole->serialize()) == expected(upto));
     }
-    aggregator left = make(p), right = make(p);
-    for (std::size_t i = 0; i < 300; ++i) REQUIRE(left->add_report(reports[i]) == status::ok);
-    for (std::size_t i = 300; i < 700; ++i) REQUIRE(right->add_report(reports[i]) == status::ok);
-    REQUIRE(left->merge(*right) == status::ok);
-    CHECK(left->serialize() == whole->serialize());
-    CHECK(same_estimates(left->estimate_all(), whole->estimate_all()));
-    aggregator twice = make(p);
-    for (std::size_t i = 0; i < 50; ++i) REQUIRE(twice->add_report(reports[i]) == status::ok);
-    REQUIRE(twice->merge(*twice) == status::ok);
-    std::vector<uint64_t> doubled = expected(50);
-    for (uint64_t& c : doubled) c *= 2;
-    CHECK(state_counts(twice->serialize()) == doubled);
+    check_merges_with_queued_reports(p, reports, *whole, expected(50));
   }
 }
