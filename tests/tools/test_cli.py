@@ -518,6 +518,67 @@ def case_kent():
           "--out", path("x.ldpb"), "--round1-out", path("y.ldpb"), message=r"--round1-out applies to --mechanism kent")
 
 
+def case_kent_folds():
+    """M2 (--dim d, l-infinity ball) and M3 (--ball l2, rotated) run in simulate: every fold's two
+    rounds, the fold batches with a .fold<f> suffix, the d estimates printed and written as
+    estimate's JSON with --release-out; bad option combinations exit 2."""
+    n = 6000
+    base = ["simulate", "-m", "kent", "-e", "1", "--observations", "400", "--devices", str(n), "--data", "builtin",
+            "--seed", "3"]
+    out, _ = run(*base, "--range", "0:4", "--dim", "3", "--plan", "two-stage", "--out", path("m2.ldpb"),
+                 "--round1-out", path("v.ldpb"), "--truth-out", path("m2.csv"), "--release-out", path("m2.json"))
+    check("kent (M2, l-infinity ball)" in out and "3 folds" in out and "3 coordinates" in out, f"M2 output:\n{out}")
+    for f in range(3):
+        check(os.path.exists(path(f"m2.fold{f}.ldpb")) and os.path.exists(path(f"v.fold{f}.ldpb")), f"fold {f} batches")
+    j = json.loads(read("m2.json"))
+    check(j["mechanism"] == "kent-refine" and j["kind"] == "mean" and j["size"] == 3 and j["reports"] == n // 2,
+          f"M2 json {j}")
+    check(j["release"]["method"] == "M2" and j["release"]["folds"] == 3 and 0.99 < j["epsilon"] <= 1, f"M2 {j}")
+    # Each fold's state holds its coordinate (a batch of its own): the one-coordinate estimate of
+    # fold 1's batch is the combined estimate of coordinate 1 (M2 does not mix the folds).
+    run("aggregate", path("m2.fold1.ldpb"), "--out", path("m2.fold1.ldps"))
+    one = estimate_json("m2.fold1.ldps")
+    check(abs(one["estimates"][0]["estimate"] - j["estimates"][1]["estimate"]) < 1e-9, f"fold 1 {one['estimates']}")
+    # Observations are i.i.d. Kumaraswamy(2, 5) on [0, 4] per coordinate (as in case_kent): the local
+    # means of T = 400 lie in the broadcast interval, so coordinate j's error is the mean of the
+    # 1,000 refiners' discrete Laplace noises (plus their local means' spread, about 1e-3 of the
+    # noise's standard deviation). Chernoff with the Laplace MGF at lambda b = 0.134: P(|mean| > 6 sd)
+    # < 2 e^-17.8 = 4e-8 per coordinate (false failure below 1.2e-7 for the three).
+    for e in j["estimates"]:
+        check(abs(e["estimate"] - e["true"]) <= 6 * e["variance"] ** 0.5 and e["variance"] > 0, f"M2 estimate {e}")
+        check(abs(e["true"] - 1.4776) < 0.01 and e["ci_low"] < e["estimate"] < e["ci_high"], f"M2 estimate {e}")
+
+    out, _ = run(*base, "--range", "-1:1", "--dim", "3", "--ball", "l2", "--out", path("m3.ldpb"), "--truth-out",
+                 path("m3.csv"), "--release-out", path("m3.json"))
+    check("kent (M3, l2 ball, rotated)" in out and "d~ = 4" in out, f"M3 output:\n{out}")
+    j = json.loads(read("m3.json"))
+    check(j["size"] == 3 and j["release"]["method"] == "M3" and j["release"]["folds"] == 4, f"M3 json {j}")
+    check(j["parameters"]["hadamard_dim"] == 4 and os.path.exists(path("m3.fold3.ldpb")), f"M3 json {j}")
+    # Builtin data scaled by 1/sqrt(3) (inside the unit ball): the rotated local means of T = 400
+    # lie in their folds' intervals, and coordinate j's error is +-1/2 times the sum of the 4 folds'
+    # mean noises (each a mean of at least 750 discrete Laplace noises), with the printed variance:
+    # the Chernoff bound above, with more terms, gives below 4e-8 per coordinate at 6 sd.
+    for e in j["estimates"]:
+        check(abs(e["estimate"] - e["true"]) <= 6 * e["variance"] ** 0.5 and e["variance"] > 0, f"M3 estimate {e}")
+    with open(path("m3.csv")) as f:
+        rows = list(csv.reader(f))[1:]
+    check(len(rows) == 3 and all(abs(float(r[1]) + (1 - 2 * 0.3694) / 3 ** 0.5) < 0.01 for r in rows), f"M3 truth {rows}")
+
+    bad = ["simulate", "-m", "kent", "-e", "1", "--observations", "50", "--devices", "100", "--data", "builtin",
+           "--seed", "1", "--out", path("x.ldpb")]
+    fails(*bad, "--range", "0:1", "--dim", "3", "--ball", "l2", message=r"--ball l2 needs --range -R:R")
+    fails(*bad, "--range", "-1:1", "--ball", "l2", message=r"--ball applies to kent with --dim d > 1 only")
+    fails(*bad, "--range", "-1:1", "--dim", "1", "--ball", "linf", message=r"--ball applies")
+    fails(*bad, "--range", "-1:1", "--dim", "3", "--ball", "l1", message=r"--ball")
+    fails(*bad, "--range", "-1:1", "--dim", "0", message=r"--dim must be at least 1")
+    fails(*bad, "--range", "-1:1", "--dim", "3", "--public-seed", "2", message=r"--public-seed applies")
+    fails(*bad, "--range", "-1:1", "--release-out", path("y.json"), message=r"--release-out applies to kent with --dim")
+    fails(*bad, "--range", "-1:1", "--dim", "3", "--plan", "single-stage", "--round1-out", path("y.ldpb"),
+          message=r"single-stage plan has no round 1")
+    fails("simulate", "-m", "grr", "-e", "1", "-d", "4", "--devices", "100", "--data", "builtin", "--seed", "1",
+          "--out", path("x.ldpb"), "--release-out", path("y.json"), message=r"--release-out applies to")
+
+
 def case_sparse_projection():
     """Central DP, Ghazi et al.: the devices send their s largest coordinates clipped to the ball,
     the state holds exact sums, and estimate prints only the server's release (projected onto the

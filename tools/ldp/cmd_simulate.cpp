@@ -32,8 +32,8 @@ struct simulate_options {
 
 void run(const simulate_options& o) {
   const input_kind input = checked_mechanism(o.mech).input;
-  if (!o.release_out.empty() && input != input_kind::samples) {
-    fail("--release-out applies to --mechanism winsorized-mean only");
+  if (!o.release_out.empty() && input != input_kind::samples && input != input_kind::observations) {
+    fail("--release-out applies to --mechanism winsorized-mean and kent with --dim d > 1 only");
   }
   const user_level_run user_level{o.devices, o.data, o.seed, o.out, o.truth_out, o.round1_out, o.release_out, o.threads};
   if (input == input_kind::observations) return simulate_user_level(o.mech, user_level);
@@ -74,7 +74,7 @@ command add_simulate(CLI::App& parent) {
   app->add_option("--out,-o", o->out, "batch file to write")->required();
   app->add_option("--truth-out", o->truth_out, "also write the exact answer as CSV");
   app->add_option("--round1-out", o->round1_out, "kent, winsorized-mean: also write the round-1 batch");
-  app->add_option("--release-out", o->release_out, "winsorized-mean: also write the release as ldp estimate's JSON");
+  app->add_option("--release-out", o->release_out, "winsorized-mean, kent with --dim d > 1: also write the estimates as ldp estimate's JSON");
   app->add_option("--threads", o->threads, "worker threads (default: one per hardware thread); the output does not depend on it");
   return {app, [o] { run(*o); }};
 }

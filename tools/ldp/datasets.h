@@ -21,6 +21,7 @@
 // kent (T observations per user, i.i.d. from one distribution as C.1 assumes):
 //   uniform   lo + (hi - lo) u_ij for observation j
 //   builtin   lo + (hi - lo) K(u_ij): skewed, mean lo + 0.3694 (hi - lo)
+//   (kent --dim d asks for T d reals, observation after observation; M3 scales lo, hi by 1/sqrt(d))
 // sparse-projection (d reals, s non-zero; u_ik as above, k = 0 places them, k >= 1 sizes them):
 //   uniform   s consecutive coordinates (mod d) from floor(d u_i0), values (2 u_ik - 1) L / sqrt(s)
 //   builtin   the same from floor(d K(u_i0)) (low coordinates popular), values (1 + u_ik) L / (2 sqrt(s))

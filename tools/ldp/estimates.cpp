@@ -89,6 +89,10 @@ void print_estimate_text(std::FILE* out, const server::aggregator& agg, const es
   if (r.release) fmt::print(out, "{}\n", r.release->text);
   fmt::print(out, "reports: {} accepted, {} rejected\n", format_count(agg.reports()), format_count(rejected));
   if (rejected != 0) print_text(out, rejection_table(agg.rejected().data(), status_count), "  ");
+  print_estimate_table(out, r);
+}
+
+void print_estimate_table(std::FILE* out, const estimate_report& r) {
   const std::string which = r.listed.size() == r.all.size()
                                 ? counted(r, r.all.size())
                                 : fmt::format("top {} of {} by estimate", r.listed.size(), counted(r, r.all.size()));

@@ -57,6 +57,8 @@ void attach_truth(estimate_report& r, truth_table truth);
 
 // The state summary lines (mechanism, reports, rejections), then the listed estimates as a table.
 void print_estimate_text(std::FILE* out, const server::aggregator& agg, const estimate_report& r);
+// The estimates table and the error summary of print_estimate_text, without the state lines.
+void print_estimate_table(std::FILE* out, const estimate_report& r);
 // Just the listed estimates, one row each (item,estimate,variance,ci_low,ci_high[,true]).
 void print_estimate_csv(std::FILE* out, const estimate_report& r);
 // The error summary lines (nothing without a truth table).

@@ -32,13 +32,6 @@ std::string known_names() {
   return out;
 }
 
-bool given(const mechanism_options& o, const char* option) {
-  for (const auto& [name, opt] : o.given) {
-    if (std::strcmp(name, option) == 0) return opt->count() > 0;
-  }
-  return false;
-}
-
 // "a:b" as two numbers; false if the text is not of that form.
 bool parse_pair(const std::string& text, double* a, double* b) {
   const std::size_t colon = text.find(':', 1);  // a leading '-' is a sign, not a separator
@@ -61,6 +54,13 @@ void parse_sketch(const std::string& text, uint32_t* k, uint32_t* m) {
 }
 
 }  // namespace
+
+bool given(const mechanism_options& o, const char* option) {
+  for (const auto& [name, opt] : o.given) {
+    if (std::strcmp(name, option) == 0) return opt->count() > 0;
+  }
+  return false;
+}
 
 void parse_range(const std::string& text, double* lo, double* hi) {
   if (!parse_pair(text, lo, hi) || !(*lo < *hi)) fail("--range must be lo:hi with lo < hi, got '{}'", text);
@@ -127,8 +127,10 @@ const std::vector<tool_mechanism>& tool_mechanisms() {
       {"laplace-vector", mechanism::laplace_vector, input_kind::vector, "--dim --range", "--frac-bits", "--dim d --range lo:hi [--frac-bits f]"},
       {"vector-mean", mechanism::vector_duchi, input_kind::vector, "--dim --radius", "--noise --beta --frac-bits --public-seed",
        "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
-      {"kent", mechanism::kent_refine, input_kind::observations, "--range --observations", "--plan --cap --frac-bits",
-       "--range lo:hi --observations T [--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
+      {"kent", mechanism::kent_refine, input_kind::observations, "--range --observations",
+       "--dim --ball --plan --cap --frac-bits --public-seed",
+       "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P]] "
+       "[--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
       {"sparse-projection", mechanism::sparse_vector, input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
        "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
       {"winsorized-mean", mechanism::winsorized_sums, input_kind::samples, "--dim --range --observations",
@@ -152,15 +154,17 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--sketch", app.add_option("--sketch", o.sketch, "cms, hcms: rows:columns (default 16:1024)")},
       {"--range", app.add_option("--range", o.range, "laplace, duchi, laplace-vector, kent, winsorized-mean: value range lo:hi")},
       {"--frac-bits", app.add_option("--frac-bits", o.frac_bits, "numeric: fraction bits of the fixed-point grid (default 16)")},
-      {"--dim", app.add_option("--dim", o.dim, "laplace-vector, vector-mean, sparse-projection, winsorized-mean: dimension d")},
+      {"--dim", app.add_option("--dim", o.dim, "laplace-vector, vector-mean, sparse-projection, winsorized-mean, kent: dimension d")},
       {"--radius", app.add_option("--radius", o.radius, "vector-mean, sparse-projection: L2 radius R of the inputs")},
       {"--noise", app.add_option("--noise", o.noise, "vector-mean: duchi (one bit, default) or laplace")
                       ->check(CLI::IsMember({"duchi", "laplace"}))},
       {"--beta", app.add_option("--beta", o.beta, "vector-mean, winsorized-mean: clipping probability of a rotated coordinate (default 0.001)")},
       {"--public-seed", app.add_option("--public-seed", o.public_seed,
-                                       "cms, hcms, vector-mean: seed of the public hash functions or rotation (default 0)")},
+                                       "cms, hcms, vector-mean, kent --ball l2: seed of the public hash functions or rotation (default 0)")},
       {"--observations", app.add_option("--observations", o.observations, "kent: observations T each user holds; winsorized-mean: samples m")},
       {"--cap", app.add_option("--cap", o.cap, "kent: observation cap T* (default: the vote-reliability rule)")},
+      {"--ball", app.add_option("--ball", o.ball, "kent with --dim d > 1: linf (M2, default) or l2 (M3, rotated)")
+                     ->check(CLI::IsMember({"linf", "l2"}))},
       {"--plan", app.add_option("--plan", o.plan, "kent: choose (default), two-stage or single-stage")
                      ->check(CLI::IsMember({"choose", "two-stage", "single-stage"}))},
       {"--sparsity", app.add_option("--sparsity", o.sparsity, "sparse-projection: non-zero coordinates s a device keeps")},

@@ -2,7 +2,8 @@
 // the frequency oracles grr sue oue blh olh hr cms hcms take --domain (olh also --hash-range,
 // cms/hcms --sketch k:m); laplace and duchi take --range lo:hi; laplace-vector --dim and --range;
 // vector-mean --dim and --radius; the trusted-aggregator (central DP) protocols sparse-projection
-// (--dim --sparsity --radius) and winsorized-mean (--dim --range --observations). Turns the options into the parameter block the devices and the
+// (--dim --sparsity --radius) and winsorized-mean (--dim --range --observations); kent takes --range
+// --observations and, for M2/M3, --dim [--ball]. Turns the options into the parameter block the devices and the
 // server share, built by the wire routines (so thresholds and epsilon are the implemented ones).
 #ifndef LDP_TOOLS_MECHANISM_OPTIONS_H
 #define LDP_TOOLS_MECHANISM_OPTIONS_H
@@ -60,6 +61,7 @@ struct mechanism_options {
   double tau = 0;                  // winsorized-mean: l2 concentration radius, 0 for the whole box
   uint32_t cap = 0;                // kent: T*, 0 for the protocol's rule
   std::string plan = "choose";     // kent: choose, two-stage, single-stage
+  std::string ball;                // kent with --dim d > 1: linf (M2, the default) or l2 (M3)
   uint64_t public_seed = 0;  // the deployment's public randomness (hash functions, rotation)
 
   // Set by add_mechanism_options: which options the command line gave, and whether the values
@@ -79,6 +81,9 @@ struct parameter_block {
   const tool_mechanism* mechanism = nullptr;
   std::vector<unsigned char> windows;  // winsorized-sums: the broadcast window list its devices need
 };
+
+// Whether the command line gave `option` (one of add_mechanism_options').
+bool given(const mechanism_options& o, const char* option);
 
 // "lo:hi" with lo < hi, or cli_error naming --range.
 void parse_range(const std::string& text, double* lo, double* hi);

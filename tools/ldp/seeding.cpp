@@ -18,4 +18,10 @@ void derive_seed(uint64_t seed, seed_purpose purpose, uint64_t index, unsigned c
   }
 }
 
+uint64_t fold_seed_of(uint64_t seed, uint32_t fold) {
+  unsigned char out[wire::seed_size];
+  derive_seed(seed, seed_purpose::fold_seed, fold, out);
+  return load_le64(out);
+}
+
 }  // namespace ldp::tools

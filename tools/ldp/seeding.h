@@ -18,12 +18,18 @@ namespace ldp::tools {
 // kent: round-1 voters draw from derive_seed(--seed, vote_block, b), round-2 users from device_block.
 // The central-DP releases' server DRBG (sparse-projection, winsorized-mean) is derive_seed(S,
 // server_noise, 0), S the release seed.
-enum class seed_purpose : uint64_t { device_block = 1, hash_seed = 2, rotation_seed = 3, vote_block = 4, server_noise = 5 };
+// kent with --dim d > 1 runs fold f's fleets with the simulation seed fold_seed_of(--seed, f).
+enum class seed_purpose : uint64_t {
+  device_block = 1, hash_seed = 2, rotation_seed = 3, vote_block = 4, server_noise = 5, fold_seed = 6
+};
 
 // Devices per seeding block.
 inline constexpr uint64_t devices_per_block = 4096;
 
 void derive_seed(uint64_t seed, seed_purpose purpose, uint64_t index, unsigned char out[wire::seed_size]);
+// The first 8 bytes, little-endian, of derive_seed(seed, fold_seed, fold): each fold's devices draw
+// from their own streams (folds with one seed would share their noise).
+uint64_t fold_seed_of(uint64_t seed, uint32_t fold);
 
 }  // namespace ldp::tools
 

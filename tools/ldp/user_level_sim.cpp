@@ -1,5 +1,6 @@
 #include "user_level_sim.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -10,10 +11,13 @@
 #include "block_text.h"
 #include "datasets.h"
 #include "errors.h"
+#include "estimates.h"
+#include "files.h"
 #include "fleet.h"
 #include "ldp/server/user_level.h"
 #include "output.h"
 #include "randomizers.h"
+#include "seeding.h"
 #include "truth.h"
 
 namespace ldp::tools {
@@ -31,6 +35,206 @@ std::string interval_of(const wire::params& p) {
                      std::ldexp(static_cast<double>(p.get_signed(wire::field::interval_hi)), -f));
 }
 
+// PATH with ".fold<f>" before its extension (kent.ldpb -> kent.fold3.ldpb).
+std::string fold_path(const std::string& path, uint32_t fold) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t dot = path.find_last_of('.');
+  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+  const std::string suffix = fmt::format(".fold{}", fold);
+  return has_ext ? path.substr(0, dot) + suffix + path.substr(dot) : path + suffix;
+}
+
+// M3's data must lie in the l2 ball of radius R (C.1): each observation (d consecutive reals) is
+// projected onto it, x -> x R / |x|_2 when |x|_2 > R. The synthetic data are generated per
+// coordinate in [lo, hi] / sqrt(d), so they are inside already; CSV rows may be clipped.
+class ball_view final : public dataset {
+ public:
+  ball_view(const dataset& data, uint32_t d, double radius)
+      : dataset(data.devices(), data.width()), data_(data), d_(d), radius_(radius) {}
+  void values(uint64_t device, span<double> out) const override {
+    data_.values(device, out);
+    for (std::size_t t = 0; t + d_ <= out.size(); t += d_) {
+      double norm2 = 0;
+      for (std::size_t j = 0; j < d_; ++j) norm2 += out[t + j] * out[t + j];
+      const double norm = std::sqrt(norm2);
+      if (norm <= radius_) continue;
+      for (std::size_t j = 0; j < d_; ++j) out[t + j] *= radius_ / norm;
+    }
+  }
+
+ private:
+  const dataset& data_;
+  std::size_t d_;
+  double radius_;
+};
+
+// The mean over users of their local means of the first `used` observations, each coordinate
+// clamped to [lo, hi], in real arithmetic (the devices' fixed-point rounding moves it by at most
+// 2^-f per coordinate).
+truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double lo, double hi) {
+  truth_table t;
+  t.means = true;
+  std::vector<long double> sums(d);
+  std::vector<double> x(data.width());
+  for (uint64_t u = 0; u < data.devices(); ++u) {
+    data.values(u, x);
+    for (uint32_t j = 0; j < d; ++j) {
+      long double local = 0;
+      for (uint32_t k = 0; k < used; ++k) local += std::clamp(x[std::size_t{k} * d + j], lo, hi);
+      sums[j] += local / used;
+    }
+  }
+  for (long double s : sums) t.values.push_back(static_cast<double>(s / static_cast<long double>(data.devices())));
+  return t;
+}
+
+// M2 (--ball linf) and M3 (--ball l2) for --dim d > 1: every fold's two rounds in memory, fold f's
+// batches in fold_path(--out, f) (and fold_path(--round1-out, f)), the d estimates combined by the
+// protocol, printed and written to --release-out as ldp estimate's JSON.
+void simulate_folds(const mechanism_options& m, const user_level_run& r, const tool_mechanism& mech, double lo,
+                    double hi) {
+  const uint32_t d = m.dim;
+  const bool l2 = m.ball == "l2";
+  if (l2 && lo != -hi) fail("--ball l2 needs --range -R:R (R the l2 radius of the observations), got '{}'", m.range);
+  if (!l2 && given(m, "--public-seed")) fail("--public-seed applies to kent with --ball l2 only (the rotation)");
+  // The T d reals of a user are one dataset row (a uint32 width), held per worker thread.
+  if (uint64_t{d} * m.observations > (uint64_t{1} << 24)) {
+    fail("--dim {} times --observations {} is above 2^24 reals per user", d, m.observations);
+  }
+  const double scale = l2 ? 1 / std::sqrt(static_cast<double>(d)) : 1;
+  data_shape shape;
+  shape.input = input_kind::observations;
+  shape.dim = d * m.observations;
+  shape.lo = lo * scale;
+  shape.hi = hi * scale;
+  const std::unique_ptr<dataset> source = make_dataset(r.data, shape, r.devices);
+  const std::unique_ptr<dataset> clipped = l2 ? std::make_unique<ball_view>(*source, d, hi) : nullptr;
+  const dataset& data = l2 ? *clipped : *source;
+
+  server::user_level_config config;
+  config.method = l2 ? server::user_level_method::m3 : server::user_level_method::m2;
+  config.plan = plan_of(m.plan);
+  config.alpha = m.epsilon;
+  config.users = data.devices();
+  config.observations = m.observations;
+  config.cap = m.cap;
+  config.frac_bits = m.frac_bits;
+  config.lo = lo;
+  config.hi = hi;
+  config.dimension = d;
+  if (l2) derive_seed(m.public_seed, seed_purpose::rotation_seed, 0, config.rotation_seed);
+  server::user_level_protocol protocol;
+  const status created = server::user_level_protocol::create(config, &protocol);
+  if (created != status::ok) {
+    fail("cannot set up the kent protocol ({}) for {} users, --dim {}, --observations {}, --range {}, --epsilon {}: {}",
+         l2 ? "M3" : "M2", data.devices(), d, m.observations, m.range, m.epsilon, describe(created));
+  }
+  if (!protocol.two_stage() && !r.round1_out.empty()) fail("--round1-out: the single-stage plan has no round 1");
+  const uint32_t folds = protocol.folds();
+  std::vector<std::vector<uint64_t>> voters(folds), refiners(folds);
+  for (uint64_t u = 0; u < data.devices(); ++u) {
+    const server::user_assignment a = protocol.assign(u);
+    (a.round == 1 ? voters : refiners)[a.fold].push_back(u);
+  }
+
+  fmt::print("kent ({}): {} users with {} observations of {} reals each ({}), epsilon {} per user, data {}, seed {}\n",
+             l2 ? "M3, l2 ball, rotated" : "M2, l-infinity ball", format_count(data.devices()), m.observations, d,
+             l2 ? fmt::format("radius {:g}", hi) : fmt::format("each in [{:g}, {:g}]", lo, hi), m.epsilon, r.data,
+             r.seed);
+  fmt::print("plan: {} (predicted error per coordinate {:.4g} two-stage, {:.4g} single-stage); T~ = {} observations "
+             "used; {} folds{}\n",
+             protocol.two_stage() ? "two stages" : "single stage", protocol.predicted_error(true),
+             protocol.predicted_error(false), protocol.used_observations(), folds,
+             l2 ? fmt::format(" (d~ = {} rotated coordinates)", folds) : std::string());
+  if (protocol.two_stage()) {
+    fmt::print("round 1: each fold's voters vote over {} cells of width {:g} (kent-vote)\n", protocol.cells(),
+               protocol.cell_width());
+  }
+
+  std::vector<std::unique_ptr<server::aggregator>> refine_states(folds);
+  double epsilon_impl = 0;
+  uint64_t reports = 0;
+  nlohmann::ordered_json fingerprints = nlohmann::ordered_json::array();
+  for (uint32_t f = 0; f < folds; ++f) {
+    const uint64_t seed = fold_seed_of(r.seed, f);
+    wire::params refine = protocol.single_stage_block(f);
+    std::string voted;
+    if (protocol.two_stage()) {
+      const parameter_block vote = block_of(protocol.vote_block(f), mech);
+      std::unique_ptr<server::aggregator> votes;
+      const status s = server::aggregator::create(vote.params, &votes);
+      if (s != status::ok) fail("internal: no aggregator for the vote block: {}", describe(s));
+      batch_aggregator ingest(*votes, vote.params);
+      const std::unique_ptr<dataset> voting = subset(data, voters[f]);
+      const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
+      if (!r.round1_out.empty()) {
+        simulate_to_file(fold_path(r.round1_out, f), vote, *voting, seed, seed_purpose::vote_block, r.threads,
+                         fmt::format("fold {} round 1", f), sink);
+      } else {
+        run_fleet(vote, *voting, seed, seed_purpose::vote_block, r.threads, sink);
+      }
+      const status built = protocol.refine_block(f, *votes, &refine);
+      if (built != status::ok) fail("internal: no round-2 block from the votes: {}", describe(built));
+      epsilon_impl = std::max(epsilon_impl, vote.epsilon_impl);
+      voted = fmt::format("{} voted for {}, ", format_count(voters[f].size()), interval_of(refine));
+    }
+    const parameter_block block = block_of(refine, mech);
+    epsilon_impl = std::max(epsilon_impl, block.epsilon_impl);
+    const status s = server::aggregator::create(block.params, &refine_states[f]);
+    if (s != status::ok) fail("internal: no aggregator for the refine block: {}", describe(s));
+    batch_aggregator ingest(*refine_states[f], block.params);
+    const std::unique_ptr<dataset> refining = subset(data, refiners[f]);
+    const std::string out = fold_path(r.out, f);
+    const simulated_batch batch =
+        simulate_to_file(out, block, *refining, seed, seed_purpose::device_block, r.threads, fmt::format("fold {}", f),
+                         [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
+    reports += refine_states[f]->reports();
+    fingerprints.push_back(fmt::format("{:016x}", block.fingerprint));
+    fmt::print("fold {} ({} {}): {}{} refine; wrote {}: {}\n", f, l2 ? "rotated coordinate" : "coordinate", f, voted,
+               format_count(refiners[f].size()), out, format_bytes(batch.bytes));
+  }
+
+  const double confidence = 0.95;
+  std::vector<const server::aggregator*> states;
+  for (const auto& s : refine_states) states.push_back(s.get());
+  std::vector<server::estimate> all;
+  const status estimated = protocol.estimate_all(states, confidence, &all);
+  if (estimated != status::ok) fail("internal: the protocol cannot combine the folds: {}", describe(estimated));
+  estimate_report report = make_estimate_report(std::move(all), true, confidence, 0);
+  release_summary summary;
+  summary.epsilon_impl = epsilon_impl;
+  summary.text = fmt::format("kent {}: each user sends one report in one of {} folds, epsilon {:.15g} implemented "
+                             "(the largest over the folds' blocks); intervals conditional on the users' local means",
+                             l2 ? "M3" : "M2", folds, epsilon_impl);
+  summary.details = {{"kind", "kent"},
+                     {"method", l2 ? "M3" : "M2"},
+                     {"dim", d},
+                     {"folds", folds},
+                     {"two_stage", protocol.two_stage()},
+                     {"used_observations", protocol.used_observations()},
+                     {"users", data.devices()},
+                     {"fold_fingerprints", fingerprints}};
+  report.release = std::move(summary);
+  if (!r.truth_out.empty()) {
+    truth_table truth = vector_truth(data, d, protocol.used_observations(), lo, hi);
+    write_truth(r.truth_out, truth);
+    attach_truth(report, std::move(truth));
+    fmt::print("wrote {}: the exact answer (the mean local mean of all users, per coordinate)\n", r.truth_out);
+  }
+  if (!r.release_out.empty()) {
+    // estimate's object for fold 0's state, with the totals of all folds: "parameters" and
+    // "fingerprint" are fold 0's block, "release" lists every fold's fingerprint.
+    nlohmann::ordered_json j = estimate_json(*refine_states[0], report);
+    j["reports"] = reports;
+    atomic_output out(r.release_out, "release file");
+    out.write(j.dump(2) + "\n");
+    out.commit();
+    fmt::print("wrote {}: the estimates as ldp estimate's JSON\n", r.release_out);
+  }
+  fmt::print("{}\nreports: {} accepted\n", report.release->text, format_count(reports));
+  print_estimate_table(stdout, report);
+}
+
 }  // namespace
 
 void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
@@ -39,6 +243,11 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   parse_range(m.range, &lo, &hi);
   if (m.observations < 1) fail("--observations must be at least 1, got {}", m.observations);
   if (m.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", m.frac_bits);
+  if (given(m, "--dim") && m.dim < 1) fail("--dim must be at least 1, got {}", m.dim);
+  if (m.dim > 1) return simulate_folds(m, r, mech, lo, hi);
+  if (!m.ball.empty()) fail("--ball applies to kent with --dim d > 1 only");
+  if (given(m, "--public-seed")) fail("--public-seed applies to kent with --dim d > 1 --ball l2 only");
+  if (!r.release_out.empty()) fail("--release-out applies to kent with --dim d > 1 only (M1 writes a batch)");
   data_shape shape;
   shape.input = input_kind::observations;
   shape.dim = m.observations;

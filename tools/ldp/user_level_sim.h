@@ -3,7 +3,10 @@
 // Users are split by the protocol's fixed assignment; with two stages the voters run the round-1
 // block, their votes are aggregated in memory, the protocol builds the round-2 block from them,
 // and the other users run it. The batch written is round 2's (its state estimates the mean);
-// round 1's can be kept with --round1-out.
+// round 1's can be kept with --round1-out. With --dim d > 1 it runs M2 (--ball linf) or M3
+// (--ball l2) fold by fold in memory and prints the protocol's d estimates (docs/cli.md "kent with
+// --dim"): fold f's batches go to --out and --round1-out with ".fold<f>", --release-out takes the
+// estimates as ldp estimate's JSON.
 #ifndef LDP_TOOLS_USER_LEVEL_SIM_H
 #define LDP_TOOLS_USER_LEVEL_SIM_H
 
@@ -21,7 +24,7 @@ struct user_level_run {
   std::string out;
   std::string truth_out;
   std::string round1_out;
-  std::string release_out;  // winsorized-mean: the release as the JSON of ldp estimate
+  std::string release_out;  // winsorized-mean, kent --dim d > 1: the JSON of ldp estimate
   unsigned threads = 0;
 };
 
