@@ -20,26 +20,19 @@ namespace {
 
 struct simulate_options {
   mechanism_options mech;
-  uint64_t devices = 0;
-  std::string data;
-  uint64_t seed = 0;
-  std::string out;
-  std::string truth_out;
-  std::string round1_out;
-  std::string release_out;
-  unsigned threads = 0;
+  user_level_run run;  // the fleet and the files, whatever the mechanism
 };
 
-void run(const simulate_options& o) {
-  const input_kind input = checked_mechanism(o.mech).input;
+void run(const simulate_options& options) {
+  const user_level_run& o = options.run;
+  const input_kind input = checked_mechanism(options.mech).input;
   if (!o.release_out.empty() && input != input_kind::samples && input != input_kind::observations) {
     fail("--release-out applies to --mechanism winsorized-mean and kent with --dim d > 1 only");
   }
-  const user_level_run user_level{o.devices, o.data, o.seed, o.out, o.truth_out, o.round1_out, o.release_out, o.threads};
-  if (input == input_kind::observations) return simulate_user_level(o.mech, user_level);
-  if (input == input_kind::samples) return simulate_winsorized(o.mech, user_level);
+  if (input == input_kind::observations) return simulate_user_level(options.mech, o);
+  if (input == input_kind::samples) return simulate_winsorized(options.mech, o);
   if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent and winsorized-mean only");
-  const parameter_block block = build_block(o.mech);
+  const parameter_block block = build_block(options.mech);
   const std::unique_ptr<dataset> data = make_dataset(o.data, shape_of(block), o.devices);
   const simulated_batch batch =
       simulate_to_file(o.out, block, *data, o.seed, seed_purpose::device_block, o.threads, "simulate");
@@ -50,10 +43,10 @@ void run(const simulate_options& o) {
     fmt::print("simulated {} devices: {} {}, central DP (the devices add no noise), data {}, seed {}\n",
                format_count(data->devices()), block.mechanism->name, describe_block(block.params), o.data, o.seed);
     fmt::print("release: ldp estimate STATE --epsilon {} --delta {:g} --release-seed S adds the server's noise\n",
-               o.mech.epsilon, o.mech.delta);
+               options.mech.epsilon, options.mech.delta);
   } else {
     fmt::print("simulated {} devices: {} {}, epsilon {} (implemented {:.15g}), data {}, seed {}\n",
-               format_count(data->devices()), block.mechanism->name, describe_block(block.params), o.mech.epsilon,
+               format_count(data->devices()), block.mechanism->name, describe_block(block.params), options.mech.epsilon,
                block.epsilon_impl, o.data, o.seed);
   }
   fmt::print("wrote {}: {}, parameter fingerprint {:016x}\n", o.out, format_bytes(batch.bytes), block.fingerprint);
@@ -68,14 +61,14 @@ command add_simulate(CLI::App& parent) {
   auto o = std::make_shared<simulate_options>();
   CLI::App* app = parent.add_subcommand("simulate", "run the device code for a simulated fleet and write a batch file");
   add_mechanism_options(*app, o->mech);
-  app->add_option("--devices,-n", o->devices, "number of devices (default for csv data: one per row)");
-  app->add_option("--data", o->data, "zipf:<s>, uniform, builtin or csv:<path>[:<column>]")->required();
-  app->add_option("--seed", o->seed, "seed of the simulation's randomness (docs/cli.md)")->required();
-  app->add_option("--out,-o", o->out, "batch file to write")->required();
-  app->add_option("--truth-out", o->truth_out, "also write the exact answer as CSV");
-  app->add_option("--round1-out", o->round1_out, "kent, winsorized-mean: also write the round-1 batch");
-  app->add_option("--release-out", o->release_out, "winsorized-mean, kent with --dim d > 1: also write the estimates as ldp estimate's JSON");
-  app->add_option("--threads", o->threads, "worker threads (default: one per hardware thread); the output does not depend on it");
+  app->add_option("--devices,-n", o->run.devices, "number of devices (default for csv data: one per row)");
+  app->add_option("--data", o->run.data, "zipf:<s>, uniform, builtin or csv:<path>[:<column>]")->required();
+  app->add_option("--seed", o->run.seed, "seed of the simulation's randomness (docs/cli.md)")->required();
+  app->add_option("--out,-o", o->run.out, "batch file to write")->required();
+  app->add_option("--truth-out", o->run.truth_out, "also write the exact answer as CSV");
+  app->add_option("--round1-out", o->run.round1_out, "kent, winsorized-mean: also write the round-1 batch");
+  app->add_option("--release-out", o->run.release_out, "winsorized-mean, kent with --dim d > 1: also write the estimates as ldp estimate's JSON");
+  app->add_option("--threads", o->run.threads, "worker threads (default: one per hardware thread); the output does not depend on it");
   return {app, [o] { run(*o); }};
 }
 

@@ -17,6 +17,7 @@
 
 namespace ldp::tools {
 
+// The fleet and the files of `ldp simulate`.
 struct user_level_run {
   uint64_t devices = 0;
   std::string data;
