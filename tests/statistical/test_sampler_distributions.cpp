@@ -4,11 +4,13 @@
 // the test's name), so CI is deterministic; the power of each check is stated beside it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "ldp/random.h"
+#include "ldp/server/exact_sampling.h"
 #include "stats.h"
 #include "tables.h"
 
@@ -149,4 +151,27 @@ TEST_CASE("bulk Bernoulli masks: every position has the implemented probability"
       CHECK(p <= ci.hi);
     }
   }
+}
+
+TEST_CASE("poisson_one is Poisson(1), and bern_65_over_24e is P(Poisson(1) <= 4)") {
+  // The server's exact exponential mechanism (PrivateRange) rests on these two. 400000 draws of k in
+  // 0..6 plus a rest bin: a 2% relative error in P(k = 2) (mass 0.18) is detected with probability >
+  // 0.99. Two checks at alpha_check.
+  auto rng = ldp::test::seeded_drbg("poisson one gof");
+  constexpr uint64_t draws = 400000;
+  std::vector<uint64_t> counts(8, 0);
+  std::vector<double> pmf(8, 0.0);
+  double factorial = 1;
+  for (int k = 0; k < 7; ++k) {
+    if (k > 0) factorial *= k;
+    pmf[static_cast<std::size_t>(k)] = std::exp(-1.0) / factorial;
+    pmf[7] -= pmf[static_cast<std::size_t>(k)];
+  }
+  pmf[7] += 1;
+  for (uint64_t i = 0; i < draws; ++i) ++counts[static_cast<std::size_t>(std::min<uint64_t>(ldp::server::detail::poisson_one(rng), 7))];
+  CHECK(ldp::test::chi_square_gof(counts, pmf, draws).p_value > alpha_check);
+  uint64_t hits = 0;
+  for (uint64_t i = 0; i < draws; ++i) hits += ldp::server::detail::bern_65_over_24e(rng) ? 1 : 0;
+  const double p = 65 / (24 * std::exp(1.0));
+  CHECK(ldp::test::chi_square_gof({hits, draws - hits}, {p, 1 - p}, draws).p_value > alpha_check);
 }

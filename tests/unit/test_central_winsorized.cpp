@@ -298,6 +298,11 @@ TEST_CASE("exponential mechanism: p_k(X) / p_k(X') <= e^eps for neighbours, ever
   CHECK(ldp::server::private_range(one_in_8, 8, 1.0, rng, &bin, &impl) == status::invalid_argument);
   REQUIRE(ldp::server::private_range(one_in_2, uint64_t{1} << 40, 1.0, rng, &bin, &impl) == status::ok);
   CHECK(impl <= 1.0);
+  // 1000 users in one of 2^62 bins: a uniform proposal over bins would need about 2^62 draws; the
+  // group-level sampler returns at once. Any other bin has probability below 2^62 e^-250.
+  const std::vector<bin_count> crowd{{uint64_t{1} << 61, 1000}};
+  REQUIRE(ldp::server::private_range(crowd, uint64_t{1} << 62, 1.0, rng, &bin, &impl) == status::ok);
+  CHECK(bin == uint64_t{1} << 61);
 }
 
 TEST_CASE("exact privacy loss of WinsorizedMean1D is at most eps; halving the noise breaks it") {

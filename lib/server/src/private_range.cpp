@@ -1,12 +1,13 @@
 // PrivateRange (Levy et al. Alg 6), WinsorizedMean1D (Alg 1) and the budget arithmetic of Alg 2
 // and Thm 3 (MECHANISMS.md C.2); winsorized.h states the variants.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
 #include "ldp/base/bits.h"
 #include "ldp/random/samplers.h"
-#include "ldp/server/discrete_gaussian.h"
+#include "ldp/server/exact_sampling.h"
 #include "ldp/server/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/numeric_params.h"
@@ -49,6 +50,82 @@ bool score_groups(span<const bin_count> occupied, uint64_t bins, std::vector<gro
 
 // lambda = epsilon / 2 rounded down to a multiple of 2^-32: P(k) ~ exp(-lambda c(k)); 0 when too small.
 uint64_t lambda_num(double epsilon) { return static_cast<uint64_t>(std::floor(epsilon / 2 * two32)); }
+
+// The exponential mechanism at group level, exactly and in O(groups) expected time for any number of
+// bins (MECHANISMS.md C.2 [impl]): group g has weight size_g exp(-x_g), x_g = lambda (c_g - c_min) =
+// X_g / 2^32, and a bin is then uniform inside it. Level m_g = min(floor(x_g), max_level).
+//  - Proposal: level m with probability proportional to T_m rho^m, T_m the bins of its groups and
+//    rho = 24/65 >= 1/e; then a bin of the level uniformly (so a group with probability ~ size_g).
+//    The masses are integers on a 2^mass_bits scale, rounded up one factor of rho at a time,
+//    q_0 = T_m 2^mass_bits, q_i = ceil(24 q_(i-1) / 65), so every product stays below 2^128.
+//  - Acceptance: 24 q_(i-1) / (65 q_i) per step (undoes the rounding: level m's accepted mass is
+//    exactly proportional to T_m rho^m), then (exp(-1) / rho)^m as m events Poisson(1) <= 4
+//    (exact_sampling.h), then exp(-(x_g - m_g)) by bern_exp. Together size_g exp(-x_g).
+// Every factor is a rational comparison or an exact Bernoulli, so the law is exact. exp(-1) / rho
+// = 0.9963 keeps the acceptance above 0.85 at every level; past max_level (e^44 > 2^63 > bins) the
+// capped groups hold less than half the proposal mass of the best bin, whose weight is 1.
+constexpr unsigned max_level = 44;
+constexpr unsigned mass_bits = 58;  // T_m <= 2^62: 65 q_i < 2^127
+
+std::size_t sample_group(const std::vector<group>& groups, uint64_t best, uint64_t lambda, random::drbg& rng) {
+  using detail::wide;
+  const std::size_t count = groups.size();
+  std::vector<wide> excess(count);  // X_g
+  std::vector<unsigned char> level(count);
+  std::array<std::size_t, max_level + 2> start{};  // groups sorted by level: level m at [start[m], start[m+1])
+  for (std::size_t i = 0; i < count; ++i) {
+    excess[i] = detail::to_wide(mul_64x64(lambda, groups[i].score - best));
+    const uint64_t floor_x = excess[i].hi != 0 ? max_level : excess[i].lo >> 32;
+    level[i] = static_cast<unsigned char>(std::min<uint64_t>(floor_x, max_level));
+    ++start[level[i] + 1u];
+  }
+  for (unsigned m = 0; m <= max_level; ++m) start[m + 1] += start[m];
+  std::vector<std::size_t> order(count);
+  std::vector<uint64_t> below(count + 1, 0);  // bins of the sorted groups before position i
+  {
+    std::array<std::size_t, max_level + 1> next{};
+    std::copy(start.begin(), start.end() - 1, next.begin());
+    for (std::size_t i = 0; i < count; ++i) order[next[level[i]]++] = i;
+    for (std::size_t i = 0; i < count; ++i) below[i + 1] = below[i] + groups[order[i]].size;
+  }
+  const auto bins_at = [&](unsigned m) { return below[start[m + 1]] - below[start[m]]; };
+  const auto step = [](wide q) {  // 24 q and ceil(24 q / 65); q < 2^121, so 24 q fits
+    wide q24;
+    detail::times(q, 24, &q24);
+    return std::pair<wide, wide>{q24, detail::div_ceil(q24, 65)};
+  };
+  const auto scaled = [](uint64_t t) { return wide{t >> (64 - mass_bits), t << mass_bits}; };
+  std::array<wide, max_level + 1> mass{};
+  wide total;
+  for (unsigned m = 0; m <= max_level; ++m) {
+    wide q = scaled(bins_at(m));
+    for (unsigned i = 0; i < m; ++i) q = step(q).second;
+    mass[m] = q;
+    total = detail::plus(total, q);
+  }
+  const wide two_to_32{0, uint64_t{1} << 32};
+  for (;;) {
+    wide u = detail::uniform_below_wide(rng, total);
+    unsigned m = 0;
+    while (!detail::less(u, mass[m])) u = detail::minus(u, mass[m++]);
+    bool accept = true;
+    wide q = scaled(bins_at(m));
+    for (unsigned i = 0; accept && i < m; ++i) {
+      const auto [q24, next] = step(q);
+      wide next65;
+      accept = detail::times(next, 65, &next65) && detail::less(detail::uniform_below_wide(rng, next65), q24);
+      q = next;
+    }
+    for (unsigned i = 0; accept && i < m; ++i) accept = detail::bern_65_over_24e(rng);
+    if (!accept) continue;
+    const uint64_t r = below[start[m]] + random::uniform_below64(rng, bins_at(m));
+    const std::size_t at = static_cast<std::size_t>(
+        std::upper_bound(below.begin() + static_cast<std::ptrdiff_t>(start[m]),
+                         below.begin() + static_cast<std::ptrdiff_t>(start[m + 1]), r) - below.begin()) - 1;
+    const std::size_t g = order[at];
+    if (detail::bern_exp_wide(rng, detail::minus(excess[g], wide{0, uint64_t{m} << 32}), two_to_32)) return g;
+  }
+}
 
 }  // namespace
 
@@ -134,19 +211,10 @@ status private_range(span<const bin_count> occupied, uint64_t bins, double epsil
     if (!score_groups(occupied, bins, groups)) return status::invalid_argument;
     uint64_t best = std::numeric_limits<uint64_t>::max();
     for (const group& g : groups) best = std::min(best, g.score);
-    // Exact rejection: a uniform bin, accepted with exp(-lambda (c - c_min)), lambda = lambda_num / 2^32.
-    const detail::wide one{0, uint64_t{1} << 32};
-    for (;;) {
-      const uint64_t u = random::uniform_below64(rng, bins);
-      const auto it = std::upper_bound(groups.begin(), groups.end(), u,
-                                       [](uint64_t v, const group& g) { return v < g.first; });
-      const uint64_t excess = (it - 1)->score - best;
-      if (excess == 0 || detail::bern_exp_wide(rng, detail::to_wide(mul_64x64(lambda, excess)), one)) {
-        *bin = u;
-        *epsilon_impl = 2 * static_cast<double>(lambda) / two32;
-        return status::ok;
-      }
-    }
+    const group& g = groups[sample_group(groups, best, lambda, rng)];
+    *bin = g.first + random::uniform_below64(rng, g.size);
+    *epsilon_impl = 2 * static_cast<double>(lambda) / two32;
+    return status::ok;
   } catch (...) {
     return status::overflow;
   }

@@ -105,7 +105,9 @@ struct bin_count {
 // The exponential mechanism over `bins` bins (at most 2^62) with score c(k) = max(#below k, #above k)
 // for the histogram `occupied` (bins strictly increasing, counts >= 1), at epsilon (sensitivity 1),
 // so P(k) is proportional to exp(-epsilon c(k) / 2). *epsilon_impl <= epsilon is the level of the
-// rational exponent used. invalid_argument for epsilon outside (0, 40], bins 0, or a bad histogram.
+// rational exponent used. The draw is exact (integer arithmetic and exact Bernoulli events only) and
+// takes O(occupied bins) expected time whatever `bins` is: runs of empty bins share a score and are
+// weighed as one group. invalid_argument for epsilon outside (0, 40], bins 0, or a bad histogram.
 [[nodiscard]] status private_range(span<const bin_count> occupied, uint64_t bins, double epsilon, random::drbg& rng,
                                    uint64_t* bin, double* epsilon_impl) noexcept;
 
