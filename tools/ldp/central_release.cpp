@@ -7,7 +7,9 @@
 #include "errors.h"
 #include "ldp/random/drbg.h"
 #include "ldp/server/sparse_projection.h"
+#include "ldp/server/winsorized.h"
 #include "seeding.h"
+#include "winsorized_session.h"
 
 namespace ldp::tools {
 
@@ -35,14 +37,23 @@ std::vector<server::estimate> noise_estimates(const std::vector<double>& values,
   return out;
 }
 
-estimate_report sparse_release_report(const server::aggregator& agg, const sparse_release_request& q,
-                                      double confidence, std::size_t top) {
+namespace {
+
+// The checks every release makes, and its server DRBG.
+random::drbg release_drbg(const server::aggregator& agg, const release_request& q) {
   if (!(q.epsilon > 0 && q.epsilon <= 40)) fail("--epsilon must be in (0, 40], got {}", q.epsilon);
   if (!(q.delta >= 0 && q.delta < 1)) fail("--delta must be in [0, 1), got {}", q.delta);
   if (agg.reports() == 0) fail("the state holds no reports: there is no mean to release");
   unsigned char key[wire::seed_size];
   derive_seed(q.seed, seed_purpose::server_noise, 0, key);
-  random::drbg rng(key);
+  return random::drbg(key);
+}
+
+}  // namespace
+
+estimate_report sparse_release_report(const server::aggregator& agg, const release_request& q, double confidence,
+                                      std::size_t top) {
+  random::drbg rng = release_drbg(agg, q);
   server::sparse_release rel;
   const status s = server::release_sparse_mean(agg, {q.epsilon, q.delta}, rng, &rel);
   if (s != status::ok) {
@@ -64,6 +75,48 @@ estimate_report sparse_release_report(const server::aggregator& agg, const spars
                      {"noise_scale", rel.noise_scale},     {"noise_variance", rel.noise_variance},
                      {"l1_radius", rel.l1_radius},         {"release_seed", q.seed},
                      {"unprojected", rel.noisy_mean}};
+  r.release = std::move(summary);
+  return r;
+}
+
+estimate_report winsorized_release_report(const server::aggregator& agg, const release_request& q, double confidence,
+                                          std::size_t top) {
+  const wire::params& p = agg.parameters();
+  random::drbg rng = release_drbg(agg, q);
+  const uint64_t padded = p.get(wire::field::hadamard_dim);
+  const winsorized_budget budget = plan_budget(q.epsilon, q.delta, q.queries, padded, budget_rule_of(q.budget));
+  if (q.users != 0 && q.users < agg.reports()) {
+    fail("--users {} is below the state's {} reports (n counts every user of round 1)", q.users, agg.reports());
+  }
+  server::winsorized_release rel;
+  const status s = server::release_winsorized_mean(agg, budget.eps_coordinate, q.users, rng, &rel);
+  if (s != status::ok) {
+    fail("the release refused this state at epsilon' {:.6g} per coordinate: {}", budget.eps_coordinate, describe(s));
+  }
+  const double per_coordinate = private_range_level(budget.eps_coordinate / 2) + rel.epsilon_impl;
+  const privacy_loss loss = session_loss(budget, per_coordinate);
+  const char* window = window_rule_name(p);
+  estimate_report r = make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, top);
+  release_summary summary;
+  summary.epsilon_impl = loss.epsilon;
+  summary.delta = loss.delta;
+  summary.text = fmt::format(
+      "central-DP release (WinsorizedMeanHighD, {} windows, discrete Laplace noise on the rotated sums, release seed "
+      "{}): epsilon {:.15g} implemented{}, delta {:g} ({} composition of {} x d~ = {} coordinate mechanisms at "
+      "epsilon' {:.6g} each, --budget {}); intervals of the noise alone (not of the winsorization)",
+      window, q.seed, loss.epsilon, q.queries > 1 ? " for the session" : "", loss.delta,
+      loss.basic ? "basic" : "advanced", q.queries, padded, per_coordinate, budget_rule_name(budget.rule));
+  summary.details = {{"kind", "winsorized-mean"},
+                     {"window_rule", window},
+                     {"budget_rule", budget_rule_name(budget.rule)},
+                     {"queries", q.queries},
+                     {"epsilon_coordinate", per_coordinate},
+                     {"composition", loss.basic ? "basic" : "advanced"},
+                     {"rotated_dim", padded},
+                     {"users", rel.users},
+                     {"sum_noise_scale", static_cast<double>(rel.scale_num) / static_cast<double>(rel.scale_den)},
+                     {"noise_variance", rel.noise_variance},
+                     {"release_seed", q.seed}};
   r.release = std::move(summary);
   return r;
 }

@@ -11,6 +11,8 @@
 #include "errors.h"
 #include "files.h"
 #include "ldp/base/bits.h"
+#include "ldp/server/winsorized.h"
+#include "ldp/wire/central_params.h"
 #include "ldp/wire/state.h"
 #include "output.h"
 #include "progress.h"
@@ -22,6 +24,7 @@ namespace {
 struct aggregate_options {
   std::vector<std::string> batches;
   std::string out;
+  std::string windows;  // winsorized-sums: the broadcast window list
   bool keep_partial = false;
 };
 
@@ -40,6 +43,34 @@ void refuse_state_file(input_file& in) {
   }
 }
 
+// A winsorized-mean round-2 batch counts only against the window list its devices were sent
+// (wire_format.md 3.6: the block carries the list's digest); the state then carries the list.
+void set_windows(server::aggregator& agg, const aggregate_options& o, const std::string& batch) {
+  const wire::params& p = agg.parameters();
+  if (p.mech != wire::mechanism::winsorized_sums) {
+    if (!o.windows.empty()) {
+      fail("--windows applies to winsorized-mean round-2 (winsorized-sums) batches only; {} is {}", batch,
+           wire::mechanism_name(p.mech));
+    }
+    return;
+  }
+  if (o.windows.empty()) {
+    fail("{} is a winsorized-mean round-2 batch: counting it needs the broadcast window list, --windows F (written by "
+         "ldp simulate --windows-out)",
+         batch);
+  }
+  const std::size_t size = wire::window_list_size(p);
+  const std::vector<unsigned char> list = read_file(o.windows, "window list file", size);
+  const status s = static_cast<server::winsorized_sums_aggregator&>(agg).set_windows(list);
+  if (s == status::parameter_mismatch) {
+    fail("{} is not the window list of {}: its digest is not the block's window_digest {:016x} ({})", o.windows, batch,
+         p.get(wire::field::window_digest), describe(s));
+  }
+  if (s != status::ok) {
+    fail("{} is not a window list for {} ({} bytes, {} expected): {}", o.windows, batch, list.size(), size, describe(s));
+  }
+}
+
 void run(const aggregate_options& o) {
   // Every header first: a file of other parameters fails before any counting.
   std::unique_ptr<server::aggregator> agg;
@@ -52,14 +83,10 @@ void run(const aggregate_options& o) {
     input_file in(path, "batch file");
     const batch_stream batch(in);
     total_bytes += in.size();
-    if (batch.parameters().mech == wire::mechanism::winsorized_sums) {
-      fail("{} is a winsorized-mean round-2 batch: counting it needs the broadcast window list, which ldp simulate "
-           "--mechanism winsorized-mean holds; it prints the release (and writes it with --release-out)",
-           path);
-    }
     if (!agg) {
       const status s = server::aggregator::create(batch.parameters(), &agg);
       if (s != status::ok) fail("cannot aggregate {}: no aggregator for its parameters: {}", path, describe(s));
+      set_windows(*agg, o, path);
     } else if (batch.fingerprint() != agg->fingerprint()) {
       fail("{} has other parameters than {} (fingerprint {:016x}, not {:016x}): aggregate them separately", path,
            o.batches.front(), batch.fingerprint(), agg->fingerprint());
@@ -109,6 +136,7 @@ command add_aggregate(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("aggregate", "count batch files into an aggregator state (streamed)");
   app->add_option("batches", o->batches, "batch files of the same parameters")->required();
   app->add_option("--out,-o", o->out, "state file to write (atomically)")->required();
+  app->add_option("--windows", o->windows, "winsorized-mean round 2: the broadcast window list (simulate --windows-out)");
   app->add_flag("--keep-partial", o->keep_partial,
                 "count the readable chunks of a truncated or damaged batch instead of failing");
   return {app, [o] { run(*o); }};

@@ -23,35 +23,52 @@ struct estimate_options {
   std::string truth;
   std::string plot;
   double confidence = 0.95;
-  sparse_release_request release;  // central DP (sparse-vector states)
-  std::vector<CLI::Option*> release_options;  // --epsilon, --delta, --release-seed
+  release_request release;  // central DP (sparse-vector and winsorized-sums states)
+  std::vector<CLI::Option*> release_options;  // --epsilon, --delta, --release-seed: every central state
+  std::vector<CLI::Option*> session_options;  // --queries, --budget, --users: winsorized-sums only
 };
+
+bool given(const CLI::Option* option) { return option->count() > 0; }
 
 // The exact sums of a central-DP state are not private: only the server's release is printed.
 estimate_report central_report(const server::aggregator& agg, const estimate_options& o) {
   const wire::mechanism mech = agg.parameters().mech;
-  if (mech != wire::mechanism::sparse_vector) {
-    fail("{} is a winsorized-mean {} state: its exact sums are not private, and the release needs round 1, the "
-         "window list and round 2 together, which ldp simulate --mechanism winsorized-mean has: it prints the "
-         "release (and writes it with --release-out)",
-         o.state, wire::mechanism_name(mech));
+  if (mech == wire::mechanism::winsorized_bins) {
+    fail("{} is a winsorized-mean winsorized-bins state: its exact sums are not private, and it has no release: round "
+         "1 only chooses the windows (ldp simulate); release the round-2 (winsorized-sums) state",
+         o.state);
   }
-  if (o.release_options[0]->count() == 0 || o.release_options[2]->count() == 0) {
+  const bool sums = mech == wire::mechanism::winsorized_sums;
+  if (!given(o.release_options[0]) || !given(o.release_options[2])) {
+    if (sums) {
+      fail("{} holds the exact sums of winsorized-mean round 2 (central DP): ldp estimate releases them with the "
+           "server's noise and needs --epsilon E [--delta D] [--queries K] [--budget tight|paper] --release-seed S "
+           "[--users n], the session's options of ldp simulate",
+           o.state);
+    }
     fail("{} holds the exact sums of sparse-vector reports (central DP): ldp estimate releases them with the "
          "server's noise and needs --epsilon E [--delta D] --release-seed S",
          o.state);
   }
-  return sparse_release_report(agg, o.release, o.confidence, o.top);
+  return sums ? winsorized_release_report(agg, o.release, o.confidence, o.top)
+              : sparse_release_report(agg, o.release, o.confidence, o.top);
 }
 
 void run(const estimate_options& o) {
   if (!(o.confidence > 0 && o.confidence < 1)) fail("--confidence must be in (0, 1), got {}", o.confidence);
   const std::unique_ptr<server::aggregator> agg = load_state(o.state);
   const bool central = is_central(agg->parameters().mech);
-  for (CLI::Option* option : o.release_options) {
-    if (!central && option->count() > 0) {
-      fail("{} applies to central-DP states (sparse-projection) only; {} is {}", option->get_name(), o.state,
-           wire::mechanism_name(agg->parameters().mech));
+  const wire::mechanism mech = agg->parameters().mech;
+  for (const CLI::Option* option : o.session_options) {
+    if (mech != wire::mechanism::winsorized_sums && given(option)) {
+      fail("{} applies to winsorized-mean round-2 (winsorized-sums) states only; {} is {}", option->get_name(), o.state,
+           wire::mechanism_name(mech));
+    }
+  }
+  for (const CLI::Option* option : o.release_options) {
+    if (!central && given(option)) {
+      fail("{} applies to central-DP states (sparse-projection, winsorized-mean round 2) only; {} is {}",
+           option->get_name(), o.state, wire::mechanism_name(mech));
     }
   }
   estimate_report r = central ? central_report(*agg, o) : make_estimate_report(*agg, o.confidence, o.top);
@@ -82,9 +99,15 @@ command add_estimate(CLI::App& parent) {
   app->add_option("--plot", o->plot, "also write an SVG chart of the listed estimates");
   app->add_option("--confidence", o->confidence, "level of the intervals (default 0.95)");
   o->release_options = {
-      app->add_option("--epsilon,-e", o->release.epsilon, "sparse-projection: epsilon of the server's release"),
-      app->add_option("--delta", o->release.delta, "sparse-projection: delta of the release (default 0: pure DP)"),
-      app->add_option("--release-seed", o->release.seed, "sparse-projection: seed of the server's noise (docs/cli.md)"),
+      app->add_option("--epsilon,-e", o->release.epsilon, "central DP: epsilon of the server's release (winsorized-mean: of the session)"),
+      app->add_option("--delta", o->release.delta, "central DP: delta of the release (default 0: pure DP)"),
+      app->add_option("--release-seed", o->release.seed, "central DP: seed of the server's noise (docs/cli.md)"),
+  };
+  o->session_options = {
+      app->add_option("--queries", o->release.queries, "winsorized-mean: queries K of the session (default 1)"),
+      app->add_option("--budget", o->release.budget, "winsorized-mean: tight (default) or paper per-coordinate budget")
+          ->check(CLI::IsMember({"tight", "paper"})),
+      app->add_option("--users", o->release.users, "winsorized-mean: users n of round 1 (default: the state's reports)"),
   };
   return {app, [o] { run(*o); }};
 }

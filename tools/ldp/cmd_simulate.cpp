@@ -29,6 +29,7 @@ void run(const simulate_options& options) {
   if (!o.release_out.empty() && input != input_kind::samples && input != input_kind::observations) {
     fail("--release-out applies to --mechanism winsorized-mean and kent with --dim d > 1 only");
   }
+  if (!o.windows_out.empty() && input != input_kind::samples) fail("--windows-out applies to --mechanism winsorized-mean only");
   if (input == input_kind::observations) return simulate_user_level(options.mech, o);
   if (input == input_kind::samples) return simulate_winsorized(options.mech, o);
   if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent and winsorized-mean only");
@@ -68,6 +69,7 @@ command add_simulate(CLI::App& parent) {
   app->add_option("--truth-out", o->run.truth_out, "also write the exact answer as CSV");
   app->add_option("--round1-out", o->run.round1_out, "kent, winsorized-mean: also write the round-1 batch");
   app->add_option("--release-out", o->run.release_out, "winsorized-mean, kent with --dim d > 1: also write the estimates as ldp estimate's JSON");
+  app->add_option("--windows-out", o->run.windows_out, "winsorized-mean: also write the broadcast window list (for ldp aggregate --windows)");
   app->add_option("--threads", o->run.threads, "worker threads (default: one per hardware thread); the output does not depend on it");
   return {app, [o] { run(*o); }};
 }

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "errors.h"
 
 namespace ldp::tools {
@@ -117,6 +119,14 @@ void write_file_atomically(const std::string& path, const char* what, span<const
   atomic_output out(path, what);
   out.write(bytes);
   out.commit();
+}
+
+std::string indexed_path(const std::string& path, const char* tag, uint64_t index) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t dot = path.find_last_of('.');
+  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+  const std::string suffix = fmt::format(".{}{}", tag, index);
+  return has_ext ? path.substr(0, dot) + suffix + path.substr(dot) : path + suffix;
 }
 
 }  // namespace ldp::tools

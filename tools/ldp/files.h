@@ -62,6 +62,10 @@ class atomic_output {
   uint64_t written_ = 0;
 };
 
+// PATH with ".<tag><index>" before its extension (kent.ldpb, "fold", 3 -> kent.fold3.ldpb): the
+// names of the per-fold and per-query files of one simulate run.
+std::string indexed_path(const std::string& path, const char* tag, uint64_t index);
+
 // Whole-buffer convenience for small outputs (state files, plots).
 void write_file_atomically(const std::string& path, const char* what, span<const unsigned char> bytes);
 

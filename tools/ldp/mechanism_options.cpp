@@ -134,8 +134,9 @@ const std::vector<tool_mechanism>& tool_mechanisms() {
       {"sparse-projection", mechanism::sparse_vector, input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
        "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
       {"winsorized-mean", mechanism::winsorized_sums, input_kind::samples, "--dim --range --observations",
-       "--delta --tau --beta --frac-bits --public-seed",
-       "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--beta b] [--frac-bits f] [--public-seed P]"},
+       "--delta --tau --beta --window --budget --queries --frac-bits --public-seed",
+       "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--beta b] [--window safe|paper] "
+       "[--budget tight|paper] [--queries K] [--frac-bits f] [--public-seed P]"},
   };
   return all;
 }
@@ -171,6 +172,12 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--delta", app.add_option("--delta", o.delta, "sparse-projection, winsorized-mean: delta of (epsilon, delta)-DP (default 0: pure)")},
       {"--tau", app.add_option("--tau", o.tau, "winsorized-mean: l2 radius around a common point holding the users' means "
                                                "(default: the whole box)")},
+      {"--window", app.add_option("--window", o.window, "winsorized-mean: safe (+-3 tau windows, default) or paper (+-2 tau)")
+                       ->check(CLI::IsMember({"safe", "paper"}))},
+      {"--budget", app.add_option("--budget", o.budget, "winsorized-mean: tight (default) or paper per-coordinate budget")
+                       ->check(CLI::IsMember({"tight", "paper"}))},
+      {"--queries", app.add_option("--queries", o.queries, "winsorized-mean: K queries of one session over the same users "
+                                                           "(default 1)")},
   };
 }
 

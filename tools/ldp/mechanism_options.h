@@ -2,7 +2,8 @@
 // the frequency oracles grr sue oue blh olh hr cms hcms take --domain (olh also --hash-range,
 // cms/hcms --sketch k:m); laplace and duchi take --range lo:hi; laplace-vector --dim and --range;
 // vector-mean --dim and --radius; the trusted-aggregator (central DP) protocols sparse-projection
-// (--dim --sparsity --radius) and winsorized-mean (--dim --range --observations); kent takes --range
+// (--dim --sparsity --radius) and winsorized-mean (--dim --range --observations, and its window,
+// budget rule and number of queries); kent takes --range
 // --observations and, for M2/M3, --dim [--ball]. Turns the options into the parameter block the devices and the
 // server share, built by the wire routines (so thresholds and epsilon are the implemented ones).
 #ifndef LDP_TOOLS_MECHANISM_OPTIONS_H
@@ -59,6 +60,9 @@ struct mechanism_options {
   uint32_t sparsity = 0;           // sparse-projection: s
   double delta = 0;                // central DP: 0 for pure DP
   double tau = 0;                  // winsorized-mean: l2 concentration radius, 0 for the whole box
+  std::string window = "safe";     // winsorized-mean: safe (+-3 tau) or paper (+-2 tau)
+  std::string budget = "tight";    // winsorized-mean: tight or paper (server::budget_rule)
+  uint32_t queries = 1;            // winsorized-mean: K queries of one session over the same users
   uint32_t cap = 0;                // kent: T*, 0 for the protocol's rule
   std::string plan = "choose";     // kent: choose, two-stage, single-stage
   std::string ball;                // kent with --dim d > 1: linf (M2, the default) or l2 (M3)

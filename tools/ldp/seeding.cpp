@@ -18,10 +18,18 @@ void derive_seed(uint64_t seed, seed_purpose purpose, uint64_t index, unsigned c
   }
 }
 
-uint64_t fold_seed_of(uint64_t seed, uint32_t fold) {
+namespace {
+
+uint64_t first_word(uint64_t seed, seed_purpose purpose, uint64_t index) {
   unsigned char out[wire::seed_size];
-  derive_seed(seed, seed_purpose::fold_seed, fold, out);
+  derive_seed(seed, purpose, index, out);
   return load_le64(out);
 }
+
+}  // namespace
+
+uint64_t fold_seed_of(uint64_t seed, uint32_t fold) { return first_word(seed, seed_purpose::fold_seed, fold); }
+
+uint64_t release_seed_of(uint64_t seed, uint64_t query) { return first_word(seed, seed_purpose::release_seed, query); }
 
 }  // namespace ldp::tools

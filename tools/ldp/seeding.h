@@ -17,10 +17,14 @@ namespace ldp::tools {
 
 // kent: round-1 voters draw from derive_seed(--seed, vote_block, b), round-2 users from device_block.
 // The central-DP releases' server DRBG (sparse-projection, winsorized-mean) is derive_seed(S,
-// server_noise, 0), S the release seed.
+// server_noise, 0), S the release seed (ldp estimate --release-seed).
 // kent with --dim d > 1 runs fold f's fleets with the simulation seed fold_seed_of(--seed, f).
+// winsorized-mean query q: rotation signs derive_seed(--public-seed, rotation_seed, q), PrivateRange
+// draws from derive_seed(--seed, server_noise, q), and the release uses the release seed
+// release_seed_of(--seed, q), so ldp estimate --release-seed repeats it on the saved round-2 state.
 enum class seed_purpose : uint64_t {
-  device_block = 1, hash_seed = 2, rotation_seed = 3, vote_block = 4, server_noise = 5, fold_seed = 6
+  device_block = 1, hash_seed = 2, rotation_seed = 3, vote_block = 4, server_noise = 5, fold_seed = 6,
+  release_seed = 7
 };
 
 // Devices per seeding block.
@@ -30,6 +34,9 @@ void derive_seed(uint64_t seed, seed_purpose purpose, uint64_t index, unsigned c
 // The first 8 bytes, little-endian, of derive_seed(seed, fold_seed, fold): each fold's devices draw
 // from their own streams (folds with one seed would share their noise).
 uint64_t fold_seed_of(uint64_t seed, uint32_t fold);
+// The first 8 bytes, little-endian, of derive_seed(seed, release_seed, query): winsorized-mean's
+// release seed of query q, printed by simulate for ldp estimate.
+uint64_t release_seed_of(uint64_t seed, uint64_t query);
 
 }  // namespace ldp::tools
 

@@ -36,13 +36,7 @@ std::string interval_of(const wire::params& p) {
 }
 
 // PATH with ".fold<f>" before its extension (kent.ldpb -> kent.fold3.ldpb).
-std::string fold_path(const std::string& path, uint32_t fold) {
-  const std::size_t slash = path.find_last_of('/');
-  const std::size_t dot = path.find_last_of('.');
-  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
-  const std::string suffix = fmt::format(".fold{}", fold);
-  return has_ext ? path.substr(0, dot) + suffix + path.substr(dot) : path + suffix;
-}
+std::string fold_path(const std::string& path, uint32_t fold) { return indexed_path(path, "fold", fold); }
 
 // M3's data must lie in the l2 ball of radius R (C.1): each observation (d consecutive reals) is
 // projected onto it, x -> x R / |x|_2 when |x|_2 > R. The synthetic data are generated per

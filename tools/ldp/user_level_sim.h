@@ -26,6 +26,7 @@ struct user_level_run {
   std::string truth_out;
   std::string round1_out;
   std::string release_out;  // winsorized-mean, kent --dim d > 1: the JSON of ldp estimate
+  std::string windows_out;  // winsorized-mean: the broadcast window list (for ldp aggregate --windows)
   unsigned threads = 0;
 };
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,6 +23,8 @@
 #include "output.h"
 #include "randomizers.h"
 #include "seeding.h"
+#include "truth.h"
+#include "winsorized_session.h"
 
 namespace ldp::tools {
 namespace {
@@ -42,10 +46,11 @@ std::unique_ptr<server::aggregator> make_aggregator(const wire::params& p) {
   return agg;
 }
 
-// The round-1 block: bins over [-B, B], B = d M the largest |rotated coordinate| of a mean in the
-// box (|H D x|_j <= |x|_1), and bin half width tau = tau' sqrt(d~) 2^f, tau' the rotated radius of
-// the users' means (rotated_tau, Hoeffding, failure probability --beta), in rotated grid units.
-wire::params round1_block(const mechanism_options& m, double lo, double hi, uint64_t users) {
+// The round-1 block of query q: bins over [-B, B], B = d M the largest |rotated coordinate| of a
+// mean in the box (|H D x|_j <= |x|_1), and bin half width tau = tau' sqrt(d~) 2^f, tau' the
+// rotated radius of the users' means (rotated_tau, Hoeffding, failure probability --beta), in
+// rotated grid units; the rotation signs are query q's (a fresh rotation per query, Thm 3).
+wire::params round1_block(const mechanism_options& m, double lo, double hi, uint64_t users, uint32_t query) {
   const uint32_t d = m.dim;
   const int64_t lo_f = fixed(lo, m.frac_bits), hi_f = fixed(hi, m.frac_bits);
   const uint64_t range = uint64_t{d} * std::max(magnitude(lo_f), magnitude(hi_f));
@@ -57,7 +62,7 @@ wire::params round1_block(const mechanism_options& m, double lo, double hi, uint
   const double grid = std::ceil(std::ldexp(rotated * std::sqrt(static_cast<double>(padded)), static_cast<int>(m.frac_bits)));
   const auto width = static_cast<uint64_t>(std::clamp(grid, 1.0, static_cast<double>(std::max<uint64_t>(range, 1))));
   unsigned char seed[wire::seed_size];
-  derive_seed(m.public_seed, seed_purpose::rotation_seed, 0, seed);
+  derive_seed(m.public_seed, seed_purpose::rotation_seed, query, seed);
   wire::params p;
   if (wire::make_winsorized_bins(d, m.frac_bits, lo_f, hi_f, m.observations, range, width, seed, &p) != status::ok) {
     fail("cannot build a winsorized-bins block for --dim {} --range {} --frac-bits {} (bins over [-{}, {}] of half "
@@ -67,6 +72,107 @@ wire::params round1_block(const mechanism_options& m, double lo, double hi, uint
   }
   if (p.get(field::hadamard_dim) != padded) fail("internal: the block pads d to {}, not {}", p.get(field::hadamard_dim), padded);
   return p;
+}
+
+// What every query of one simulate run shares.
+struct session {
+  const mechanism_options& m;
+  const user_level_run& r;
+  const tool_mechanism& mech;
+  double lo = 0, hi = 0;
+  const dataset& data;
+  winsorized_budget budget;
+  std::optional<truth_table> truth;
+};
+
+// The file of query q: the name itself for a single query, ".query<q>" before the extension for K.
+std::string query_path(const session& s, const std::string& path, uint32_t q) {
+  return path.empty() || s.budget.queries == 1 ? path : indexed_path(path, "query", q);
+}
+
+struct query_result {
+  std::unique_ptr<server::aggregator> sums;
+  estimate_report report;
+};
+
+// One WinsorizedMeanHighD query over all users: round 1 in memory (and in --round1-out), the
+// windows from the server's DRBG, round 2 against the broadcast list, the release.
+query_result run_query(const session& s, uint32_t q) {
+  const mechanism_options& m = s.m;
+  const user_level_run& r = s.r;
+  const uint64_t n = s.data.devices();
+  const double eps = s.budget.eps_coordinate;
+  const parameter_block round1 = block_of(round1_block(m, s.lo, s.hi, n, q), s.mech);
+  const std::unique_ptr<server::aggregator> bins = make_aggregator(round1.params);
+  const std::string round1_out = query_path(s, r.round1_out, q);
+  {
+    batch_aggregator ingest(*bins, round1.params);
+    const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
+    if (!round1_out.empty()) {
+      simulate_to_file(round1_out, round1, s.data, r.seed, seed_purpose::vote_block, r.threads, "round 1", sink);
+    } else {
+      run_fleet(round1, s.data, r.seed, seed_purpose::vote_block, r.threads, sink);
+    }
+  }
+  unsigned char key[wire::seed_size];
+  derive_seed(r.seed, seed_purpose::server_noise, q, key);
+  random::drbg rng(key);
+  server::window_selection windows;
+  const server::window_rule rule = window_rule_of(m.window);
+  const status selected = server::select_windows(*bins, eps, rule, rng, &windows);
+  if (selected != status::ok) fail("the window selection refused round 1: {}", describe(selected));
+  if (windows.epsilon_impl != private_range_level(eps / 2)) fail("internal: PrivateRange ran at another level");
+  if (s.budget.queries > 1) {
+    fmt::print("query {} of {}: rotation signs from --public-seed {} index {}\n", q, s.budget.queries, m.public_seed, q);
+  }
+  fmt::print("round 1: {} users report the bins of their rotated mean ({}){}\n", format_count(bins->reports()),
+             describe_block(round1.params), round1_out.empty() ? "" : ", batch " + round1_out);
+  const uint64_t tau = round1.params.get(field::bin_half_width);
+  fmt::print("         PrivateRange chose a window per rotated coordinate at epsilon {:.6g} each: half width w = {} "
+             "tau = {} grid units (--window {})\n",
+             windows.epsilon_impl, server::window_half_width(tau, rule) / tau, server::window_half_width(tau, rule),
+             m.window);
+
+  // Round 2: the same users against the broadcast window list.
+  parameter_block round2 = block_of(windows.round2, s.mech);
+  round2.windows = windows.window_list;
+  query_result out;
+  out.sums = make_aggregator(round2.params);
+  auto* sums_agg = dynamic_cast<server::winsorized_sums_aggregator*>(out.sums.get());
+  if (sums_agg == nullptr || sums_agg->set_windows(windows.window_list) != status::ok) {
+    fail("internal: the round-2 aggregator refused the window list");
+  }
+  const std::string windows_out = query_path(s, r.windows_out, q), round2_out = query_path(s, r.out, q);
+  if (!windows_out.empty()) write_file_atomically(windows_out, "window list file", windows.window_list);
+  batch_aggregator ingest(*out.sums, round2.params);
+  const simulated_batch batch =
+      simulate_to_file(round2_out, round2, s.data, r.seed, seed_purpose::device_block, r.threads, "round 2",
+                       [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
+  fmt::print("round 2: {} users report their rotated mean clamped to its window ({})\n",
+             format_count(out.sums->reports()), describe_block(round2.params));
+  if (!windows_out.empty()) {
+    fmt::print("wrote {}: the broadcast window list, {} (ldp aggregate --windows {} counts round 2)\n", windows_out,
+               format_bytes(windows.window_list.size()), windows_out);
+  }
+  fmt::print("wrote {}: {}, parameter fingerprint {:016x}{}\n", round2_out, format_bytes(batch.bytes),
+             round2.fingerprint, windows_out.empty() ? " (counting it needs the window list: --windows-out writes it)" : "");
+
+  release_request release;
+  release.epsilon = m.epsilon;
+  release.delta = m.delta;
+  release.seed = release_seed_of(r.seed, q);
+  release.queries = m.queries;
+  release.budget = m.budget;
+  release.users = n;
+  out.report = winsorized_release_report(*out.sums, release, 0.95, 0);
+  fmt::print("release seed {} (ldp estimate STATE --epsilon {} --delta {:g}{} --release-seed {} repeats the release)\n",
+             release.seed, m.epsilon, m.delta,
+             (s.budget.queries > 1 ? fmt::format(" --queries {}", s.budget.queries) : std::string()) +
+                 (m.budget != "tight" ? " --budget " + m.budget : std::string()),
+             release.seed);
+  if (s.truth) attach_truth(out.report, *s.truth);
+  print_estimate_text(stdout, *out.sums, out.report);
+  return out;
 }
 
 }  // namespace
@@ -80,6 +186,7 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   if (m.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", m.frac_bits);
   if (!(m.beta > 0 && m.beta < 1)) fail("--beta must be in (0, 1), got {}", m.beta);
   if (!(m.tau >= 0 && std::isfinite(m.tau))) fail("--tau must be positive, got {}", m.tau);
+  if (m.queries < 1) fail("--queries must be at least 1, got {}", m.queries);
   check_delta(m.delta);
   data_shape shape;
   shape.input = input_kind::samples;
@@ -90,99 +197,41 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   const std::unique_ptr<dataset> data = make_dataset(r.data, shape, r.devices);
   const uint64_t n = data->devices();
 
-  const parameter_block round1 = block_of(round1_block(m, lo, hi, n), mech);
-  const uint64_t padded = round1.params.get(field::hadamard_dim);
-  // The per-coordinate budget: the tight advanced composition over d~ coordinates, or basic
-  // composition eps / d~ (also valid with delta > 0) when it is larger, as it is for small d~.
-  double eps_coordinate = 0;
-  if (server::step_epsilon(m.epsilon, m.delta, padded, server::budget_rule::tight, &eps_coordinate) != status::ok) {
-    fail("cannot split --epsilon {} --delta {} over {} rotated coordinates", m.epsilon, m.delta, padded);
-  }
-  const double basic_step = m.epsilon / static_cast<double>(padded);
-  const bool basic = basic_step >= eps_coordinate;
-  if (basic) eps_coordinate = basic_step;
+  // Every query's block has the same d~ (only the rotation signs differ).
+  const parameter_block first = block_of(round1_block(m, lo, hi, n, 0), mech);
+  const uint64_t padded = first.params.get(field::hadamard_dim);
+  session s{m, r, mech, lo, hi, *data, plan_budget(m.epsilon, m.delta, m.queries, padded, budget_rule_of(m.budget)), {}};
   fmt::print("winsorized-mean (Levy et al., central DP): {} users with {} samples of {} reals in [{:g}, {:g}] each, "
              "epsilon {} delta {:g} per user, data {}, seed {}\n",
              format_count(n), m.observations, m.dim, lo, hi, m.epsilon, m.delta, r.data, r.seed);
-
-  // Round 1 in memory (and in --round1-out), then the windows from the server's DRBG.
-  const std::unique_ptr<server::aggregator> bins = make_aggregator(round1.params);
-  {
-    batch_aggregator ingest(*bins, round1.params);
-    const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
-    if (!r.round1_out.empty()) {
-      simulate_to_file(r.round1_out, round1, *data, r.seed, seed_purpose::vote_block, r.threads, "round 1", sink);
-    } else {
-      run_fleet(round1, *data, r.seed, seed_purpose::vote_block, r.threads, sink);
-    }
-  }
-  unsigned char key[wire::seed_size];
-  derive_seed(r.seed, seed_purpose::server_noise, 0, key);
-  random::drbg rng(key);
-  server::window_selection windows;
-  const status selected = server::select_windows(*bins, eps_coordinate, server::window_rule::safe, rng, &windows);
-  if (selected != status::ok) fail("the window selection refused round 1: {}", describe(selected));
-  fmt::print("round 1: {} users report the bins of their rotated mean ({}){}\n", format_count(bins->reports()),
-             describe_block(round1.params), r.round1_out.empty() ? "" : ", batch " + r.round1_out);
-  fmt::print("         PrivateRange chose a window of +-3 tau per rotated coordinate at epsilon {:.6g} each "
-             "(of {:.6g} per coordinate, {} composition over d~ = {})\n",
-             windows.epsilon_impl, eps_coordinate, basic ? "basic" : "tight advanced", padded);
-
-  // Round 2: the same users against the broadcast window list.
-  parameter_block round2 = block_of(windows.round2, mech);
-  round2.windows = windows.window_list;
-  const std::unique_ptr<server::aggregator> sums = make_aggregator(round2.params);
-  auto* sums_agg = dynamic_cast<server::winsorized_sums_aggregator*>(sums.get());
-  if (sums_agg == nullptr || sums_agg->set_windows(windows.window_list) != status::ok) {
-    fail("internal: the round-2 aggregator refused the window list");
-  }
-  batch_aggregator ingest(*sums, round2.params);
-  const simulated_batch batch =
-      simulate_to_file(r.out, round2, *data, r.seed, seed_purpose::device_block, r.threads, "round 2",
-                       [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
-  server::winsorized_release rel;
-  const status released = server::release_winsorized_mean(*sums, eps_coordinate, n, rng, &rel);
-  if (released != status::ok) fail("the release refused round 2: {}", describe(released));
-  fmt::print("round 2: {} users report their rotated mean clamped to its window ({})\n", format_count(sums->reports()),
-             describe_block(round2.params));
-  fmt::print("wrote {}: {}, parameter fingerprint {:016x} (counting it needs the window list: the release is "
-             "below)\n",
-             r.out, format_bytes(batch.bytes), round2.fingerprint);
-
-  const double per_coordinate = windows.epsilon_impl + rel.epsilon_impl;
-  const double total = basic ? per_coordinate * static_cast<double>(padded)
-                              : server::advanced_composition(per_coordinate, padded, m.delta);
-  const double confidence = 0.95;
-  estimate_report report = make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, 0);
-  release_summary summary;
-  summary.epsilon_impl = total;
-  summary.delta = basic ? 0 : m.delta;  // basic composition of pure-DP steps is pure DP
-  summary.text = fmt::format(
-      "central-DP release (WinsorizedMeanHighD, discrete Laplace noise on the rotated sums, server seed from --seed "
-      "{}): epsilon {:.15g} implemented, delta {:g}; intervals of the noise alone (not of the winsorization)",
-      r.seed, total, summary.delta);
-  summary.details = {{"kind", "winsorized-mean"},
-                     {"window_rule", "safe"},
-                     {"epsilon_coordinate", per_coordinate},
-                     {"composition", basic ? "basic" : "advanced"},
-                     {"rotated_dim", padded},
-                     {"users", rel.users},
-                     {"sum_noise_scale", static_cast<double>(rel.scale_num) / static_cast<double>(rel.scale_den)},
-                     {"noise_variance", rel.noise_variance}};
-  report.release = std::move(summary);
+  fmt::print("budget: {} {} x d~ = {} coordinate mechanisms at epsilon' {:.6g} each (--budget {}), half to "
+             "PrivateRange, half to the noise\n",
+             m.queries, m.queries == 1 ? "query" : "queries", padded, s.budget.eps_coordinate, m.budget);
   if (!r.truth_out.empty()) {
-    const truth_table truth = truth_of(round2, *data);
-    write_truth(r.truth_out, truth);
-    attach_truth(report, truth);
+    s.truth = truth_of(first, *data);
+    write_truth(r.truth_out, *s.truth);
     fmt::print("wrote {}: the exact answer (the mean of the users' means)\n", r.truth_out);
   }
-  if (!r.release_out.empty()) {
-    atomic_output out(r.release_out, "release file");
-    out.write(estimate_json(*sums, report).dump(2) + "\n");
-    out.commit();
-    fmt::print("wrote {}: the release as ldp estimate's JSON\n", r.release_out);
+
+  std::vector<query_result> results;
+  for (uint32_t q = 0; q < m.queries; ++q) results.push_back(run_query(s, q));
+  if (r.release_out.empty()) return;
+  // One query: ldp estimate's object. K queries: theirs in a list, under the session's loss.
+  nlohmann::ordered_json j;
+  if (results.size() == 1) {
+    j = estimate_json(*results[0].sums, results[0].report);
+  } else {
+    const release_summary& loss = *results[0].report.release;
+    j = {{"mechanism", wire::mechanism_name(wire::mechanism::winsorized_sums)},
+         {"epsilon", loss.epsilon_impl},
+         {"delta", loss.delta},
+         {"queries", nlohmann::ordered_json::array()}};
+    for (const query_result& q : results) j["queries"].push_back(estimate_json(*q.sums, q.report));
   }
-  print_estimate_text(stdout, *sums, report);
+  atomic_output out(r.release_out, "release file");
+  out.write(j.dump(2) + "\n");
+  out.commit();
+  fmt::print("wrote {}: the release{} as ldp estimate's JSON\n", r.release_out, results.size() == 1 ? "" : "s");
 }
 
 }  // namespace ldp::tools

@@ -1,12 +1,15 @@
 // ldp simulate --mechanism winsorized-mean (docs/cli.md "winsorized-mean"): Levy et al.'s user-level
 // mean with a trusted aggregator (MECHANISMS.md C.2), WinsorizedMeanHighD in the two rounds that
-// need only sums. Every user holds m samples of a d-vector; round 1 (winsorized-bins) is aggregated
-// in memory, the server's PrivateRange picks a window per rotated coordinate (window_rule::safe,
-// +-3 tau), the same users run round 2 (winsorized-sums) against the broadcast window list, and the
-// server releases the mean with discrete Laplace noise and the inverse rotation, its DRBG seeded
-// from --seed (seeding.h purpose server_noise) and shared by the window selection and the release
-// as in the one-shot form. The batch written is round 2's; the release is printed and, with
-// --release-out, written as the JSON object of ldp estimate.
+// need only sums, --queries K times over the same users (Thm 3's session, winsorized_session.h).
+// Every user holds m samples of a d-vector. Per query q: a fresh rotation (signs from
+// --public-seed, index q); round 1 (winsorized-bins) is aggregated in memory; the server's
+// PrivateRange, drawing from derive_seed(--seed, server_noise, q), picks a window per rotated
+// coordinate (--window safe +-3 tau or paper +-2 tau); the same users run round 2
+// (winsorized-sums) against the broadcast window list; the server releases the mean with discrete
+// Laplace noise and the inverse rotation from the release seed release_seed_of(--seed, q)
+// (central_release.h, the path ldp estimate takes on a saved round-2 state). Written: round 2's
+// batch (--out), and with the options round 1's (--round1-out), the window list (--windows-out),
+// each with ".query<q>" for K > 1, and the releases as ldp estimate's JSON (--release-out).
 #ifndef LDP_TOOLS_WINSORIZED_SIM_H
 #define LDP_TOOLS_WINSORIZED_SIM_H
 
