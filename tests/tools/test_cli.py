@@ -10,6 +10,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -44,8 +45,8 @@ MECHANISMS = {
     "winsorized-mean": (["--dim", "4", "--range", "-1:1", "--observations", "20", "--tau", "0.5"], 4),
 }
 # Central DP: a sparse-vector state is released by estimate with the server's noise (these options);
-# winsorized-mean releases inside simulate (its round-2 batch needs the window list), so the
-# pipeline leaves it to case_winsorized.
+# winsorized-mean releases inside simulate, and its round-2 batch aggregates only with the window
+# list (--windows), so the pipeline leaves it to the case_winsorized* cases.
 # The (epsilon, delta) release adds discrete Gaussian noise, so RATIO_BOUND's chi-square bound holds
 # (projection never increases the error); the pure-DP release is checked in case_sparse_projection.
 RELEASE = {"sparse-projection": ["--epsilon", "2", "--delta", "1e-6", "--release-seed", "9"]}
@@ -679,6 +680,177 @@ def case_winsorized():
     fails(*base, "--dim", "4", "--range", "-1:1", "--observations", "5", "--sparsity", "2",
           message=r"--sparsity does not apply")
     fails(*base, "--dim", "4", "--range", "1:-1", "--observations", "5", message=r"--range must be lo:hi")
+
+
+WINSORIZED = ["simulate", "-m", "winsorized-mean", "--dim", "4", "--range", "-1:1", "--observations", "20", "--tau",
+              "0.5", "--data", "uniform"]
+
+
+def winsorized(out, n, seed=1, epsilon="2", extra=()):
+    """simulate --mechanism winsorized-mean on uniform data; returns stdout."""
+    stdout, _ = run(*WINSORIZED, "-e", epsilon, "--devices", str(n), "--seed", str(seed), "--out", path(out), *extra)
+    return stdout
+
+
+def check_noise(j, truth, sds, where):
+    """Every released coordinate within `sds` noise standard deviations of the truth, and its
+    interval around it (the false-failure bound is the caller's)."""
+    check(len(j["estimates"]) == len(truth), f"{where}: {len(j['estimates'])} estimates")
+    for e, t in zip(j["estimates"], truth):
+        check(e["variance"] > 0 and abs(e["estimate"] - t) <= sds * e["variance"] ** 0.5, f"{where}: {e} vs {t}")
+        check(e["ci_low"] < e["estimate"] < e["ci_high"], f"{where}: interval {e}")
+
+
+def truth_values(name):
+    with open(path(name)) as f:
+        return [float(r[1]) for r in list(csv.reader(f))[1:]]
+
+
+def case_winsorized_windows():
+    """--window paper gives the paper's +-2 tau windows and safe (the default) +-3 tau, printed, in
+    the round-2 block and in the release; the noise scales with the window width. --budget paper is
+    the paper's smaller epsilon' and refuses a calibration that overspends."""
+    n = 2000
+    common = ["--delta", "1e-6", "--release-out"]
+    outs, jsons = {}, {}
+    for window in ("safe", "paper"):
+        extra = common + [path(f"{window}.json")] + (["--window", window] if window == "paper" else [])
+        outs[window] = winsorized(f"{window}.ldpb", n, extra=extra)
+        jsons[window] = json.loads(read(f"{window}.json"))
+    for window, factor in (("safe", 3), ("paper", 2)):
+        j = jsons[window]
+        p = j["parameters"]
+        check(p["window_half_width"] == factor * p["bin_half_width"], f"{window}: block {p}")
+        match = re.search(r"half width w = (\d+) tau = (\d+) grid units \(--window (\w+)\)", outs[window])
+        check(match and int(match.group(1)) == factor and int(match.group(2)) == p["window_half_width"] and
+              match.group(3) == window, f"{window}: printed window:\n{outs[window]}")
+        check(j["release"]["window_rule"] == window and f"{window} windows" in outs[window], f"{window}: {j['release']}")
+    # The same tau and epsilon': the discrete Laplace scale on each sum is 2 w / (epsilon' / 2) grid
+    # units (rounded to the sampler's rational), so paper / safe = 2/3 up to that rounding.
+    safe, paper = jsons["safe"]["release"], jsons["paper"]["release"]
+    check(abs(safe["epsilon_coordinate"] - paper["epsilon_coordinate"]) < 1e-9, f"epsilon' differs: {safe} {paper}")
+    ratio = paper["sum_noise_scale"] / safe["sum_noise_scale"]
+    check(abs(ratio - 2 / 3) < 1e-6, f"noise scale ratio paper/safe {ratio}")
+
+    # --budget: the paper's epsilon / sqrt(8 d~ ln(1/delta)) per coordinate is below the tight one,
+    # whose composition spends the whole epsilon; the paper's spends less and says so.
+    winsorized("bp.ldpb", n, extra=["--delta", "1e-6", "--budget", "paper", "--release-out", path("bp.json")])
+    bp = json.loads(read("bp.json"))
+    d = 4
+    check(abs(bp["release"]["epsilon_coordinate"] - 2 / (8 * d * math.log(1e6)) ** 0.5) < 1e-6 and
+          bp["release"]["budget_rule"] == "paper", f"paper budget {bp['release']}")
+    check(bp["release"]["epsilon_coordinate"] < safe["epsilon_coordinate"] and bp["epsilon"] < 1.9 and
+          1.99 < jsons["safe"]["epsilon"] <= 2, f"paper {bp['epsilon']} vs tight {jsons['safe']['epsilon']}")
+    fails(*WINSORIZED, "-e", "40", "--delta", "0.9", "--budget", "paper", "--devices", "100", "--seed", "1", "--out",
+          path("x.ldpb"), message=r"--budget paper gives epsilon' .* above --epsilon 40")
+    fails(*WINSORIZED, "-e", "1", "--window", "wide", "--devices", "100", "--seed", "1", "--out", path("x.ldpb"),
+          message=r"--window")
+    fails("simulate", "-m", "laplace", "-e", "1", "--range", "0:1", "--window", "paper", "--devices", "10", "--data",
+          "uniform", "--seed", "1", "--out", path("x.ldpb"), message=r"--window does not apply to --mechanism laplace")
+
+
+def case_winsorized_queries():
+    """--queries K runs K queries over the same users, each with a fresh rotation and its own
+    windows, window list, batches and release seed, at the per-coordinate epsilon of the session
+    (smaller than one query's), and writes every release."""
+    n, k = 2000, 3
+    winsorized("one.ldpb", n, extra=["--delta", "1e-6", "--release-out", path("one.json")])
+    out = winsorized("q.ldpb", n, extra=["--delta", "1e-6", "--queries", str(k), "--release-out", path("q.json"),
+                                         "--windows-out", path("q.windows"), "--round1-out", path("q1.ldpb"),
+                                         "--truth-out", path("q.csv")])
+    one = json.loads(read("one.json"))
+    j = json.loads(read("q.json"))
+    check(j["mechanism"] == "winsorized-sums" and len(j["queries"]) == k, f"session {list(j)}")
+    check(1.99 < j["epsilon"] <= 2 and j["delta"] == 0, f"session loss {j['epsilon']} {j['delta']}")
+    for q in range(k):
+        for name in (f"q.query{q}.ldpb", f"q.query{q}.windows", f"q1.query{q}.ldpb"):
+            check(os.path.exists(path(name)), f"{name} missing")
+        check(f"query {q} of {k}: rotation signs from --public-seed 0 index {q}" in out, f"query {q}:\n{out}")
+    check(not os.path.exists(path("q.ldpb")), "--out written without the .query<q> suffix")
+    rels = [x["release"] for x in j["queries"]]
+    check(all(r["queries"] == k and r["users"] == n and r["composition"] == "basic" for r in rels), f"releases {rels}")
+    # epsilon' of the session: basic composition epsilon / (K d~) here (it beats the advanced one at
+    # K d~ = 12), a third of one query's epsilon / d~.
+    eps = rels[0]["epsilon_coordinate"]
+    check(all(r["epsilon_coordinate"] == eps for r in rels) and abs(eps - 2 / 12) < 1e-6, f"epsilon' {eps}")
+    check(abs(one["release"]["epsilon_coordinate"] - 3 * eps) < 1e-6, f"one query {one['release']}")
+    check(len({r["release_seed"] for r in rels}) == k, "queries share a release seed")
+    check(len({x["fingerprint"] for x in j["queries"]}) == k, "queries share a rotation (same round-2 block)")
+    check(j["queries"][0]["release"]["release_seed"] == one["release"]["release_seed"], "query 0 is not the K = 1 release")
+    # As case_winsorized: no clipping, and each coordinate's error is a sum of d~ = 4 discrete
+    # Laplace noises; P(|sum| > 10 sd) < 2 * 59.5 e^-22.6 = 1.8e-8 per coordinate by the Chernoff
+    # bound there (lambda b = 0.8), so the 12 coordinates fail falsely with probability < 2.2e-7.
+    truth = truth_values("q.csv")
+    for q, x in enumerate(j["queries"]):
+        check_noise(x, truth, 10, f"query {q}")
+    fails(*WINSORIZED, "-e", "1", "--queries", "0", "--devices", "100", "--seed", "1", "--out", path("x.ldpb"),
+          message=r"--queries must be at least 1")
+
+
+def case_winsorized_offline():
+    """The offline pipeline: simulate --windows-out, aggregate --windows (the state carries the list,
+    merges), estimate --release-seed on the round-2 state gives simulate's release exactly; bad
+    window lists and missing options are refused with exit 2."""
+    n = 2000
+    out = winsorized("w.ldpb", n, extra=["--windows-out", path("w.windows"), "--round1-out", path("w1.ldpb"),
+                                         "--release-out", path("w.json"), "--truth-out", path("w.csv")])
+    sim = json.loads(read("w.json"))
+    seed = sim["release"]["release_seed"]
+    check(f"release seed {seed} (ldp estimate STATE --epsilon 2 --delta 0 --release-seed {seed}" in out, f"simulate:\n{out}")
+    listed = run("aggregate", path("w.ldpb"), "--windows", path("w.windows"), "--out", path("w.ldps"))[0]
+    check(f"total: {n:,} reports accepted, 0 rejected" in listed, f"aggregate:\n{listed}")
+    est = estimate_json("w.ldps", "--epsilon", "2", "--release-seed", str(seed), "--truth", path("w.csv"))
+    check(est == sim, f"the release of the saved state differs from simulate's:\n{est}\n{sim}")
+    other = estimate_json("w.ldps", "--epsilon", "2", "--release-seed", str(seed + 1))
+    check(other["estimates"] != sim["estimates"], "the release does not depend on --release-seed")
+    # --queries K at estimate: the session's smaller epsilon' (and a larger noise).
+    k3 = estimate_json("w.ldps", "--epsilon", "2", "--queries", "3", "--release-seed", str(seed))
+    check(abs(k3["release"]["epsilon_coordinate"] * 3 - sim["release"]["epsilon_coordinate"]) < 1e-6 and
+          k3["release"]["queries"] == 3 and k3["release"]["sum_noise_scale"] > sim["release"]["sum_noise_scale"],
+          f"--queries 3: {k3['release']}")
+    # Many queries with delta > 0: one advanced composition over K d~ = 800 mechanisms beats basic
+    # composition epsilon / 800 and spends the whole epsilon at the session's delta.
+    adv = estimate_json("w.ldps", "--epsilon", "2", "--delta", "1e-6", "--queries", "200", "--release-seed", str(seed))
+    check(adv["release"]["composition"] == "advanced" and adv["delta"] == 1e-6 and 1.99 < adv["epsilon"] <= 2 and
+          adv["release"]["epsilon_coordinate"] > 2 / 800, f"--queries 200: {adv['epsilon']} {adv['release']}")
+    # --users: users lost between the rounds count as their window's midpoint; n stays public.
+    more = estimate_json("w.ldps", "--epsilon", "2", "--release-seed", str(seed), "--users", str(n + 10))
+    check(more["release"]["users"] == n + 10 and more["reports"] == n, f"--users: {more['release']}")
+    # The state carries the window list: it merges and loads like any state.
+    run("merge", path("w.ldps"), path("w.ldps"), "--out", path("ww.ldps"))
+    twice = estimate_json("ww.ldps", "--epsilon", "2", "--release-seed", str(seed))
+    check(twice["reports"] == 2 * n, f"merge: {twice['reports']} reports")
+    out, _ = run("inspect", path("w.ldps"))
+    check(f"reports: {n:,} accepted" in out, f"inspect:\n{out}")
+
+    fails("aggregate", path("w.ldpb"), "--out", path("x.ldps"),
+          message=r"round-2 batch: counting it needs the broadcast window list, --windows F")
+    winsorized("o.ldpb", 200, extra=["--public-seed", "9", "--windows-out", path("o.windows")])
+    fails("aggregate", path("w.ldpb"), "--windows", path("o.windows"), "--out", path("x.ldps"),
+          message=r"o.windows is not the window list of .*w.ldpb: its digest is not the block's window_digest")
+    write("cut.windows", read("w.windows")[:-1])
+    fails("aggregate", path("w.ldpb"), "--windows", path("cut.windows"), "--out", path("x.ldps"),
+          message=r"is not a window list for .*wrong_length")
+    write("long.windows", read("w.windows") + b"\0")
+    fails("aggregate", path("w.ldpb"), "--windows", path("long.windows"), "--out", path("x.ldps"),
+          message=r"window list file .* is too large")
+    fails("aggregate", path("w1.ldpb"), "--windows", path("w.windows"), "--out", path("x.ldps"),
+          message=r"--windows applies to winsorized-mean round-2 \(winsorized-sums\) batches only")
+    check(not os.path.exists(path("x.ldps")), "a refused aggregate wrote its state")
+    run("aggregate", path("w1.ldpb"), "--out", path("w1.ldps"))
+    fails("estimate", path("w1.ldps"), "--epsilon", "2", "--release-seed", "1",
+          message=r"winsorized-bins state: its exact sums are not private, and it has no release")
+    fails("estimate", path("w.ldps"), "--epsilon", "2", message=r"needs --epsilon E \[--delta D\] \[--queries K\]")
+    fails("estimate", path("w.ldps"), "--epsilon", "2", "--release-seed", "1", "--users", str(n - 1),
+          message=r"--users 1999 is below the state's 2000 reports")
+    fails("estimate", path("w.ldps"), "--epsilon", "2", "--release-seed", "1", "--queries", "0",
+          message=r"--queries must be at least 1")
+    simulate("sparse-projection", "s.ldpb", devices=100)
+    run("aggregate", path("s.ldpb"), "--out", path("s.ldps"))
+    fails("estimate", path("s.ldps"), "--epsilon", "1", "--release-seed", "1", "--queries", "2",
+          message=r"--queries applies to winsorized-mean round-2 \(winsorized-sums\) states only")
+    fails("simulate", "-m", "grr", "-e", "1", "-d", "4", "--devices", "10", "--data", "builtin", "--seed", "1",
+          "--out", path("x.ldpb"), "--windows-out", path("x.windows"), message=r"--windows-out applies to --mechanism winsorized-mean only")
 
 
 def case_mechanisms():
