@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   ldp_bench::register_frequency_benchmarks();
   ldp_bench::register_numeric_benchmarks();
   ldp_bench::register_vector_mean_benchmarks();
+  ldp_bench::register_central_benchmarks();
 
   benchmark::AddCustomContext("ldp_simd_table", ldp_bench::simd_table().name);
   benchmark::RunSpecifiedBenchmarks();

@@ -137,6 +137,7 @@ void register_rotation_benchmarks();
 void register_frequency_benchmarks();
 void register_numeric_benchmarks();
 void register_vector_mean_benchmarks();
+void register_central_benchmarks();
 
 }  // namespace ldp_bench
 

@@ -37,6 +37,7 @@ bool score_groups(span<const bin_count> occupied, uint64_t bins, std::vector<gro
     if (!checked_add(n, occupied[i].count, &n)) return false;
   }
   out.clear();
+  out.reserve(2 * occupied.size() + 1);
   uint64_t below = 0, next = 0;
   for (const bin_count& b : occupied) {
     if (b.bin > next) out.push_back({next, b.bin - next, std::max(below, n - below)});
