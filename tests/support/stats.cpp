@@ -384,4 +384,33 @@ std::vector<double> discrete_laplace_pmf(double t, int m) {
   return p;
 }
 
+slope_fit log_log_fit(const std::vector<double>& x, const std::vector<double>& y,
+                      const std::vector<double>& sd_log_y) {
+  if (x.size() != y.size() || x.size() < 2 || (!sd_log_y.empty() && sd_log_y.size() != x.size())) {
+    throw std::invalid_argument("log_log_fit: sizes");
+  }
+  const auto points = static_cast<double>(x.size());
+  double mean_u = 0, mean_v = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    mean_u += std::log(x[i]) / points;
+    mean_v += std::log(y[i]) / points;
+  }
+  double suu = 0, suv = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double du = std::log(x[i]) - mean_u;
+    suu += du * du;
+    suv += du * (std::log(y[i]) - mean_v);
+  }
+  double variance = 0;
+  for (std::size_t i = 0; i < sd_log_y.size(); ++i) {
+    const double w = (std::log(x[i]) - mean_u) / suu;
+    variance += w * w * sd_log_y[i] * sd_log_y[i];
+  }
+  return {suv / suu, std::sqrt(variance)};
+}
+
+double log_log_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  return log_log_fit(x, y, {}).slope;
+}
+
 }  // namespace ldp::test

@@ -65,6 +65,18 @@ double normal_sf(double z);
 // bins y = -m .. m followed by one "rest" bin for |y| > m (chi_square_gof's layout).
 std::vector<double> discrete_laplace_pmf(double t, int m);
 
+// Least-squares slope of ln y on ln x (all x, y > 0; at least two distinct x), for the scaling
+// tests. With sd_log_y, the standard deviations of the independent ln y_i (x exact), it also gives
+// the slope's standard error: the slope is sum_i w_i ln y_i with w_i = (u_i - u_bar) / S_uu,
+// u = ln x, so its variance is sum_i w_i^2 sd_i^2.
+struct slope_fit {
+  double slope;
+  double standard_error;  // 0 when no sd_log_y was given
+};
+slope_fit log_log_fit(const std::vector<double>& x, const std::vector<double>& y,
+                      const std::vector<double>& sd_log_y);
+double log_log_slope(const std::vector<double>& x, const std::vector<double>& y);
+
 }  // namespace ldp::test
 
 #endif
