@@ -10,6 +10,7 @@
 #include "enumerator.h"
 #include "ldp/device.h"
 #include "ldp/wire.h"
+#include "tables.h"
 #include "wire_examples.h"
 
 using ldp::wire::field;
@@ -119,4 +120,21 @@ TEST_CASE("the enumeration catches a randomizer that leaks") {
     return ldp::test::describe(wrong, rep);
   });
   CHECK(leak.max_ratio > std::exp(1.9L));
+}
+
+TEST_CASE("a block with thresholds out of 2^w for w != 32 is refused, not misread") {
+  // The wire format allows 1 <= w <= 63, but the device's coins draw 32-bit words: read as 32-bit,
+  // a keep threshold out of 2^40 would make the true value certain (no privacy at all).
+  auto rng = ldp::test::seeded_drbg("threshold bits");
+  for (mechanism m : {mechanism::grr, mechanism::oue, mechanism::olh, mechanism::cms}) {
+    auto p = ldp::wire::make_frequency_oracle(m, 1.0, 64, 4, 64, sketch_seed).block;
+    p.set(field::threshold_bits, 40);
+    for (field f : {field::threshold_keep, field::threshold_other}) {
+      if (p.has(f)) p.set(f, p.get(f) << 8);
+    }
+    std::vector<uint64_t> workspace(ldp::device::workspace_words(p));
+    std::vector<unsigned char> out(ldp::wire::max_report_size(p));
+    std::size_t size = 0;
+    CHECK(ldp::device::randomize(p, ldp::wire::fingerprint(p), 3, rng, workspace, out, &size) == ldp::status::unsupported);
+  }
 }

@@ -105,6 +105,9 @@ status randomize_fields(const wire::params& p, uint32_t value, Coins& coins, spa
   const uint64_t d = p.get(field::domain);
   if (value >= d) return status::out_of_range;
   if (workspace.size() < workspace_words(p)) return status::workspace_too_small;
+  // The coins compare 32-bit words (coins.h); thresholds out of another 2^w would be misread as
+  // different probabilities, so such a block is refused rather than randomized.
+  if (p.get(field::threshold_bits) != wire::oracle_threshold_bits) return status::unsupported;
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
   switch (p.mech) {
     case mechanism::grr: r->index = detail::grr(value, d, keep, coins); return status::ok;
