@@ -186,7 +186,6 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   if (m.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", m.frac_bits);
   if (!(m.beta > 0 && m.beta < 1)) fail("--beta must be in (0, 1), got {}", m.beta);
   if (!(m.tau >= 0 && std::isfinite(m.tau))) fail("--tau must be positive, got {}", m.tau);
-  if (m.queries < 1) fail("--queries must be at least 1, got {}", m.queries);
   check_delta(m.delta);
   data_shape shape;
   shape.input = input_kind::samples;
