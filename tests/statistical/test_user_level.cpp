@@ -154,22 +154,6 @@ struct tally {
   }
 };
 
-// Least-squares slope of log y on log x.
-double slope(const std::vector<double>& x, const std::vector<double>& y) {
-  double mx = 0, my = 0;
-  const auto n = static_cast<double>(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    mx += std::log(x[i]) / n;
-    my += std::log(y[i]) / n;
-  }
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxy += (std::log(x[i]) - mx) * (std::log(y[i]) - my);
-    sxx += (std::log(x[i]) - mx) * (std::log(x[i]) - mx);
-  }
-  return sxy / sxx;
-}
-
 // Users' observations, i.i.d. in coordinate 0: +1 with probability (1 + mu) / 2, else -1 (mean mu,
 // the largest variance for it on [-1, 1]); other coordinates 0 (spiky data, in the l2 unit ball).
 // Only the first T~ observations are drawn (as k ones then T~ - k minus ones: the local mean has
@@ -359,8 +343,8 @@ TEST_CASE("M1 scaling: MSE slope about -1 in T below the observation cap, flat a
   for (double t : above) mse_above.push_back(t == 4096 ? mse_below.back() : mse_at(t));
   CAPTURE(mse_below[0]);
   CAPTURE(mse_below[2]);
-  CHECK(std::fabs(slope(below, mse_below) + 1) <= 0.15);
-  CHECK(std::fabs(slope(above, mse_above)) <= 0.05);
+  CHECK(std::fabs(ldp::test::log_log_slope(below, mse_below) + 1) <= 0.15);
+  CHECK(std::fabs(ldp::test::log_log_slope(above, mse_above)) <= 0.05);
   noise.check_noise();
 }
 

@@ -186,23 +186,6 @@ double two_sided_z(double alpha) {
   return hi;
 }
 
-// Least-squares slope of log y on log x.
-double log_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    mx += std::log(x[i]);
-    my += std::log(y[i]);
-  }
-  mx /= static_cast<double>(x.size());
-  my /= static_cast<double>(x.size());
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxy += (std::log(x[i]) - mx) * (std::log(y[i]) - my);
-    sxx += (std::log(x[i]) - mx) * (std::log(x[i]) - mx);
-  }
-  return sxy / sxx;
-}
-
 }  // namespace
 
 // Unbiasedness and variance, d = 50 (d~ = 64), n = 400 users, 150 independent aggregations per
@@ -402,8 +385,9 @@ TEST_CASE("MSE grows like d~ log d~ with the rotation and like d~^2 without") {
     plain.push_back(mse_plain / runs);
     formula.push_back(sum(exact_variance(p, dev, users)));
   }
-  const double slope_formula = log_slope(dims, formula);
-  const double slope_rotated = log_slope(dims, rotated), slope_plain = log_slope(dims, plain);
+  const double slope_formula = ldp::test::log_log_slope(dims, formula);
+  const double slope_rotated = ldp::test::log_log_slope(dims, rotated);
+  const double slope_plain = ldp::test::log_log_slope(dims, plain);
   CAPTURE(slope_formula);
   CAPTURE(slope_rotated);
   CAPTURE(slope_plain);
