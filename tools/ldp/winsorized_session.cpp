@@ -56,13 +56,8 @@ privacy_loss session_loss(const winsorized_budget& b, double per_coordinate) {
 }
 
 double private_range_level(double epsilon) {
-  // One bin: the first proposal is accepted, so the DRBG's output does not matter.
-  const unsigned char key[wire::seed_size] = {};
-  random::drbg rng(key);
-  const server::bin_count only[] = {{0, 1}};
-  uint64_t bin = 0;
   double level = 0;
-  const status s = server::private_range(only, 1, epsilon, rng, &bin, &level);
+  const status s = server::private_range_epsilon(epsilon, &level);
   if (s != status::ok) fail("PrivateRange refuses epsilon {:.6g} per coordinate: {}", epsilon, describe(s));
   return level;
 }

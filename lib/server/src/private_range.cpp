@@ -49,8 +49,11 @@ bool score_groups(span<const bin_count> occupied, uint64_t bins, std::vector<gro
   return true;
 }
 
-// lambda = epsilon / 2 rounded down to a multiple of 2^-32: P(k) ~ exp(-lambda c(k)); 0 when too small.
-uint64_t lambda_num(double epsilon) { return static_cast<uint64_t>(std::floor(epsilon / 2 * two32)); }
+// lambda = epsilon / 2 rounded down to a multiple of 2^-32: P(k) ~ exp(-lambda c(k)); 0 when epsilon
+// is out of (0, 40] or too small.
+uint64_t lambda_num(double epsilon) {
+  return valid_epsilon(epsilon) ? static_cast<uint64_t>(std::floor(epsilon / 2 * two32)) : 0;
+}
 
 // The exponential mechanism at group level, exactly and in O(groups) expected time for any number of
 // bins (MECHANISMS.md C.2 [impl]): group g has weight size_g exp(-x_g), x_g = lambda (c_g - c_min) =
@@ -201,12 +204,18 @@ status winsorized_session::next_query(double* eps_coordinate) noexcept {
   return status::ok;
 }
 
+status private_range_epsilon(double epsilon, double* epsilon_impl) noexcept {
+  const uint64_t lambda = lambda_num(epsilon);
+  *epsilon_impl = 2 * static_cast<double>(lambda) / two32;
+  return lambda == 0 ? status::invalid_argument : status::ok;
+}
+
 status private_range(span<const bin_count> occupied, uint64_t bins, double epsilon, random::drbg& rng,
                      uint64_t* bin, double* epsilon_impl) noexcept {
   *bin = 0;
   *epsilon_impl = 0;
   const uint64_t lambda = lambda_num(epsilon);
-  if (!valid_epsilon(epsilon) || lambda == 0 || bins == 0 || bins > (uint64_t{1} << 62)) return status::invalid_argument;
+  if (lambda == 0 || bins == 0 || bins > (uint64_t{1} << 62)) return status::invalid_argument;
   try {
     std::vector<group> groups;
     if (!score_groups(occupied, bins, groups)) return status::invalid_argument;
@@ -214,8 +223,7 @@ status private_range(span<const bin_count> occupied, uint64_t bins, double epsil
     for (const group& g : groups) best = std::min(best, g.score);
     const group& g = groups[sample_group(groups, best, lambda, rng)];
     *bin = g.first + random::uniform_below64(rng, g.size);
-    *epsilon_impl = 2 * static_cast<double>(lambda) / two32;
-    return status::ok;
+    return private_range_epsilon(epsilon, epsilon_impl);
   } catch (...) {
     return status::overflow;
   }
@@ -225,7 +233,7 @@ std::vector<double> private_range_law(span<const bin_count> occupied, uint64_t b
   try {
     std::vector<group> groups;
     const uint64_t lambda = lambda_num(epsilon);
-    if (!valid_epsilon(epsilon) || lambda == 0 || !score_groups(occupied, bins, groups)) return {};
+    if (lambda == 0 || !score_groups(occupied, bins, groups)) return {};
     uint64_t best = std::numeric_limits<uint64_t>::max();
     for (const group& g : groups) best = std::min(best, g.score);
     const double rate = static_cast<double>(lambda) / two32;

@@ -111,6 +111,10 @@ struct bin_count {
 [[nodiscard]] status private_range(span<const bin_count> occupied, uint64_t bins, double epsilon, random::drbg& rng,
                                    uint64_t* bin, double* epsilon_impl) noexcept;
 
+// The level private_range implements at `epsilon` (2 lambda, lambda = epsilon / 2 rounded down to a
+// multiple of 2^-32), without drawing; invalid_argument (and 0) where private_range refuses epsilon.
+[[nodiscard]] status private_range_epsilon(double epsilon, double* epsilon_impl) noexcept;
+
 // The exact output law of private_range as doubles (for audits and tests): P(k) for every bin.
 // Empty on bad arguments or when memory runs out.
 [[nodiscard]] std::vector<double> private_range_law(span<const bin_count> occupied, uint64_t bins,
