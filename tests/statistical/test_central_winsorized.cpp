@@ -269,16 +269,10 @@ TEST_CASE("user-level scaling: the mean squared error falls like 1/m at fixed n"
       const double e = std::ldexp(r.mean, -f);
       mse += e * e;
     }
-    xs.push_back(std::log(static_cast<double>(m)));
-    ys.push_back(std::log(mse / runs));
+    xs.push_back(m);
+    ys.push_back(mse / runs);
   }
-  const double mx = (xs[0] + xs[1] + xs[2] + xs[3] + xs[4]) / 5, my = (ys[0] + ys[1] + ys[2] + ys[3] + ys[4]) / 5;
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    sxy += (xs[i] - mx) * (ys[i] - my);
-    sxx += (xs[i] - mx) * (xs[i] - mx);
-  }
-  const double slope = sxy / sxx;
+  const double slope = ldp::test::log_log_slope(xs, ys);
   CAPTURE(slope);
   CHECK(slope > -1.15);
   CHECK(slope < -0.85);
