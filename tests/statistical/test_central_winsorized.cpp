@@ -60,8 +60,6 @@ struct region {
 };
 
 std::vector<region> private_range_regions(const std::vector<bin_count>& occupied, uint64_t bins, double lambda) {
-  uint64_t n = 0;
-  for (const bin_count& b : occupied) n += b.count;
   std::vector<region> out;
   std::vector<uint64_t> score;
   const auto add = [&](uint64_t first, uint64_t size) {
