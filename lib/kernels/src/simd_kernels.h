@@ -11,6 +11,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "scalar.h"
@@ -229,16 +230,18 @@ std::size_t bernoulli_chunks_kernel::operator()(Arch, uint64_t* out, std::size_t
 // b + a = a + b, the upper one a + (-b) = a - b, both exact identities of IEEE 754 (negation is a
 // sign-bit flip, never 0 - x, which differs at +0); nor does an FMA whose multiplier is +-1
 // (fma(b, +-1, a) rounds a +- b once, like the add). The schedule, for L lanes per register:
-// - first pass: 8 registers of contiguous data; the log2(L) in-register levels (a lane swap plus a
-//   negation of the upper lanes, then one add), then 3 levels across the 8 registers;
+// - first pass: 8 registers of contiguous data (AVX-512: 16 of 256 bits, see fwht_first_arch); the
+//   log2(L) in-register levels (a lane swap plus a negation of the upper lanes, then one add), then
+//   3 (4) levels across the registers;
 // - the remaining levels in as few radix-8 (or 4, 2) passes as possible, each loading the registers
 //   `stride` elements apart, doing up to 3 levels and storing them back;
 // - depth first above 2^block_log2 elements: a pass waits until every sub-block below it is done,
 //   so all passes but the outermost few run in L1 or L2.
 // The rotation's signs are applied to the registers the first pass loads, and its scale to the
 // registers the last pass stores, so D and d^-1/2 add no pass over memory. Passes are bound by
-// stores (one per register per pass) except the first, bound by the in-register shuffles. Lengths
-// below 8 registers go to the scalar reference.
+// stores (one per register per pass) except the first, bound by the in-register shuffles and by
+// each register's chain of dependent operations (hence the rotation reads its sign rows one group
+// ahead, fwht_first_pass_r). Lengths below one first-pass group go to the scalar reference.
 
 template <class T, class Arch>
 using fwht_vec = xsimd::batch<T, Arch>;
@@ -276,21 +279,6 @@ inline u32x<Arch> fwht_swap(u32x<Arch> x, xsimd::avx2) noexcept {
   } else {
     static_assert(H == 4, "8 lanes");
     return _mm256_permute2x128_si256(x, x, 0x01);  // swap the 128-bit halves
-  }
-}
-#endif
-#if XSIMD_WITH_AVX512F
-template <unsigned H, class Arch>
-inline u32x<Arch> fwht_swap(u32x<Arch> x, xsimd::avx512f) noexcept {
-  if constexpr (H == 1) {
-    return _mm512_shuffle_epi32(x, static_cast<_MM_PERM_ENUM>(0xB1));
-  } else if constexpr (H == 2) {
-    return _mm512_shuffle_epi32(x, static_cast<_MM_PERM_ENUM>(0x4E));
-  } else if constexpr (H == 4) {
-    return _mm512_shuffle_i32x4(x, x, 0xB1);  // 128-bit chunks 1 0 3 2
-  } else {
-    static_assert(H == 8, "16 lanes");
-    return _mm512_shuffle_i32x4(x, x, 0x4E);  // 128-bit chunks 2 3 0 1
   }
 }
 #endif
@@ -338,19 +326,6 @@ inline fwht_vec<T, Arch> fwht_negate_upper(fwht_vec<T, Arch> x, xsimd::avx2) noe
   }
 }
 #endif
-#if XSIMD_WITH_AVX512F
-template <unsigned H, class T, class Arch>
-inline fwht_vec<T, Arch> fwht_negate_upper(fwht_vec<T, Arch> x, xsimd::avx512f) noexcept {
-  constexpr __mmask16 upper = H == 1 ? 0xAAAA : H == 2 ? 0xCCCC : H == 4 ? 0xF0F0 : 0xFF00;
-  if constexpr (std::is_same_v<T, float>) {
-    const __m512i bits = _mm512_castps_si512(x);
-    return _mm512_castsi512_ps(
-        _mm512_mask_xor_epi32(bits, upper, bits, _mm512_set1_epi32(INT32_MIN)));
-  } else {
-    return _mm512_mask_sub_epi32(x, upper, _mm512_setzero_si512(), x);
-  }
-}
-#endif
 
 // swapped + x with the lanes j that have bit H set negated. For float, where there is an FMA it
 // is fma(x, c, swapped) with c = +-1: the product is exact, so the one rounding is the add's, and
@@ -376,19 +351,6 @@ inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, 
   }
 }
 #endif
-#if XSIMD_WITH_AVX512F
-template <unsigned H, class T, class Arch>
-inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, Arch> x,
-                                         xsimd::avx512f) noexcept {
-  if constexpr (std::is_same_v<T, float>) {
-    constexpr __mmask16 upper = H == 1 ? 0xAAAA : H == 2 ? 0xCCCC : H == 4 ? 0xF0F0 : 0xFF00;
-    const __m512 c = _mm512_mask_blend_ps(upper, _mm512_set1_ps(1.0f), _mm512_set1_ps(-1.0f));
-    return _mm512_fmadd_ps(x, c, swapped);
-  } else {
-    return fwht_add_signed<H, T, Arch>(swapped, x, xsimd::generic{});
-  }
-}
-#endif
 
 // One in-register level: lanes j and j ^ H (H < L) are a butterfly pair.
 template <unsigned H, class T, class Arch>
@@ -403,11 +365,10 @@ inline fwht_vec<T, Arch> fwht_lane_level(fwht_vec<T, Arch> x) noexcept {
 template <class T, class Arch>
 inline fwht_vec<T, Arch> fwht_in_register(fwht_vec<T, Arch> x) noexcept {
   constexpr std::size_t lanes = fwht_vec<T, Arch>::size;
-  static_assert(lanes >= 4 && lanes <= 16, "4, 8 or 16 lanes");
+  static_assert(lanes == 4 || lanes == 8, "4 or 8 lanes");
   x = fwht_lane_level<1, T, Arch>(x);
   x = fwht_lane_level<2, T, Arch>(x);
-  if constexpr (lanes >= 8) x = fwht_lane_level<4, T, Arch>(x);
-  if constexpr (lanes >= 16) x = fwht_lane_level<8, T, Arch>(x);
+  if constexpr (lanes == 8) x = fwht_lane_level<4, T, Arch>(x);
   return x;
 }
 
@@ -417,7 +378,7 @@ inline fwht_vec<T, Arch> fwht_in_register(fwht_vec<T, Arch> x) noexcept {
 // a memory operand, instead of vector operations on the shuffle and shift ports that the first
 // pass already saturates. A row lane holds Neg for a negated lane and Pos for a kept one:
 // the sign bit for float (xor), +-1 for AVX2 int32 (vpsignd), all ones or zero for other int32
-// (xor, subtract). Sixteen lanes (AVX-512) use a mask register instead.
+// (xor, subtract).
 template <std::size_t L, uint32_t Neg, uint32_t Pos>
 struct fwht_sign_rows {
   struct rows {
@@ -460,28 +421,24 @@ inline fwht_vec<T, Arch> fwht_sign_row(fwht_vec<T, Arch> x, std::size_t row, xsi
 }
 #endif
 
-template <unsigned Shift, class T, class Arch>
-inline fwht_vec<T, Arch> fwht_apply_signs(fwht_vec<T, Arch> x, uint32_t word,
-                                          xsimd::generic) noexcept {
+// The row of register K of a first-pass group whose signs start at `bytes`: bits K * L to
+// K * L + L - 1, read as bytes (every xsimd architecture is little endian, so byte j of the sign
+// words holds bits 8j .. 8j + 7). A byte load is one instruction per index, and the 8 indices that
+// fwht_first_pass_r reads ahead then fit the general registers; extracted from words with shifts
+// they make the loop spill (the float rotation 1-2 % slower at 2^10, AVX2 and SSE2).
+#if defined(__BYTE_ORDER__)
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "sign bytes in little-endian order");
+#endif
+template <std::size_t K, class Arch>
+inline std::size_t fwht_sign_index(const unsigned char* bytes) noexcept {
   constexpr std::size_t lanes = u32x<Arch>::size;
   static_assert(lanes == 4 || lanes == 8, "a table row per register");
-  return fwht_sign_row<T, Arch>(x, (word >> Shift) & ((uint32_t{1} << lanes) - 1), Arch{});
-}
-
-#if XSIMD_WITH_AVX512F
-template <unsigned Shift, class T, class Arch>
-inline fwht_vec<T, Arch> fwht_apply_signs(fwht_vec<T, Arch> x, uint32_t word,
-                                          xsimd::avx512f) noexcept {
-  const auto negate = static_cast<__mmask16>(word >> Shift);  // the register's 16 bits
-  if constexpr (std::is_same_v<T, float>) {
-    const __m512i bits = _mm512_castps_si512(x);
-    return _mm512_castsi512_ps(
-        _mm512_mask_xor_epi32(bits, negate, bits, _mm512_set1_epi32(INT32_MIN)));
+  if constexpr (lanes == 8) {
+    return bytes[K];
   } else {
-    return _mm512_mask_sub_epi32(x, negate, _mm512_setzero_si512(), x);
+    return (bytes[K / 2] >> (4 * (K % 2))) & 15u;
   }
 }
-#endif
 
 // a - b. For float on x86 with FMA it is fnmadd(b, 1, a), the same single rounding, issued to the
 // FMA units: AMD cores (Zen) add on two other pipes, so the butterflies' adds and subtracts then
@@ -511,29 +468,44 @@ inline fwht_vec<T, Arch> fwht_sub(fwht_vec<T, Arch> a, fwht_vec<T, Arch> b, xsim
 }
 #endif
 
-// One radix-2 butterfly: (a, b) -> (a + b, a - b).
-template <class T, class Arch>
+// One radix-2 butterfly: (a, b) -> (a + b, a - b). AddUnits: a - b as a subtraction even where
+// fwht_sub would issue it to the FMA units (the rounding is the same).
+template <class T, class Arch, bool AddUnits>
 inline void fwht_butterfly(fwht_vec<T, Arch>& a, fwht_vec<T, Arch>& b) noexcept {
   const fwht_vec<T, Arch> sum = a + b;
-  b = fwht_sub<T, Arch>(a, b, Arch{});
+  if constexpr (AddUnits) {
+    b = a - b;
+  } else {
+    b = fwht_sub<T, Arch>(a, b, Arch{});
+  }
   a = sum;
 }
 
 // The level H across registers: pair m is (j, j + H) with j = (m / H) * 2H + m % H. Written as
 // folds over index sequences so that every index is a constant and r[] lives in registers (a loop
 // that the compiler does not unroll completely leaves the array on the stack).
-template <std::size_t H, class T, class Arch, std::size_t... M>
+template <std::size_t H, class T, class Arch, bool AddUnits, std::size_t... M>
 inline void fwht_level(fwht_vec<T, Arch>* r, std::index_sequence<M...>) noexcept {
-  (fwht_butterfly<T, Arch>(r[(M / H) * 2 * H + M % H], r[(M / H) * 2 * H + M % H + H]), ...);
+  (fwht_butterfly<T, Arch, AddUnits>(r[(M / H) * 2 * H + M % H], r[(M / H) * 2 * H + M % H + H]),
+   ...);
 }
 
 // log2(R) levels across R registers: r[j] and r[j + h] are elements h register strides apart.
-template <std::size_t R, class T, class Arch>
+// FirstOnAddUnits: the first level subtracts on the add units (fwht_butterfly). Sixteen registers
+// are two radix-8 halves, then the level between them: the same butterflies, in pieces small
+// enough for the compiler to inline (an out-of-line call keeps r[] in memory).
+template <std::size_t R, class T, class Arch, bool FirstOnAddUnits = false>
 inline void fwht_butterflies(fwht_vec<T, Arch>* r) noexcept {
-  static_assert(R == 2 || R == 4 || R == 8, "radix 2, 4 or 8");
-  fwht_level<1, T, Arch>(r, std::make_index_sequence<R / 2>{});
-  if constexpr (R >= 4) fwht_level<2, T, Arch>(r, std::make_index_sequence<R / 2>{});
-  if constexpr (R >= 8) fwht_level<4, T, Arch>(r, std::make_index_sequence<R / 2>{});
+  static_assert(R == 2 || R == 4 || R == 8 || R == 16, "radix 2, 4, 8 or 16");
+  if constexpr (R == 16) {
+    fwht_butterflies<8, T, Arch, FirstOnAddUnits>(r);
+    fwht_butterflies<8, T, Arch, FirstOnAddUnits>(r + 8);
+    fwht_level<8, T, Arch, false>(r, std::make_index_sequence<8>{});
+  } else {
+    fwht_level<1, T, Arch, FirstOnAddUnits>(r, std::make_index_sequence<R / 2>{});
+    if constexpr (R >= 4) fwht_level<2, T, Arch, false>(r, std::make_index_sequence<R / 2>{});
+    if constexpr (R >= 8) fwht_level<4, T, Arch, false>(r, std::make_index_sequence<R / 2>{});
+  }
 }
 
 template <class T, class Arch, std::size_t... K>
@@ -549,12 +521,18 @@ inline void fwht_store(const fwht_vec<T, Arch>* r, T* p, std::size_t stride,
 }
 
 // Register K of a group holds elements K * L .. K * L + L - 1 of the group, which starts on a
-// multiple of 32 (8 registers of at least 4 lanes).
+// multiple of 32 (8 or 16 registers of 4 or 8 lanes); rows[K] is its sign row.
+template <class Arch, std::size_t... K>
+inline void fwht_sign_indices(std::size_t* rows, const uint32_t* words,
+                              std::index_sequence<K...>) noexcept {
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(words);
+  ((rows[K] = fwht_sign_index<K, Arch>(bytes)), ...);
+}
+
 template <class T, class Arch, std::size_t... K>
-inline void fwht_signs_all(fwht_vec<T, Arch>* r, const uint32_t* words,
+inline void fwht_signs_all(fwht_vec<T, Arch>* r, const std::size_t* rows,
                            std::index_sequence<K...>) noexcept {
-  constexpr std::size_t lanes = fwht_vec<T, Arch>::size;
-  ((r[K] = fwht_apply_signs<(K * lanes) % 32, T, Arch>(r[K], words[K * lanes / 32], Arch{})), ...);
+  ((r[K] = fwht_sign_row<T, Arch>(r[K], rows[K], Arch{})), ...);
 }
 
 template <class T, class Arch, std::size_t... K>
@@ -577,15 +555,32 @@ struct fwht_extras {
 };
 
 // Levels 0 .. log2(L * R) - 1 of x[0 .. n), n a multiple of L * R: R registers of contiguous data.
+// A register's sign row takes two dependent loads (its index, then the row) before the first
+// operation of its chain. On x86 with 8 registers the row indices of the next group are therefore
+// read while this group is transformed: at 2^10 on a Zen 4 core the float rotation is then 4 %
+// faster (AVX2 and SSE2), the int32 one 0-2 %. (Sixteen indices would not fit the general
+// registers next to the loop's own; NEON is not measured and reads them in place.) xsimd 8.1
+// derives avx from generic, not from sse2, hence the two tests for x86.
 template <std::size_t R, class T, class Arch, bool Signs, bool Scaled>
 inline void fwht_first_pass_r(T* x, std::size_t n, const fwht_extras<T>& extras) noexcept {
   using v = fwht_vec<T, Arch>;
   constexpr std::size_t lanes = v::size;
+  constexpr bool x86 = std::is_base_of_v<xsimd::sse2, Arch> || std::is_base_of_v<xsimd::avx, Arch>;
+  constexpr bool ahead = Signs && R == 8 && x86;
   using regs = std::make_index_sequence<R>;
+  [[maybe_unused]] std::size_t rows[R];
+  if constexpr (ahead) fwht_sign_indices<Arch>(rows, extras.signs, regs{});
   for (std::size_t i = 0; i < n; i += R * lanes) {
     v r[R];
     fwht_load<T, Arch>(r, x + i, lanes, regs{});
-    if constexpr (Signs) fwht_signs_all<T, Arch>(r, extras.signs + i / 32, regs{});
+    if constexpr (ahead) {
+      fwht_signs_all<T, Arch>(r, rows, regs{});
+      const std::size_t next = i + R * lanes < n ? i + R * lanes : i;  // the last group: its own
+      fwht_sign_indices<Arch>(rows, extras.signs + next / 32, regs{});
+    } else if constexpr (Signs) {
+      fwht_sign_indices<Arch>(rows, extras.signs + i / 32, regs{});
+      fwht_signs_all<T, Arch>(r, rows, regs{});
+    }
     fwht_in_register_all<T, Arch>(r, regs{});
     fwht_butterflies<R, T, Arch>(r);
     if constexpr (Scaled) fwht_scale_all<T, Arch>(r, v(extras.scale), regs{});
@@ -594,7 +589,9 @@ inline void fwht_first_pass_r(T* x, std::size_t n, const fwht_extras<T>& extras)
 }
 
 // Levels log2(stride) .. log2(stride * R) - 1 of x[0 .. n); stride a multiple of L, n a multiple
-// of R * stride.
+// of R * stride. Scaled (the rotation's last pass): the multiplies by the scale occupy the FMA
+// units, so the first level subtracts on the add units (Zen 4: the float rotation 2-3 % faster
+// at 2^10, AVX2 and AVX-512; cores that issue adds and FMAs to the same ports are unaffected).
 template <std::size_t R, class T, class Arch, bool Scaled>
 inline void fwht_pass(T* x, std::size_t n, std::size_t stride, T scale) noexcept {
   using v = fwht_vec<T, Arch>;
@@ -603,26 +600,47 @@ inline void fwht_pass(T* x, std::size_t n, std::size_t stride, T scale) noexcept
     for (std::size_t j = block; j < block + stride; j += v::size) {
       v r[R];
       fwht_load<T, Arch>(r, x + j, stride, regs{});
-      fwht_butterflies<R, T, Arch>(r);
+      fwht_butterflies<R, T, Arch, Scaled>(r);
       if constexpr (Scaled) fwht_scale_all<T, Arch>(r, v(scale), regs{});
       fwht_store<T, Arch>(r, x + j, stride, regs{});
     }
   }
 }
 
-// The schedule's constants. Measured on a Zen 4/5 class core (AVX2 and AVX-512): 16-register
-// passes (first pass or radix 16) are slower everywhere, from spills with 16 vector registers and,
-// with 32, from 16 streams at a large power-of-two stride sharing L1 sets. The plain transform
-// gains nothing from cache blocks other than 2^13 elements between 2^11 and 2^15; the rotation
-// needs the first pass to run on whole blocks (a block of 2^13 is one first pass and its passes,
-// while with 2^12 the lengths 2^13, 2^16, 2^19 start with 4 KiB pieces, each of which fetches
-// the sign-row table back into L1: 1.2x instead of 1.1x the plain transform).
+// The registers of the first pass. AVX-512 runs it on 16 registers of 256 bits (AVX512VL gives 32
+// of them) rather than on 8 of 512: its top in-register level (a swap of 256-bit halves and an FMA
+// per register) becomes one add or subtract between registers, and the rotation's signs come from
+// the row table instead of a mask register per vector. Measured on a Zen 4 core against the 512-bit
+// first pass, at 2^10 / 2^16 / 2^20: int32 transform 14 / 11 / 7 % faster, float transform about
+// 1 % faster, int32 rotation 16 / 11 / 9 %, float rotation 5 / 1 / 1 % (8 / 2 / 1 % with the scaled
+// pass of fwht_pass). The tag is fma3<avx2>, not avx2, so that no template instance of the avx512
+// unit is also one of the avx2 unit's (PERFORMANCE.md 9, trap 6).
+template <class Arch, class = void>
+struct fwht_first_arch {
+  using type = Arch;
+};
+#if XSIMD_WITH_AVX512F
+static_assert(XSIMD_WITH_FMA3_AVX2, "the avx512 unit is compiled with AVX2 and FMA");
+template <class Arch>
+struct fwht_first_arch<Arch, std::enable_if_t<std::is_base_of_v<xsimd::avx512f, Arch>>> {
+  using type = xsimd::fma3<xsimd::avx2>;
+};
+#endif
+
+// The schedule's constants. Measured on a Zen 4/5 class core (AVX2 and AVX-512): passes of 16
+// full-width registers (first pass or radix 16) are slower everywhere, from spills with 16 vector
+// registers and, with 32, from 16 streams at a large power-of-two stride sharing L1 sets. The plain
+// transform gains nothing from cache blocks other than 2^13 elements between 2^11 and 2^15; the
+// rotation needs the first pass to run on whole blocks (a block of 2^13 is one first pass and its
+// passes, while with 2^12 the lengths 2^13, 2^16, 2^19 start with 4 KiB pieces, each of which
+// fetches the sign-row table back into L1: 1.2x instead of 1.1x the plain transform).
 template <class T, class Arch>
 struct fwht_shape {
-  static constexpr std::size_t lanes = fwht_vec<T, Arch>::size;
-  static constexpr unsigned lanes_log2 = lanes == 4 ? 2 : lanes == 8 ? 3 : 4;
-  static constexpr unsigned first_regs_log2 = 3;  // the first pass works on 8 registers
-  static constexpr unsigned first_levels = lanes_log2 + first_regs_log2;
+  using first_arch = typename fwht_first_arch<Arch>::type;
+  static constexpr std::size_t first_lanes = fwht_vec<T, first_arch>::size;
+  // 8 registers; 16 when they are half the width of the other passes' (AVX-512).
+  static constexpr unsigned first_regs_log2 = first_lanes < fwht_vec<T, Arch>::size ? 4 : 3;
+  static constexpr unsigned first_levels = (first_lanes == 4 ? 2 : 3) + first_regs_log2;
   static constexpr unsigned max_pass_levels = 3;  // radix 8 at most
   static constexpr unsigned block_log2 = 13;      // 32 KiB of float: passes below run in L1/L2
 };
@@ -630,14 +648,16 @@ struct fwht_shape {
 // The first pass; it is also the last one when `last`.
 template <class T, class Arch, bool Signs, bool Scaled>
 inline void fwht_first_pass(T* x, std::size_t n, const fwht_extras<T>& extras, bool last) noexcept {
-  constexpr std::size_t regs = std::size_t{1} << fwht_shape<T, Arch>::first_regs_log2;
+  using shape = fwht_shape<T, Arch>;
+  using first_arch = typename shape::first_arch;
+  constexpr std::size_t regs = std::size_t{1} << shape::first_regs_log2;
   if constexpr (Scaled) {
     if (last) {
-      fwht_first_pass_r<regs, T, Arch, Signs, true>(x, n, extras);
+      fwht_first_pass_r<regs, T, first_arch, Signs, true>(x, n, extras);
       return;
     }
   }
-  fwht_first_pass_r<regs, T, Arch, Signs, false>(x, n, extras);
+  fwht_first_pass_r<regs, T, first_arch, Signs, false>(x, n, extras);
 }
 
 // One pass of `levels` levels (1 to 3) from level log2(stride) on.
