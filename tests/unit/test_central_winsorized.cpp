@@ -227,6 +227,16 @@ TEST_CASE("budget arithmetic: eps/2 + eps/2, eps' paper and tight, K queries, ta
   REQUIRE(ldp::server::step_epsilon(1.0, 0, 128, ldp::server::budget_rule::tight, &eps) == status::ok);
   CHECK(eps == doctest::Approx(1.0 / 128));  // pure DP: basic composition
   CHECK(ldp::server::step_epsilon(0, 1e-6, 128, ldp::server::budget_rule::tight, &eps) == status::invalid_argument);
+  // Tight never does worse than basic composition: for 2 mechanisms basic gives 0.5, advanced about 0.13.
+  REQUIRE(ldp::server::step_epsilon(1.0, 1e-6, 2, ldp::server::budget_rule::tight, &eps) == status::ok);
+  CHECK(eps == doctest::Approx(0.5));
+  // One query under the paper's rule is Alg 2 itself; pure DP is basic over all K d~ mechanisms.
+  double alg2 = 0;
+  REQUIRE(ldp::server::step_epsilon(1.0, 1e-6, 128, ldp::server::budget_rule::paper, &alg2) == status::ok);
+  REQUIRE(ldp::server::query_step_epsilon(1.0, 1e-6, 1, 128, ldp::server::budget_rule::paper, &eps) == status::ok);
+  CHECK(eps == alg2);
+  REQUIRE(ldp::server::query_step_epsilon(1.0, 0, 3, 4, ldp::server::budget_rule::paper, &eps) == status::ok);
+  CHECK(eps == doctest::Approx(1.0 / 12));
   // Thm 3 at d = 128, K = 50, eps = 1, delta = 1e-6: 9.56e-5 per coordinate; one flat composition
   // (C.2: eps / sqrt(8 d K ln(1/delta)) = 1.19e-3) and its tight solution are far larger.
   REQUIRE(ldp::server::query_step_epsilon(1.0, 1e-6, 50, 128, ldp::server::budget_rule::paper, &eps) == status::ok);

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "errors.h"
-#include "ldp/base/bits.h"
 
 namespace ldp::tools {
 
@@ -18,26 +17,17 @@ winsorized_budget plan_budget(double epsilon, double delta, uint64_t queries, ui
   b.queries = queries;
   b.rotated_dim = rotated_dim;
   b.rule = rule;
-  uint64_t mechanisms = 0;
-  if (!checked_mul(queries, rotated_dim, &mechanisms)) fail("--queries {} times d~ = {} is too large", queries, rotated_dim);
-  const double basic = epsilon / static_cast<double>(mechanisms);
-  double advanced = 0;
-  status s = status::ok;
-  if (delta > 0) {
-    s = queries == 1 ? server::step_epsilon(epsilon, delta, rotated_dim, rule, &advanced)
-                     : server::query_step_epsilon(epsilon, delta, queries, rotated_dim, rule, &advanced);
-  }
+  const status s = server::query_step_epsilon(epsilon, delta, queries, rotated_dim, rule, &b.eps_coordinate);
   if (s != status::ok) {
     fail("cannot split --epsilon {} --delta {} over --queries {} of d~ = {} rotated coordinates: {}", epsilon, delta,
          queries, rotated_dim, describe(s));
   }
-  b.eps_coordinate = delta == 0 || (rule == server::budget_rule::tight && basic >= advanced) ? basic : advanced;
   session_loss(b, b.eps_coordinate);  // refuses a rule that overspends before anything runs
   return b;
 }
 
 privacy_loss session_loss(const winsorized_budget& b, double per_coordinate) {
-  const uint64_t mechanisms = b.queries * b.rotated_dim;  // checked by plan_budget
+  const uint64_t mechanisms = b.queries * b.rotated_dim;  // query_step_epsilon checked the product
   privacy_loss loss;
   loss.epsilon = per_coordinate * static_cast<double>(mechanisms);
   loss.basic = true;

@@ -24,11 +24,10 @@ struct winsorized_budget {
   double eps_coordinate = 0;  // epsilon' of every coordinate mechanism of every query
 };
 
-// epsilon' for the options. delta = 0: basic composition epsilon / (K d~). tight: the larger of
-// that and one advanced composition over all K d~ mechanisms (server::query_step_epsilon, which
-// solves for epsilon exactly; basic wins for small K d~). paper: one query is Alg 2's epsilon /
-// sqrt(8 d~ ln(1/delta)) (server::step_epsilon), K > 1 queries Thm 3's split (query_step_epsilon).
-// Throws cli_error naming the options at fault, also when epsilon' overspends (session_loss).
+// epsilon' for the options: server::query_step_epsilon (delta = 0: basic composition epsilon / (K d~);
+// tight: the larger of that and one advanced composition over all K d~ mechanisms; paper: Alg 2 for
+// one query, Thm 3's split for K > 1). Throws cli_error naming the options at fault, also when
+// epsilon' overspends (session_loss).
 winsorized_budget plan_budget(double epsilon, double delta, uint64_t queries, uint64_t rotated_dim,
                               server::budget_rule rule);
 

@@ -141,40 +141,41 @@ double advanced_composition(double eps_step, uint64_t k, double delta) noexcept 
 status step_epsilon(double epsilon, double delta, uint64_t k, budget_rule rule, double* out) noexcept {
   *out = 0;
   if (!(epsilon > 0) || !std::isfinite(epsilon) || !(delta >= 0 && delta < 1) || k == 0) return status::invalid_argument;
-  const auto kd = static_cast<double>(k);
+  // Basic composition, epsilon / k, holds whatever delta is (pure DP at delta = 0).
+  const double basic = epsilon / static_cast<double>(k);
   if (delta == 0) {
-    *out = epsilon / kd;
+    *out = basic;
     return status::ok;
   }
   if (rule == budget_rule::paper) {
-    *out = epsilon / std::sqrt(8 * kd * std::log(1 / delta));
+    *out = epsilon / std::sqrt(8 * static_cast<double>(k) * std::log(1 / delta));
     return status::ok;
   }
   // advanced_composition is increasing in eps_step: bisect on [0, epsilon] (one step alone costs
-  // at least eps_step, so the answer is below epsilon), keeping the feasible end.
+  // at least eps_step, so the answer is below epsilon), keeping the feasible end. Tight is the larger
+  // of that and basic composition (basic wins for small k).
   double lo = 0, hi = epsilon;
   for (int i = 0; i < 200; ++i) {
     const double mid = lo + (hi - lo) / 2;
     if (mid <= lo || mid >= hi) break;
     (advanced_composition(mid, k, delta) <= epsilon ? lo : hi) = mid;
   }
-  if (!(lo > 0)) return status::invalid_argument;
-  *out = lo;
+  *out = std::max(basic, lo);
   return status::ok;
 }
 
 status query_step_epsilon(double epsilon, double delta, uint64_t queries, uint64_t rotated_dim, budget_rule rule,
                           double* out) noexcept {
   *out = 0;
-  if (queries == 0 || rotated_dim == 0 || !(delta > 0 && delta < 1)) return status::invalid_argument;
-  if (rule == budget_rule::paper) {
-    const auto kq = static_cast<double>(queries);
-    const double eps0 = epsilon / (2 * std::sqrt(2 * kq * std::log(2 / delta)));
-    return step_epsilon(eps0, delta / (2 * kq), rotated_dim, budget_rule::paper, out);
-  }
   uint64_t total = 0;
-  if (!checked_mul(queries, rotated_dim, &total)) return status::invalid_argument;
-  return step_epsilon(epsilon, delta, total, budget_rule::tight, out);
+  if (queries == 0 || rotated_dim == 0 || !checked_mul(queries, rotated_dim, &total)) return status::invalid_argument;
+  // One composition over all K d~ coordinate mechanisms: tight, pure DP, and the paper's single
+  // query (Alg 2 itself; Thm 3's split is for K > 1).
+  if (rule == budget_rule::tight || delta == 0 || queries == 1) return step_epsilon(epsilon, delta, total, rule, out);
+  if (!(delta > 0 && delta < 1)) return status::invalid_argument;
+  const auto kq = static_cast<double>(queries);
+  const double eps0 = epsilon / (2 * std::sqrt(2 * kq * std::log(2 / delta)));
+  return step_epsilon(eps0, delta / (2 * kq), rotated_dim, budget_rule::paper, out);
 }
 
 double rotated_tau(double tau, uint64_t rotated_dim, uint64_t n, double gamma, tau_rule rule) noexcept {

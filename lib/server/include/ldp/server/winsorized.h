@@ -56,15 +56,16 @@ enum class window_rule : uint8_t { paper, safe };
 [[nodiscard]] double advanced_composition(double eps_step, uint64_t k, double delta) noexcept;
 
 // The per-mechanism epsilon for k mechanisms within (epsilon, delta): paper eps / sqrt(8 k ln(1/delta)),
-// tight the largest eps' with advanced_composition(eps', k, delta) <= epsilon (bisection); delta = 0
-// uses basic composition eps / k (pure DP). invalid_argument for epsilon <= 0, delta outside [0, 1),
-// or k = 0.
+// tight the largest eps' that basic (k eps') or advanced composition (advanced_composition(eps', k,
+// delta), by bisection) keeps within epsilon; delta = 0 uses basic composition eps / k (pure DP).
+// invalid_argument for epsilon <= 0, delta outside [0, 1), or k = 0.
 [[nodiscard]] status step_epsilon(double epsilon, double delta, uint64_t k, budget_rule rule, double* out) noexcept;
 
-// K adaptive WinsorizedMeanHighD queries on d~ rotated coordinates (Thm 3). paper: each query at
-// eps0 = eps / (2 sqrt(2 K ln(2 / delta))), delta0 = delta / (2K), then eps0 split over d~ coordinates
-// as step_epsilon(eps0, delta0, d~, paper); tight: one advanced composition over all K d~ coordinate
-// mechanisms, step_epsilon(eps, delta, K d~, tight) (C.2: about 12x larger at d = 128, K = 50).
+// K adaptive WinsorizedMeanHighD queries on d~ rotated coordinates (Thm 3). paper, K > 1: each query
+// at eps0 = eps / (2 sqrt(2 K ln(2 / delta))), delta0 = delta / (2K), then eps0 split over d~
+// coordinates as step_epsilon(eps0, delta0, d~, paper); paper, K = 1: Alg 2's step_epsilon(eps,
+// delta, d~, paper); tight: one composition over all K d~ coordinate mechanisms, step_epsilon(eps,
+// delta, K d~, tight) (C.2: about 12x larger at d = 128, K = 50); delta = 0: basic, eps / (K d~).
 [[nodiscard]] status query_step_epsilon(double epsilon, double delta, uint64_t queries, uint64_t rotated_dim,
                                         budget_rule rule, double* out) noexcept;
 
