@@ -97,11 +97,11 @@ int main() {
     return 22;
   }
   sink = numeric_report[report_size - 1];
-  // A sparse-vector report (MECHANISMS.md C.3): the 2 largest of 4 coordinates, clipped to the l2
+  // A sparse-projection report (MECHANISMS.md C.3): the 2 largest of 4 coordinates, clipped to the l2
   // ball of radius 1 (f = 16); the workspace and report sizes are constant expressions.
   constexpr ldp::wire::params sparse = [] {
     ldp::wire::params p;
-    p.mech = ldp::wire::mechanism::sparse_vector;
+    p.mech = ldp::wire::mechanism::sparse_projection;
     p.set(ldp::wire::field::domain, 64).set(ldp::wire::field::sparsity, 2).set(ldp::wire::field::frac_bits, 16);
     p.set_signed(ldp::wire::field::clip_lo, -65536).set_signed(ldp::wire::field::clip_hi, 65536);
     return p;
@@ -111,7 +111,7 @@ int main() {
   uint32_t kept_indices[ldp::device::sparse_workspace_size(sparse)];
   int64_t kept_values[ldp::device::sparse_workspace_size(sparse)];
   unsigned char sparse_report[ldp::wire::max_report_size(sparse)];
-  if (ldp::device::encode_sparse_vector(sparse, ldp::wire::fingerprint(sparse), sparse_indices, sparse_values,
+  if (ldp::device::encode_sparse_projection(sparse, ldp::wire::fingerprint(sparse), sparse_indices, sparse_values,
                                         {kept_indices, kept_values}, sparse_report, &report_size) != ldp::status::ok) {
     return 60;
   }

@@ -99,7 +99,7 @@ mechanism representative(payload_kind k) {
     case payload_kind::bit: return mechanism::duchi;
     case payload_kind::coordinate_bit: return mechanism::vector_duchi;
     case payload_kind::coordinate_value: return mechanism::vector_laplace;
-    case payload_kind::sparse_pairs: return mechanism::sparse_vector;
+    case payload_kind::sparse_pairs: return mechanism::sparse_projection;
   }
   return mechanism::none;
 }
@@ -144,9 +144,9 @@ std::vector<golden_case> all_cases() {
     cases.push_back({"kent_vote_valid_m3", "rotated coordinate j = 7 of d~ = 8 (d = 5): the example report",
                      m3, example(m3), status::ok});
   }
-  payload(mechanism::sparse_vector, "valid_empty", "count 0: no non-zero coordinate",
+  payload(mechanism::sparse_projection, "valid_empty", "count 0: no non-zero coordinate",
           builder().le(0, 1), status::ok);
-  payload(mechanism::sparse_vector, "valid_full",
+  payload(mechanism::sparse_projection, "valid_full",
           "s = 4 pairs: first and last index, clip_lo and clip_hi values",
           builder().le(4, 1).le(0, 2).varint(-65536).le(1, 2).varint(1).le(500, 2).varint(-1)
               .le(999, 2).varint(65536),
@@ -275,25 +275,25 @@ std::vector<golden_case> all_cases() {
 
   // sparse_pairs: count (1 byte, s = 4), then 2-byte index (d = 1000) + varint value in
   // [clip_lo, clip_hi] = [-65536, 65536], non-zero.
-  payload(mechanism::sparse_vector, "count_above_sparsity", "count 5 > s = 4, five valid pairs",
+  payload(mechanism::sparse_projection, "count_above_sparsity", "count 5 > s = 4, five valid pairs",
           builder().le(5, 1).le(1, 2).varint(1).le(2, 2).varint(1).le(3, 2).varint(1).le(4, 2).varint(1)
               .le(5, 2).varint(1),
           status::out_of_range);
-  payload(mechanism::sparse_vector, "indices_decreasing", "indices 7 then 3",
+  payload(mechanism::sparse_projection, "indices_decreasing", "indices 7 then 3",
           builder().le(2, 1).le(7, 2).varint(10).le(3, 2).varint(10), status::out_of_range);
-  payload(mechanism::sparse_vector, "indices_repeated", "index 7 twice",
+  payload(mechanism::sparse_projection, "indices_repeated", "index 7 twice",
           builder().le(2, 1).le(7, 2).varint(10).le(7, 2).varint(20), status::out_of_range);
-  payload(mechanism::sparse_vector, "zero_value", "a pair with value 0",
+  payload(mechanism::sparse_projection, "zero_value", "a pair with value 0",
           builder().le(2, 1).le(7, 2).varint(10).le(8, 2).varint(0), status::out_of_range);
-  payload(mechanism::sparse_vector, "value_above_clip", "value 65537 > clip_hi",
+  payload(mechanism::sparse_projection, "value_above_clip", "value 65537 > clip_hi",
           builder().le(1, 1).le(7, 2).varint(65537), status::out_of_range);
-  payload(mechanism::sparse_vector, "value_below_clip", "value -65537 < clip_lo",
+  payload(mechanism::sparse_projection, "value_below_clip", "value -65537 < clip_lo",
           builder().le(1, 1).le(7, 2).varint(-65537), status::out_of_range);
-  payload(mechanism::sparse_vector, "index_out_of_range", "index 1000 = d",
+  payload(mechanism::sparse_projection, "index_out_of_range", "index 1000 = d",
           builder().le(1, 1).le(1000, 2).varint(10), status::out_of_range);
-  payload(mechanism::sparse_vector, "overlong_varint", "value 1 as 82 00",
+  payload(mechanism::sparse_projection, "overlong_varint", "value 1 as 82 00",
           builder().le(1, 1).le(7, 2).raw({0x82, 0x00}), status::malformed_report);
-  payload(mechanism::sparse_vector, "missing_pair", "count 3, two pairs",
+  payload(mechanism::sparse_projection, "missing_pair", "count 3, two pairs",
           builder().le(3, 1).le(7, 2).varint(10).le(8, 2).varint(10), status::wrong_length);
   return cases;
 }

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "ldp/device/sparse_vector.h"
+#include "ldp/device/sparse_projection.h"
 #include "ldp/random/samplers.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/server/discrete_gaussian.h"
@@ -36,7 +36,7 @@ std::unique_ptr<ldp::server::aggregator> aggregate(const ldp::wire::params& p,
   std::vector<int64_t> wv(wi.size());
   for (std::size_t u = 0; u < indices.size(); ++u) {
     std::size_t written = 0;
-    REQUIRE(ldp::device::encode_sparse_vector(p, ldp::wire::fingerprint(p), indices[u], values[u], {wi, wv},
+    REQUIRE(ldp::device::encode_sparse_projection(p, ldp::wire::fingerprint(p), indices[u], values[u], {wi, wv},
                                               bytes, &written) == status::ok);
     REQUIRE(agg->add_report({bytes.data(), written}) == status::ok);
   }
@@ -72,7 +72,7 @@ TEST_CASE("dense noise: off-support coordinates follow the exact discrete Laplac
   const int64_t radius = 16;  // L = 1 at f = 4
   const auto p = [&] {
     ldp::wire::params b;
-    REQUIRE(ldp::wire::make_sparse_vector(2000, 4, 4, radius, &b) == status::ok);
+    REQUIRE(ldp::wire::make_sparse_projection(2000, 4, 4, radius, &b) == status::ok);
     return b;
   }();
   std::vector<std::vector<uint32_t>> idx;
@@ -122,7 +122,7 @@ TEST_CASE("the discrete Gaussian sampler follows its exact law (sigma^2 = 1, 7, 
   }
   // The release's off-support noise with delta > 0.
   ldp::wire::params p;
-  REQUIRE(ldp::wire::make_sparse_vector(4000, 2, 2, 4, &p) == status::ok);
+  REQUIRE(ldp::wire::make_sparse_projection(4000, 2, 2, 4, &p) == status::ok);
   const auto agg = aggregate(p, {{0, 1}}, {{2, 2}});
   ldp::server::sparse_release r;
   REQUIRE(ldp::server::release_sparse_mean(*agg, {2.0, 1e-5}, rng, &r) == status::ok);
@@ -142,7 +142,7 @@ TEST_CASE("Monte-Carlo audit before projection: neighbours u and -u, u = 1_S / s
   // probability below 1e-6. Power: with t halved (a missing factor 2) the ratio at c is e^1.38 and
   // 150000 runs per side give eps_LB > 1.15 > eps with probability > 0.99.
   ldp::wire::params p;
-  REQUIRE(ldp::wire::make_sparse_vector(6, 4, 4, 16, &p) == status::ok);
+  REQUIRE(ldp::wire::make_sparse_projection(6, 4, 4, 16, &p) == status::ok);
   const std::vector<uint32_t> support{0, 2, 3, 5};
   const std::vector<int64_t> plus{8, -8, 8, 8}, minus{-8, 8, -8, -8};
   const auto agg_plus = aggregate(p, {support}, {plus});
@@ -222,7 +222,7 @@ constexpr int slope_runs = 40;
 // (concentrated: x_bar on the l1 sphere).
 double mean_error(uint32_t n, uint32_t d, uint32_t s, data_shape shape, ldp::random::drbg& rng) {
   ldp::wire::params p;
-  REQUIRE(ldp::wire::make_sparse_vector(d, s, slope_frac_bits, slope_radius, &p) == status::ok);
+  REQUIRE(ldp::wire::make_sparse_projection(d, s, slope_frac_bits, slope_radius, &p) == status::ok);
   int64_t v = 0;
   while ((v + 1) * (v + 1) * s <= slope_radius * slope_radius) ++v;
   std::vector<std::vector<uint32_t>> idx(n, std::vector<uint32_t>(s));

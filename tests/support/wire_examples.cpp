@@ -72,7 +72,7 @@ wire::params example_params(mechanism m) {
         scale();
       }
       break;
-    case mechanism::sparse_vector: p.set(field::domain, 1000).set(field::sparsity, 4); range(); break;
+    case mechanism::sparse_projection: p.set(field::domain, 1000).set(field::sparsity, 4); range(); break;
     case mechanism::kent_refine:
       p.set(field::round, 2).set_signed(field::interval_lo, -6554);
       p.set_signed(field::interval_hi, 19661).set(field::observations, 64);

@@ -44,7 +44,7 @@ MECHANISMS = {
     "sparse-projection": (["--dim", "6", "--sparsity", "2", "--radius", "1"], 6),
     "winsorized-mean": (["--dim", "4", "--range", "-1:1", "--observations", "20", "--tau", "0.5"], 4),
 }
-# Central DP: a sparse-vector state is released by estimate with the server's noise (these options);
+# Central DP: a sparse-projection state is released by estimate with the server's noise (these options);
 # winsorized-mean releases inside simulate, and its round-2 batch aggregates only with the window
 # list (--windows), so the pipeline leaves it to the case_winsorized* cases.
 # The (epsilon, delta) release adds discrete Gaussian noise, so RATIO_BOUND's chi-square bound holds
@@ -54,7 +54,7 @@ RELEASED_BY_SIMULATE = {"winsorized-mean"}
 # Users whose reports the batch holds: the second half with two stages (the first half votes).
 REPORTING = {"kent/two-stage": 0.5}
 WIRE_NAMES = {"vector-mean": "vector-duchi", "vector-mean/laplace": "vector-laplace", "kent": "kent-refine",
-              "kent/two-stage": "kent-refine", "sparse-projection": "sparse-vector", "winsorized-mean": "winsorized-sums"}
+              "kent/two-stage": "kent-refine", "sparse-projection": "sparse-projection", "winsorized-mean": "winsorized-sums"}
 
 # Bound on RMSE / predicted RMSE over k estimates: each error is about normal with the predicted
 # variance (or less: some variances are conservative), so the ratio squared is at most a
@@ -596,7 +596,7 @@ def case_sparse_projection():
     for delta, noise in (("0", "discrete Laplace"), ("1e-6", "discrete Gaussian")):
         j = estimate_json("s.ldps", "--epsilon", "1", "--delta", delta, "--release-seed", "4")
         rel = j["release"]
-        check(j["mechanism"] == "sparse-vector" and j["reports"] == n and 0.99 < j["epsilon"] <= 1, f"header {j}")
+        check(j["mechanism"] == "sparse-projection" and j["reports"] == n and 0.99 < j["epsilon"] <= 1, f"header {j}")
         check(j["delta"] == float(delta) and rel["noise"] == noise and len(j["estimates"]) == d, f"release {rel}")
         est = [e["estimate"] for e in j["estimates"]]
         raw = rel["unprojected"]

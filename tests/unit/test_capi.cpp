@@ -16,7 +16,7 @@
 #include "example_params.h"
 #include "ldp.h"
 #include "ldp/device.h"
-#include "ldp/device/numeric.h"
+#include "ldp/device/mean.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/server/aggregator.h"
@@ -149,7 +149,7 @@ TEST_CASE("status codes, mechanism ids and names match the C++ API") {
              {LDP_MECH_DUCHI, mechanism::duchi},
              {LDP_MECH_VECTOR_DUCHI, mechanism::vector_duchi},
              {LDP_MECH_VECTOR_LAPLACE, mechanism::vector_laplace},
-             {LDP_MECH_SPARSE_VECTOR, mechanism::sparse_vector},
+             {LDP_MECH_SPARSE_PROJECTION, mechanism::sparse_projection},
              {LDP_MECH_KENT_REFINE, mechanism::kent_refine},
              {LDP_MECH_WINSORIZED_BINS, mechanism::winsorized_bins},
              {LDP_MECH_WINSORIZED_SUMS, mechanism::winsorized_sums}};

@@ -1,4 +1,4 @@
-// Exact checks of Ghazi et al. sparse vectors (MECHANISMS.md C.3): the sparse-vector block, the
+// Exact checks of Ghazi et al. sparse vectors (MECHANISMS.md C.3): the sparse-projection block, the
 // device's selection and clipping (C.3 Tests 3), the l1-ball projection (Tests 1), Lemma 3.1 with
 // adversarial noise (Tests 2), the aggregator's sums, merge and saved state, and the calibration of
 // the release (Tests 4). The randomized property tests use fixed seeds and check deterministic
@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "ldp/device/sparse_vector.h"
+#include "ldp/device/sparse_projection.h"
 #include "ldp/random.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/server/discrete_gaussian.h"
@@ -29,7 +29,7 @@ using ldp::wire::field;
 
 ldp::wire::params sparse_block(uint32_t d, uint32_t s, int64_t radius, unsigned frac_bits = 16) {
   ldp::wire::params p;
-  REQUIRE(ldp::wire::make_sparse_vector(d, s, frac_bits, radius, &p) == status::ok);
+  REQUIRE(ldp::wire::make_sparse_projection(d, s, frac_bits, radius, &p) == status::ok);
   return p;
 }
 
@@ -44,7 +44,7 @@ device_output encode(const ldp::wire::params& p, const std::vector<uint32_t>& in
   std::vector<uint32_t> wi(ldp::device::sparse_workspace_size(p));
   std::vector<int64_t> wv(wi.size());
   ldp::wire::report r;
-  REQUIRE(ldp::device::sparse_vector_fields(p, indices, values, {wi, wv}, &r) == status::ok);
+  REQUIRE(ldp::device::sparse_projection_fields(p, indices, values, {wi, wv}, &r) == status::ok);
   return {std::vector<uint32_t>(r.indices.begin(), r.indices.end()),
           std::vector<int64_t>(r.values.begin(), r.values.end())};
 }
@@ -120,19 +120,19 @@ std::vector<double> random_vector(ldp::random::drbg& rng, std::size_t d) {
 
 }  // namespace
 
-TEST_CASE("sparse-vector blocks: symmetric clip range L and the L^2 s < 2^63 bound") {
+TEST_CASE("sparse-projection blocks: symmetric clip range L and the L^2 s < 2^63 bound") {
   const auto p = sparse_block(1000, 4, 65536);
   CHECK(ldp::wire::sparse_radius(p) == 65536);
   CHECK(p.get_signed(field::clip_lo) == -65536);
   CHECK(ldp::wire::sparse_l1_bound(p) == 131072);  // 65536 * sqrt(4)
   CHECK(ldp::wire::sparse_l1_bound(sparse_block(10, 3, 1000)) == 1732);  // floor(1000 sqrt 3)
   ldp::wire::params q;
-  CHECK(ldp::wire::make_sparse_vector(10, 3, 16, 0, &q) == status::invalid_argument);
-  CHECK(ldp::wire::make_sparse_vector(10, 11, 16, 10, &q) == status::invalid_argument);  // s > d
+  CHECK(ldp::wire::make_sparse_projection(10, 3, 16, 0, &q) == status::invalid_argument);
+  CHECK(ldp::wire::make_sparse_projection(10, 11, 16, 10, &q) == status::invalid_argument);  // s > d
   // L^2 s = 2^62 * 2 = 2^63 fails; one less radius passes.
-  CHECK(ldp::wire::make_sparse_vector(10, 2, 16, int64_t{1} << 31, &q) == status::invalid_argument);
-  CHECK(ldp::wire::make_sparse_vector(10, 2, 16, (int64_t{1} << 31) - 1, &q) == status::ok);
-  // An asymmetric range is not a sparse-vector block.
+  CHECK(ldp::wire::make_sparse_projection(10, 2, 16, int64_t{1} << 31, &q) == status::invalid_argument);
+  CHECK(ldp::wire::make_sparse_projection(10, 2, 16, (int64_t{1} << 31) - 1, &q) == status::ok);
+  // An asymmetric range is not a sparse-projection block.
   auto asym = p;
   asym.set_signed(field::clip_lo, -65535);
   CHECK(ldp::wire::validate(asym) == status::invalid_parameters);
@@ -205,7 +205,7 @@ TEST_CASE("clipping invariants hold after quantization, for random inputs (prope
     std::vector<uint32_t> wi(s);
     std::vector<int64_t> wv(s);
     std::size_t written = 0;
-    REQUIRE(ldp::device::encode_sparse_vector(p, ldp::wire::fingerprint(p), idx, val, {wi, wv}, bytes,
+    REQUIRE(ldp::device::encode_sparse_projection(p, ldp::wire::fingerprint(p), idx, val, {wi, wv}, bytes,
                                               &written) == status::ok);
     ldp::wire::report r;
     REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), {bytes.data(), written}, &r) == status::ok);
@@ -224,16 +224,16 @@ TEST_CASE("device rejects bad input with a status") {
   ldp::wire::report r;
   const std::vector<uint32_t> unsorted{3, 3};
   const std::vector<int64_t> two{1, 2};
-  CHECK(ldp::device::sparse_vector_fields(p, unsorted, two, {wi, wv}, &r) == status::invalid_argument);
+  CHECK(ldp::device::sparse_projection_fields(p, unsorted, two, {wi, wv}, &r) == status::invalid_argument);
   const std::vector<uint32_t> outside{3, 10};
-  CHECK(ldp::device::sparse_vector_fields(p, outside, two, {wi, wv}, &r) == status::out_of_range);
+  CHECK(ldp::device::sparse_projection_fields(p, outside, two, {wi, wv}, &r) == status::out_of_range);
   const std::vector<uint32_t> one{3};
-  CHECK(ldp::device::sparse_vector_fields(p, one, two, {wi, wv}, &r) == status::invalid_argument);
+  CHECK(ldp::device::sparse_projection_fields(p, one, two, {wi, wv}, &r) == status::invalid_argument);
   const std::vector<uint32_t> fine{1, 2};
-  CHECK(ldp::device::sparse_vector_fields(p, fine, two, {{wi.data(), 1}, wv}, &r) == status::workspace_too_small);
+  CHECK(ldp::device::sparse_projection_fields(p, fine, two, {{wi.data(), 1}, wv}, &r) == status::workspace_too_small);
   ldp::wire::params grr;
   grr.mech = ldp::wire::mechanism::grr;
-  CHECK(ldp::device::sparse_vector_fields(grr, fine, two, {wi, wv}, &r) == status::invalid_argument);
+  CHECK(ldp::device::sparse_projection_fields(grr, fine, two, {wi, wv}, &r) == status::invalid_argument);
 }
 
 TEST_CASE("l1 projection: ball, sphere, soft threshold, idempotence, KKT, non-expansive, reference") {
@@ -355,7 +355,7 @@ TEST_CASE("sparse aggregator: exact sums, l2 rejection, merge, saved state") {
       val.push_back(static_cast<int64_t>(ldp::random::uniform_below(rng, 4001)) - 2000);
     }
     ldp::wire::report r;
-    REQUIRE(ldp::device::sparse_vector_fields(p, idx, val, {wi, wv}, &r) == status::ok);
+    REQUIRE(ldp::device::sparse_projection_fields(p, idx, val, {wi, wv}, &r) == status::ok);
     for (std::size_t i = 0; i < r.indices.size(); ++i) expected[r.indices[i]] += r.values[i];
     std::size_t written = 0;
     REQUIRE(ldp::wire::encode_report(p, fp, r, bytes, &written) == status::ok);
@@ -375,7 +375,7 @@ TEST_CASE("sparse aggregator: exact sums, l2 rejection, merge, saved state") {
 
   REQUIRE(a->merge(*b) == status::ok);
   CHECK(a->reports() == 300);
-  const auto& sparse = dynamic_cast<const ldp::server::sparse_vector_aggregator&>(*a);
+  const auto& sparse = dynamic_cast<const ldp::server::sparse_projection_aggregator&>(*a);
   CHECK(sparse.sums() == expected);
   const auto est = a->estimate_all();
   REQUIRE(est.size() == 50);
@@ -442,7 +442,7 @@ TEST_CASE("release calibration: b = 2 L sqrt(s) / (n eps), not 2L/(n eps) nor L 
   const uint64_t n = 250;
   for (uint64_t u = 0; u < n; ++u) {
     std::size_t written = 0;
-    REQUIRE(ldp::device::encode_sparse_vector(p, ldp::wire::fingerprint(p), idx, val, {wi, wv}, bytes,
+    REQUIRE(ldp::device::encode_sparse_projection(p, ldp::wire::fingerprint(p), idx, val, {wi, wv}, bytes,
                                               &written) == status::ok);
     REQUIRE(agg->add_report({bytes.data(), written}) == status::ok);
   }

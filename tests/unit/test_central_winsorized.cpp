@@ -16,7 +16,7 @@
 #include "ldp/server/aggregator.h"
 #include "ldp/server/winsorized.h"
 #include "ldp/wire/central_params.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 #include "ldp/wire/state.h"
 #include "tables.h"
 

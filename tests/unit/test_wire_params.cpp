@@ -79,7 +79,7 @@ TEST_CASE("validation: exactly the required fields, each in range") {
       {mechanism::hr, field::hadamard_dim, 10},           {mechanism::hcms, field::sketch_columns, 100},
       {mechanism::cms, field::sketch_rows, 0},            {mechanism::laplace, field::clip_lo, 1 << 16},
       {mechanism::laplace, field::scale_den, 0},          {mechanism::laplace, field::frac_bits, 63},
-      {mechanism::sparse_vector, field::sparsity, 1001},  {mechanism::kent_vote, field::round, 2},
+      {mechanism::sparse_projection, field::sparsity, 1001},  {mechanism::kent_vote, field::round, 2},
       {mechanism::kent_refine, field::round, 1},          {mechanism::kent_refine, field::observations, 0},
       {mechanism::kent_refine, field::interval_hi, -6554}, {mechanism::vector_duchi, field::hadamard_dim, 64},
       {mechanism::sue, field::domain, (int64_t{1} << 24) + 1},

@@ -239,7 +239,7 @@ TEST_CASE("payload defects: out-of-range indices, reserved bits, non-canonical v
   ldp::wire::report r;
   REQUIRE(ldp::wire::decode_payload(lap, max, &r) == status::ok);
   CHECK(r.value == INT64_MIN);
-  const auto sparse = ldp::test::example_params(mechanism::sparse_vector);  // d = 1000, s = 4
+  const auto sparse = ldp::test::example_params(mechanism::sparse_projection);  // d = 1000, s = 4
   CHECK(payload_status(sparse, {1, 0x07, 0x00, 0x02}) == status::ok);             // 7 -> +1
   CHECK(payload_status(sparse, {5}) == status::out_of_range);                      // count > s
   CHECK(payload_status(sparse, {1, 0x07, 0x00, 0x00}) == status::out_of_range);  // value 0

@@ -14,7 +14,7 @@
 namespace ldp::tools {
 
 bool is_central(wire::mechanism m) {
-  return m == wire::mechanism::sparse_vector || m == wire::mechanism::winsorized_bins ||
+  return m == wire::mechanism::sparse_projection || m == wire::mechanism::winsorized_bins ||
          m == wire::mechanism::winsorized_sums;
 }
 

@@ -2,7 +2,7 @@
 // sparse-projection (MECHANISMS.md C.3) and winsorized-mean (C.2). Their devices add no noise, so a
 // state holds exact sums and the aggregator's own estimates are the exact, NOT private, means. The
 // tool prints only the server's release, drawn from a server DRBG seeded by a release seed: `ldp
-// estimate` runs it on a sparse-vector or winsorized-sums state (round 2, which carries its window
+// estimate` runs it on a sparse-projection or winsorized-sums state (round 2, which carries its window
 // list), `ldp simulate --mechanism winsorized-mean` on each query's round 2 in memory; the same
 // state and release seed give the same release either way. A winsorized-bins state (round 1) has
 // no release: its exact histograms only choose the windows.
@@ -39,7 +39,7 @@ struct release_request {
   uint64_t users = 0;
 };
 
-// server::release_sparse_mean on a sparse-vector state: the mean projected onto the l1 ball per
+// server::release_sparse_mean on a sparse-projection state: the mean projected onto the l1 ball per
 // coordinate (the discrete Laplace for delta 0, else the discrete Gaussian), with the unprojected
 // noise's variance (projection never increases the l2 error when the true mean is in the ball, as
 // it is). Throws cli_error naming the option at fault.

@@ -23,7 +23,7 @@ struct estimate_options {
   std::string truth;
   std::string plot;
   double confidence = 0.95;
-  release_request release;  // central DP (sparse-vector and winsorized-sums states)
+  release_request release;  // central DP (sparse-projection and winsorized-sums states)
   std::vector<CLI::Option*> release_options;  // --epsilon, --delta, --release-seed: every central state
   std::vector<CLI::Option*> session_options;  // --queries, --budget, --users: winsorized-sums only
 };
@@ -46,7 +46,7 @@ estimate_report central_report(const server::aggregator& agg, const estimate_opt
            "[--users n], the session's options of ldp simulate",
            o.state);
     }
-    fail("{} holds the exact sums of sparse-vector reports (central DP): ldp estimate releases them with the "
+    fail("{} holds the exact sums of sparse-projection reports (central DP): ldp estimate releases them with the "
          "server's noise and needs --epsilon E [--delta D] --release-seed S",
          o.state);
   }

@@ -44,7 +44,7 @@ bool has_magic(const std::vector<unsigned char>& bytes, const unsigned char (&ma
 
 void print_block(const wire::params& p, uint64_t fingerprint) {
   const double epsilon = wire::implemented_epsilon(p);
-  // Central-DP blocks (sparse-vector, winsorized) carry no epsilon: the server's release spends it.
+  // Central-DP blocks (sparse-projection, winsorized) carry no epsilon: the server's release spends it.
   fmt::print("parameters: {} (id {}), fingerprint {:016x}, {}\n", wire::mechanism_name(p.mech), static_cast<int>(p.mech),
              fingerprint,
              std::isnan(epsilon) ? "central DP (no device noise)" : fmt::format("epsilon {:.15g} implemented", epsilon));

@@ -7,7 +7,7 @@
 
 #include "errors.h"
 #include "ldp/wire/central_params.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/vector_params.h"
 #include "seeding.h"
@@ -131,7 +131,7 @@ const std::vector<tool_mechanism>& tool_mechanisms() {
        "--dim --ball --plan --cap --frac-bits --public-seed",
        "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P]] "
        "[--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
-      {"sparse-projection", mechanism::sparse_vector, input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
+      {"sparse-projection", mechanism::sparse_projection, input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
        "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
       {"winsorized-mean", mechanism::winsorized_sums, input_kind::samples, "--dim --range --observations",
        "--delta --tau --beta --window --budget --queries --frac-bits --public-seed",
@@ -223,8 +223,8 @@ parameter_block sparse_block(const tool_mechanism& m, const mechanism_options& o
   int64_t radius = 0;
   wire::params p;
   if (wire::to_fixed(o.radius, o.frac_bits, &radius) != status::ok ||
-      wire::make_sparse_vector(o.dim, o.sparsity, o.frac_bits, radius, &p) != status::ok) {
-    fail("cannot build a sparse-vector block for --dim {} --sparsity {} --radius {} --frac-bits {} (the rules of "
+      wire::make_sparse_projection(o.dim, o.sparsity, o.frac_bits, radius, &p) != status::ok) {
+    fail("cannot build a sparse-projection block for --dim {} --sparsity {} --radius {} --frac-bits {} (the rules of "
          "docs/wire_format.md 3.3: s <= 65535, 1 <= L 2^f, L^2 2^2f s < 2^63)",
          o.dim, o.sparsity, o.radius, o.frac_bits);
   }

@@ -4,13 +4,13 @@
 
 #include "errors.h"
 #include "ldp/device/frequency.h"
-#include "ldp/device/sparse_vector.h"
+#include "ldp/device/sparse_projection.h"
 #include "ldp/device/winsorized.h"
-#include "ldp/device/numeric.h"
+#include "ldp/device/mean.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/wire/central_params.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 
 namespace ldp::tools {
 namespace {
@@ -75,7 +75,7 @@ class frequency_program final : public device_program {
   std::vector<uint64_t> workspace_;
 };
 
-// laplace, duchi (device/numeric.h).
+// laplace, duchi (device/mean.h).
 class value_program final : public device_program {
  public:
   value_program(const wire::params& p, const dataset& data) : params_(p), input_(p, data) {}
@@ -89,7 +89,7 @@ class value_program final : public device_program {
   device_input input_;
 };
 
-// laplace-vector (device/numeric.h).
+// laplace-vector (device/mean.h).
 class laplace_vector_program final : public device_program {
  public:
   laplace_vector_program(const wire::params& p, const dataset& data)
@@ -158,7 +158,7 @@ class user_level_program final : public device_program {
   std::vector<uint32_t> signs_;
 };
 
-// sparse-vector (device/sparse_vector.h): the device's d reals as a dense candidate list; it keeps
+// sparse-projection (device/sparse_projection.h): the device's d reals as a dense candidate list; it keeps
 // the s largest and clips them to the ball. No randomness: the server adds the noise.
 class sparse_program final : public device_program {
  public:
@@ -172,12 +172,12 @@ class sparse_program final : public device_program {
   }
 
   status run(uint64_t device, random::drbg&, span<unsigned char> out, std::size_t* written) override {
-    return device::encode_sparse_vector_payload(params_, indices_, input_.of(device), workspace(), out, written);
+    return device::encode_sparse_projection_payload(params_, indices_, input_.of(device), workspace(), out, written);
   }
   // The report fields the device sends (indices and values point into the workspace).
   wire::report fields(uint64_t device) {
     wire::report r;
-    const status s = device::sparse_vector_fields(params_, indices_, input_.of(device), workspace(), &r);
+    const status s = device::sparse_projection_fields(params_, indices_, input_.of(device), workspace(), &r);
     if (s != status::ok) fail("internal: no sparse report for device {}: {}", device, describe(s));
     return r;
   }
@@ -232,7 +232,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case wire::mechanism::vector_laplace: return std::make_unique<vector_mean_program>(p, data);
     case wire::mechanism::kent_vote:
     case wire::mechanism::kent_refine: return std::make_unique<user_level_program>(p, data);
-    case wire::mechanism::sparse_vector: return std::make_unique<sparse_program>(p, data);
+    case wire::mechanism::sparse_projection: return std::make_unique<sparse_program>(p, data);
     case wire::mechanism::winsorized_bins:
     case wire::mechanism::winsorized_sums: return std::make_unique<winsorized_program>(block, data);
     default: return std::make_unique<frequency_program>(p, data);
@@ -267,7 +267,7 @@ truth_table truth_of(const parameter_block& block, const dataset& data) {
         sums[j].add(wire::rounded_mean(sum, m));
       }
     }
-  } else if (p.mech == wire::mechanism::sparse_vector) {
+  } else if (p.mech == wire::mechanism::sparse_projection) {
     // What the devices send: their s largest coordinates clipped to the ball.
     sparse_program program(p, data);
     for (uint64_t i = 0; i < data.devices(); ++i) {

@@ -29,7 +29,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
 
 // The exact answer for the inputs the devices randomize: item counts, or the mean of the values
 // after the device's clamping and rounding to the grid (what the estimators are unbiased for): for
-// sparse-vector the vectors the devices send (s largest, clipped to the ball), for winsorized-mean
+// sparse-projection the vectors the devices send (s largest, clipped to the ball), for winsorized-mean
 // the users' means (the target; winsorization may clip some).
 truth_table truth_of(const parameter_block& block, const dataset& data);
 

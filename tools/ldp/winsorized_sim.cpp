@@ -19,7 +19,7 @@
 #include "ldp/random/drbg.h"
 #include "ldp/server/winsorized.h"
 #include "ldp/wire/central_params.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 #include "output.h"
 #include "randomizers.h"
 #include "seeding.h"

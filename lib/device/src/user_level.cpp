@@ -2,7 +2,7 @@
 
 #include "ldp/base/bits.h"
 #include "ldp/device/coins.h"
-#include "ldp/device/numeric.h"
+#include "ldp/device/mean.h"
 #include "ldp/kernels/kernel_table.h"
 
 namespace ldp::device {

@@ -56,7 +56,7 @@ constexpr detail::family families[] = {
     {frequency_aggregator::handles, detail::make_frequency_aggregator, detail::frequency_body_size},
     {is_vector_mean_mechanism, detail::make_vector_mean_aggregator, detail::vector_mean_body_size},
     {is_mean_mechanism, detail::make_mean_aggregator, detail::mean_body_size},
-    {sparse_vector_aggregator::handles, detail::make_sparse_vector_aggregator, detail::sparse_vector_body_size},
+    {sparse_projection_aggregator::handles, detail::make_sparse_projection_aggregator, detail::sparse_projection_body_size},
     {winsorized_bins_aggregator::handles, detail::make_winsorized_bins_aggregator, detail::winsorized_bins_body_size},
     {winsorized_sums_aggregator::handles, detail::make_winsorized_sums_aggregator, detail::winsorized_sums_body_size},
 };

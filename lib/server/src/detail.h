@@ -45,8 +45,8 @@ struct family {
 [[nodiscard]] status make_vector_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool vector_mean_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 // sparse_projection.cpp
-[[nodiscard]] status make_sparse_vector_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
-[[nodiscard]] bool sparse_vector_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+[[nodiscard]] status make_sparse_projection_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool sparse_projection_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 // winsorized.cpp
 [[nodiscard]] status make_winsorized_bins_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool winsorized_bins_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);

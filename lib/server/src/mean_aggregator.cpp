@@ -14,7 +14,7 @@
 
 #include "detail.h"
 #include "ldp/server/mean.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 #include "wide_sum.h"
 
 namespace ldp::server {

@@ -10,7 +10,7 @@
 #include "ldp/server/exact_sampling.h"
 #include "ldp/server/winsorized.h"
 #include "ldp/wire/central_params.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 #include "winsorized_detail.h"
 
 namespace ldp::server {

@@ -1,4 +1,4 @@
-// The sparse-vector family (MECHANISMS.md C.3): exact sums, merge, saved state, and the projection
+// The sparse-projection family (MECHANISMS.md C.3): exact sums, merge, saved state, and the projection
 // mechanism's release.
 //
 // State body (after the common part of aggregator.cpp): d x i64, sums[j] = sum over accepted
@@ -16,7 +16,7 @@
 #include "ldp/server/discrete_gaussian.h"
 #include "ldp/server/l1_projection.h"
 #include "ldp/wire/central_params.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 
 namespace ldp::server {
 namespace {
@@ -45,13 +45,13 @@ double zcdp_epsilon(double rho, double delta) { return rho + 2 * std::sqrt(rho *
 
 }  // namespace
 
-sparse_vector_aggregator::sparse_vector_aggregator(const wire::params& p, std::size_t d)
+sparse_projection_aggregator::sparse_projection_aggregator(const wire::params& p, std::size_t d)
     : aggregator(p),
       sums_(d, 0),
       indices_(static_cast<std::size_t>(p.get(field::sparsity))),
       values_(static_cast<std::size_t>(p.get(field::sparsity))) {}
 
-status sparse_vector_aggregator::ingest(const wire::report& r) noexcept {
+status sparse_projection_aggregator::ingest(const wire::report& r) noexcept {
   const status s = wire::read_sparse(params_, r, indices_, values_);
   if (s != status::ok) return s;
   const auto l = static_cast<uint64_t>(wire::sparse_radius(params_));
@@ -66,8 +66,8 @@ status sparse_vector_aggregator::ingest(const wire::report& r) noexcept {
   return status::ok;
 }
 
-void sparse_vector_aggregator::merge_counts(const aggregator& other) {
-  const auto& o = static_cast<const sparse_vector_aggregator&>(other);
+void sparse_projection_aggregator::merge_counts(const aggregator& other) {
+  const auto& o = static_cast<const sparse_projection_aggregator&>(other);
   std::vector<int64_t> merged(sums_.size());
   for (std::size_t j = 0; j < sums_.size(); ++j) {
     if (!add_exact(sums_[j], o.sums_[j], &merged[j])) throw std::overflow_error("sparse sums");
@@ -75,12 +75,12 @@ void sparse_vector_aggregator::merge_counts(const aggregator& other) {
   sums_.swap(merged);
 }
 
-void sparse_vector_aggregator::write_body(std::vector<unsigned char>& out) const {
+void sparse_projection_aggregator::write_body(std::vector<unsigned char>& out) const {
   out.reserve(out.size() + 8 * sums_.size());
   for (int64_t v : sums_) detail::put_u64(out, static_cast<uint64_t>(v));
 }
 
-status sparse_vector_aggregator::read_body(span<const unsigned char> body) {
+status sparse_projection_aggregator::read_body(span<const unsigned char> body) {
   if (body.size() != 8 * sums_.size()) return status::wrong_length;
   const uint64_t per_coordinate = saturating_mul(reports_, static_cast<uint64_t>(wire::sparse_radius(params_)));
   const uint64_t total_bound = saturating_mul(reports_, wire::sparse_l1_bound(params_));
@@ -97,7 +97,7 @@ status sparse_vector_aggregator::read_body(span<const unsigned char> body) {
   return status::ok;
 }
 
-std::vector<estimate> sparse_vector_aggregator::estimate_impl(double) const {
+std::vector<estimate> sparse_projection_aggregator::estimate_impl(double) const {
   const double scale = detail::grid_step(params_) / static_cast<double>(reports_);
   std::vector<estimate> out(sums_.size());
   for (std::size_t j = 0; j < sums_.size(); ++j) {
@@ -108,14 +108,14 @@ std::vector<estimate> sparse_vector_aggregator::estimate_impl(double) const {
   return out;
 }
 
-status detail::make_sparse_vector_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out) {
+status detail::make_sparse_projection_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out) {
   std::size_t d = 0;
   if (!cell_count(p.get(field::domain), &d)) return status::overflow;
-  *out = std::make_unique<sparse_vector_aggregator>(p, d);
+  *out = std::make_unique<sparse_projection_aggregator>(p, d);
   return status::ok;
 }
 
-bool detail::sparse_vector_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
+bool detail::sparse_projection_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
   return checked_mul(p.get(field::domain), 8, bytes);
 }
 
@@ -145,7 +145,7 @@ status gaussian_variance(uint64_t delta2, double epsilon, double delta, uint64_t
 status release_sparse_mean(const aggregator& agg, const sparse_release_options& options, random::drbg& rng,
                            sparse_release* out) noexcept {
   *out = sparse_release{};
-  const auto* sparse = dynamic_cast<const sparse_vector_aggregator*>(&agg);
+  const auto* sparse = dynamic_cast<const sparse_projection_aggregator*>(&agg);
   if (sparse == nullptr || agg.reports() == 0) return status::invalid_argument;
   if (!(options.delta >= 0 && options.delta < 1)) return status::invalid_argument;
   const wire::params& p = agg.parameters();

@@ -7,7 +7,7 @@
 
 #include "detail.h"
 #include "ldp/random/rotation.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 
 namespace ldp::server {

@@ -1,5 +1,5 @@
 // Pieces of the D.1 rounding procedure (MECHANISMS.md D.1) shared by the parameter derivations of
-// the frequency oracles (oracle_params.cpp) and of the numeric mechanisms (numeric_params.cpp).
+// the frequency oracles (oracle_params.cpp) and of the numeric mechanisms (mean_params.cpp).
 #ifndef LDP_WIRE_SRC_DERIVATION_H
 #define LDP_WIRE_SRC_DERIVATION_H
 
@@ -17,11 +17,11 @@ inline constexpr double epsilon_margin = 1.0 + 1.0 / 1099511627776.0;
 // up until ln((2^32 - T) / T) fits (HCMS's flip, Duchi's T_lo). At least 1 (a finite level).
 [[nodiscard]] uint64_t binary_flip_threshold(double epsilon) noexcept;
 
-// epsilon_impl of a numeric block (numeric_params.cpp; Table D.1 rows Duchi and discrete Laplace),
+// epsilon_impl of a numeric block (mean_params.cpp; Table D.1 rows Duchi and discrete Laplace),
 // NaN for the other mechanisms. implemented_epsilon() falls through to it.
 [[nodiscard]] double numeric_epsilon(const params& p) noexcept;
 
-// The rules of docs/wire_format.md 3.3 for discrete Laplace and Duchi blocks (numeric_params.cpp),
+// The rules of docs/wire_format.md 3.3 for discrete Laplace and Duchi blocks (mean_params.cpp),
 // checked by validate() after the field ranges of table 3 hold.
 [[nodiscard]] bool numeric_rules_hold(const params& p) noexcept;
 

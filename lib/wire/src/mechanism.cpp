@@ -18,7 +18,7 @@ const char* mechanism_name(mechanism m) noexcept {
     case mechanism::duchi: return "duchi";
     case mechanism::vector_duchi: return "vector-duchi";
     case mechanism::vector_laplace: return "vector-laplace";
-    case mechanism::sparse_vector: return "sparse-vector";
+    case mechanism::sparse_projection: return "sparse-projection";
     case mechanism::kent_refine: return "kent-refine";
     case mechanism::winsorized_bins: return "winsorized-bins";
     case mechanism::winsorized_sums: return "winsorized-sums";

@@ -39,7 +39,7 @@ uint32_t required_fields(mechanism m) {
     case mechanism::duchi: return bit(field::threshold_bits) | thresholds | range;
     case mechanism::vector_duchi: return rotation | bit(field::threshold_bits) | thresholds | range;
     case mechanism::vector_laplace: return rotation | range | scale;
-    case mechanism::sparse_vector: return bit(field::domain) | bit(field::sparsity) | range;
+    case mechanism::sparse_projection: return bit(field::domain) | bit(field::sparsity) | range;
     case mechanism::kent_refine:
       return bit(field::round) | bit(field::interval_lo) | bit(field::interval_hi) | range | scale |
              bit(field::observations);
@@ -159,7 +159,7 @@ bool ranges_hold(const params& p) {
   }
   if (has(field::observations) && get(field::observations) == 0) return false;
   if (is_kent(p.mech) && !kent_ranges_hold(p)) return false;
-  if (p.mech == mechanism::sparse_vector && !sparse_vector_ranges_hold(p)) return false;
+  if (p.mech == mechanism::sparse_projection && !sparse_projection_ranges_hold(p)) return false;
   if ((p.mech == mechanism::winsorized_bins || p.mech == mechanism::winsorized_sums) && !winsorized_ranges_hold(p)) {
     return false;
   }

@@ -1,7 +1,7 @@
 #include "ldp/wire/user_level_params.h"
 
 #include "ldp/base/bits.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 
 namespace ldp::wire {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "ldp/base/bits.h"
 #include "ldp/wire/det_math.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 
 namespace ldp::wire {
 namespace {

@@ -4,8 +4,8 @@
 
 #include "ldp/device/coins.h"
 #include "ldp/device/frequency.h"
-#include "ldp/device/numeric.h"
-#include "ldp/device/sparse_vector.h"
+#include "ldp/device/mean.h"
+#include "ldp/device/sparse_projection.h"
 #include "ldp/device/winsorized.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"

@@ -8,7 +8,7 @@
 #include "ldp/wire/det_math.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/mechanism.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"

@@ -16,7 +16,7 @@
 //   l2 ball of radius R; z is clamped to [-R, R] for data outside it.
 // - Round 1 votes for the cell of that value (wire::kent_cell) by SUE over the N cells (the unary
 //   encoding of frequency.h); round 2 adds discrete Laplace noise after clamping to the broadcast
-//   interval (numeric.h's laplace_noisy).
+//   interval (mean.h's laplace_noisy).
 #ifndef LDP_DEVICE_USER_LEVEL_H
 #define LDP_DEVICE_USER_LEVEL_H
 

@@ -18,7 +18,7 @@
 
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
-#include "ldp/device/numeric.h"
+#include "ldp/device/mean.h"
 #include "ldp/kernels/kernel_table.h"
 #include "ldp/random/drbg.h"
 #include "ldp/random/rotation.h"

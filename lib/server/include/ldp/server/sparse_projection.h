@@ -1,6 +1,6 @@
 // Server side of Ghazi et al. 2024 sparse vectors (MECHANISMS.md C.3, Algorithm 1, the projection
 // mechanism), central DP under replace-one with a public n. Devices send s-sparse vectors with l2
-// norm at most L (lib/device sparse_vector.h); the trusted server sums them exactly, adds noise to
+// norm at most L (lib/device sparse_projection.h); the trusted server sums them exactly, adds noise to
 // ALL d coordinates (noise on the observed support only would leak the support), and projects onto
 // the l1 ball of radius L sqrt(s) (l1_projection.h).
 //
@@ -32,20 +32,20 @@
 
 namespace ldp::server {
 
-// Exact per-coordinate sums of sparse-vector reports. A report whose l2 norm exceeds L is rejected
+// Exact per-coordinate sums of sparse-projection reports. A report whose l2 norm exceeds L is rejected
 // (out_of_range): the sensitivity of the sums, hence the privacy of everyone else, rests on it. A
 // report that would overflow a sum is rejected (overflow), whole.
 //
 // estimate_all() returns the exact, NOT private, mean of each coordinate (variance 0): the trusted
 // server's own view, like the state itself. Publish only release_sparse_mean()'s output.
-class sparse_vector_aggregator : public aggregator {
+class sparse_projection_aggregator : public aggregator {
  public:
-  static bool handles(wire::mechanism m) noexcept { return m == wire::mechanism::sparse_vector; }
+  static bool handles(wire::mechanism m) noexcept { return m == wire::mechanism::sparse_projection; }
 
   // Sum over accepted reports of each coordinate, in grid units (the block's frac_bits).
   const std::vector<int64_t>& sums() const noexcept { return sums_; }
 
-  sparse_vector_aggregator(const wire::params& p, std::size_t d);
+  sparse_projection_aggregator(const wire::params& p, std::size_t d);
 
  protected:
   status ingest(const wire::report& r) noexcept override;
@@ -79,7 +79,7 @@ struct sparse_release {
   uint64_t sigma2 = 0;             // approximate DP: sigma^2 in squared grid units on the sums
 };
 
-// The projection mechanism on `agg` (a sparse_vector_aggregator; invalid_argument otherwise), with
+// The projection mechanism on `agg` (a sparse_projection_aggregator; invalid_argument otherwise), with
 // noise drawn from `rng`, a server DRBG the caller seeds. n = agg.reports() is public and >= 1
 // (invalid_argument for 0). invalid_argument for epsilon outside (0, 40], delta outside [0, 1), or a
 // noise scale the samplers cannot represent (t above 2^56, sigma^2 above 2^52: use fewer frac_bits);

@@ -1,9 +1,9 @@
 // Parameter blocks of the trusted-aggregator (central DP) protocols and the grid facts device and
-// server both need: MECHANISMS.md C.3 (Ghazi et al. 2024, sparse vectors: mechanism sparse-vector)
+// server both need: MECHANISMS.md C.3 (Ghazi et al. 2024, sparse vectors: mechanism sparse-projection)
 // and C.2 (Levy et al. 2021, user-level means: winsorized-bins and winsorized-sums, the two rounds
 // of the protocol that needs only sums). docs/wire_format.md 3.2, 3.3 and 3.6 state the rules.
 //
-// sparse-vector [impl]: the block's clip range is symmetric, [-L, L], and L = clip_hi is the l2
+// sparse-projection [impl]: the block's clip range is symmetric, [-L, L], and L = clip_hi is the l2
 // radius of a report in fixed point (grid units, gamma = 2^-f). The l2 ball of radius L is inside the
 // box [-L, L]^d, so the decoder's per-value range check is implied by the radius; L^2 * s < 2^63 keeps
 // every sum of squares a device or server forms in 64 bits. The device adds no noise: privacy comes
@@ -31,9 +31,9 @@ using ldp::isqrt64;
   return r * r == v ? r : r + 1;
 }
 
-// ---- sparse-vector (C.3) ---------------------------------------------------------------------
+// ---- sparse-projection (C.3) ---------------------------------------------------------------------
 
-// L, the l2 radius of a report in grid units (clip_hi of a valid sparse-vector block).
+// L, the l2 radius of a report in grid units (clip_hi of a valid sparse-projection block).
 [[nodiscard]] constexpr int64_t sparse_radius(const params& p) noexcept {
   return p.get_signed(field::clip_hi);
 }
@@ -46,14 +46,14 @@ using ldp::isqrt64;
   return isqrt64(l * l * p.get(field::sparsity));
 }
 
-// The rules of wire_format.md 3.3 for a sparse-vector block beyond table 3: clip_lo = -clip_hi and
+// The rules of wire_format.md 3.3 for a sparse-projection block beyond table 3: clip_lo = -clip_hi and
 // clip_hi^2 * s < 2^63. validate() applies them.
-[[nodiscard]] bool sparse_vector_ranges_hold(const params& p) noexcept;
+[[nodiscard]] bool sparse_projection_ranges_hold(const params& p) noexcept;
 
 // The block for s-sparse vectors in R^d with l2 norm at most radius_fixed / 2^frac_bits.
 // invalid_argument when a rule of wire_format.md table 3 or 3.3 fails (d >= 1, 1 <= s <= min(d,
 // 65535), frac_bits <= 62, radius_fixed >= 1, radius_fixed^2 * s < 2^63).
-[[nodiscard]] status make_sparse_vector(uint32_t d, uint32_t s, unsigned frac_bits, int64_t radius_fixed,
+[[nodiscard]] status make_sparse_projection(uint32_t d, uint32_t s, unsigned frac_bits, int64_t radius_fixed,
                                         params* out) noexcept;
 
 // ---- winsorized-bins and winsorized-sums (C.2, device/server split) ----------------------------

@@ -23,7 +23,7 @@ enum class mechanism : uint8_t {
   duchi = 18,          // B.2 one-bit mean
   vector_duchi = 19,   // B.5 rotation, coordinate sampling, one bit
   vector_laplace = 20, // B.5 rotation, coordinate sampling, discrete Laplace
-  sparse_vector = 21,  // C.3 device side: at most s index/value pairs
+  sparse_projection = 21,  // C.3 device side: at most s index/value pairs
   kent_refine = 22,    // C.1 P2, round 2 of the user-level protocols
   winsorized_bins = 23,  // C.2 round 1: the bins of a user's rotated mean (Levy et al.)
   winsorized_sums = 24,  // C.2 round 2: the rotated mean clipped to the broadcast windows
@@ -42,7 +42,7 @@ enum class payload_kind : uint8_t {
   bit,               // one bit: duchi
   coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi
   coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
-  sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_vector
+  sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
 };
 
 // False for `none` and for numbers this build does not know.
@@ -69,7 +69,7 @@ enum class payload_kind : uint8_t {
     case mechanism::duchi: return payload_kind::bit;
     case mechanism::vector_duchi: return payload_kind::coordinate_bit;
     case mechanism::vector_laplace: return payload_kind::coordinate_value;
-    case mechanism::sparse_vector: return payload_kind::sparse_pairs;
+    case mechanism::sparse_projection: return payload_kind::sparse_pairs;
     default: return payload_kind::index;  // grr, hr
   }
 }

@@ -43,7 +43,7 @@ struct derived_params {
                                                    const unsigned char* hash_seed = nullptr) noexcept;
 
 // epsilon_impl of a block from its integers (MECHANISMS.md Table D.1): the frequency oracles, and
-// the numeric mechanisms of numeric_params.h (Duchi ln(T_hi/T_lo), discrete Laplace Delta/t). +inf
+// the numeric mechanisms of mean_params.h (Duchi ln(T_hi/T_lo), discrete Laplace Delta/t). +inf
 // when a probability is 0 or 1 where the mechanism needs it strictly inside, NaN for mechanisms
 // without a formula here.
 [[nodiscard]] double implemented_epsilon(const params& p) noexcept;

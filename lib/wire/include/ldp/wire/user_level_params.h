@@ -45,7 +45,7 @@ struct kent_shape {
 
 // Round 2 (P2): the broadcast interval [interval_lo, interval_hi] (fixed point, inside the shape's
 // range) and discrete Laplace noise of scale t = (U - L) / alpha grid units (laplace_scale of
-// numeric_params.h: t_num = ceil(t_den (U - L) (1 + 2^-40) / alpha), t_den = 2^16 for t <= 2^42),
+// mean_params.h: t_num = ceil(t_den (U - L) (1 + 2^-40) / alpha), t_den = 2^16 for t <= 2^42),
 // epsilon_impl = (U - L) t_den / t_num <= alpha. The single-stage estimator is the same block with
 // the interval equal to the whole range.
 [[nodiscard]] derived_params make_kent_refine(double alpha, int64_t interval_lo, int64_t interval_hi,

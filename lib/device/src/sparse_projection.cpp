@@ -1,4 +1,4 @@
-#include "ldp/device/sparse_vector.h"
+#include "ldp/device/sparse_projection.h"
 
 #include "ldp/wire/central_params.h"
 
@@ -106,10 +106,10 @@ std::size_t clip_to_ball(int64_t radius, sparse_workspace ws, std::size_t n) {
 
 }  // namespace
 
-status sparse_vector_fields(const wire::params& p, span<const uint32_t> indices, span<const int64_t> values,
+status sparse_projection_fields(const wire::params& p, span<const uint32_t> indices, span<const int64_t> values,
                             sparse_workspace ws, wire::report* r) noexcept {
   *r = wire::report{};
-  if (p.mech != wire::mechanism::sparse_vector || wire::validate(p) != status::ok) {
+  if (p.mech != wire::mechanism::sparse_projection || wire::validate(p) != status::ok) {
     return status::invalid_argument;
   }
   if (indices.size() != values.size()) return status::invalid_argument;
@@ -126,22 +126,22 @@ status sparse_vector_fields(const wire::params& p, span<const uint32_t> indices,
   return status::ok;
 }
 
-status encode_sparse_vector_payload(const wire::params& p, span<const uint32_t> indices,
+status encode_sparse_projection_payload(const wire::params& p, span<const uint32_t> indices,
                                     span<const int64_t> values, sparse_workspace ws, span<unsigned char> out,
                                     std::size_t* written) noexcept {
   *written = 0;
   wire::report r;
-  const status s = sparse_vector_fields(p, indices, values, ws, &r);
+  const status s = sparse_projection_fields(p, indices, values, ws, &r);
   if (s != status::ok) return s;
   return wire::encode_payload(p, r, out, written);
 }
 
-status encode_sparse_vector(const wire::params& p, uint64_t fingerprint, span<const uint32_t> indices,
+status encode_sparse_projection(const wire::params& p, uint64_t fingerprint, span<const uint32_t> indices,
                             span<const int64_t> values, sparse_workspace ws, span<unsigned char> out,
                             std::size_t* written) noexcept {
   *written = 0;
   wire::report r;
-  const status s = sparse_vector_fields(p, indices, values, ws, &r);
+  const status s = sparse_projection_fields(p, indices, values, ws, &r);
   if (s != status::ok) return s;
   return wire::encode_report(p, fingerprint, r, out, written);
 }

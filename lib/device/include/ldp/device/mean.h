@@ -2,13 +2,13 @@
 // (clamp to the block's range, add exact discrete Laplace noise on the fixed-point grid),
 // `laplace-vector` (the same per coordinate, scale from the L1 sensitivity) and `duchi` (one bit
 // from an exact integer threshold). Inputs are fixed-point integers x * 2^f (wire::to_fixed rounds
-// a real, numeric_params.h describes the grid). No floating point, no heap, no exceptions.
+// a real, mean_params.h describes the grid). No floating point, no heap, no exceptions.
 //
 // The cores laplace_noisy and duchi_bit are templates on the generator (anything with next_u32 and
 // next_u64, e.g. random::drbg) so that the vector mechanisms and the Kent protocols use the same
 // code, and tests can feed chosen words.
-#ifndef LDP_DEVICE_NUMERIC_H
-#define LDP_DEVICE_NUMERIC_H
+#ifndef LDP_DEVICE_MEAN_H
+#define LDP_DEVICE_MEAN_H
 
 #include <cstddef>
 #include <cstdint>
@@ -18,14 +18,14 @@
 #include "ldp/base/status.h"
 #include "ldp/random/drbg.h"
 #include "ldp/random/samplers.h"
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 #include "ldp/wire/params.h"
 
 namespace ldp::device {
 
 // B.1: the block's range clamps x (clip, or the broadcast interval of kent-refine), then
 // DLap(scale_num / scale_den) is added. The int64 field saturates only with probability below 2^-46
-// on valid blocks (numeric_params.h); saturation is post-processing, not a privacy loss.
+// on valid blocks (mean_params.h); saturation is post-processing, not a privacy loss.
 // Precondition: a valid block with scale fields (laplace, laplace-vector, vector-laplace,
 // kent-refine).
 template <class Rng>

@@ -1,4 +1,4 @@
-#include "ldp/wire/numeric_params.h"
+#include "ldp/wire/mean_params.h"
 
 #include <cmath>
 #include <limits>

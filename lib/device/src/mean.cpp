@@ -1,4 +1,4 @@
-#include "ldp/device/numeric.h"
+#include "ldp/device/mean.h"
 
 #include "ldp/wire/report.h"
 

@@ -279,5 +279,5 @@ TEST_CASE("implemented_epsilon of the example numeric blocks") {
   CHECK(ldp::wire::implemented_epsilon(refine) == 26215.0 / 3);
   const auto duchi = ldp::test::example_params(mechanism::duchi);
   CHECK(ldp::wire::implemented_epsilon(duchi) == doctest::Approx(std::log(3139872686.0 / 1155094610.0)));
-  CHECK(std::isnan(ldp::wire::implemented_epsilon(ldp::test::example_params(mechanism::sparse_vector))));
+  CHECK(std::isnan(ldp::wire::implemented_epsilon(ldp::test::example_params(mechanism::sparse_projection))));
 }

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "ldp/device/numeric.h"
+#include "ldp/device/mean.h"
 #include "ldp/random/drbg.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/wire.h"

@@ -11,8 +11,8 @@
 //
 // Everything here that reaches a block is deterministic across platforms: IEEE division, ceil,
 // scaling by powers of two, and det_exp/det_log (lib/wire is compiled without FMA contraction).
-#ifndef LDP_WIRE_NUMERIC_PARAMS_H
-#define LDP_WIRE_NUMERIC_PARAMS_H
+#ifndef LDP_WIRE_MEAN_PARAMS_H
+#define LDP_WIRE_MEAN_PARAMS_H
 
 #include <cstdint>
 
