@@ -42,8 +42,19 @@ double leading_variance(const wire::params& p) {
       if (p.mech == mechanism::cms) return ratio2 * (c * c - 1) / 4 + 1 / (m - 1);
       return ratio2 * (c * c - 1 / (m * m));
     }
-    default: return std::nan("");
+    case mechanism::none:
+    case mechanism::kent_vote:
+    case mechanism::laplace:
+    case mechanism::laplace_vector:
+    case mechanism::duchi:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::kent_refine:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;
   }
+  return std::nan("");
 }
 
 }  // namespace
