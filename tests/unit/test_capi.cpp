@@ -22,6 +22,7 @@
 #include "ldp/server/aggregator.h"
 #include "ldp/wire.h"
 #include "ldp_server.h"
+#include "wire_examples.h"
 
 using ldp::status;
 using ldp::wire::mechanism;
@@ -33,8 +34,7 @@ using bytes = std::vector<unsigned char>;
 const uint8_t sketch_seed[LDP_SEED_SIZE] = {7, 1, 2, 3};
 const uint8_t rng_seed[LDP_SEED_SIZE] = {0xc4, 0x91, 0x5e};
 
-const mechanism oracles[] = {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh,
-                             mechanism::olh, mechanism::hr,  mechanism::cms, mechanism::hcms};
+const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire::mechanism_family::frequency_oracle);
 
 constexpr uint32_t domain = 40;
 constexpr double epsilon = 1.5;
