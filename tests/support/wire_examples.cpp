@@ -15,6 +15,14 @@ std::vector<mechanism> all_mechanisms() {
   return out;
 }
 
+std::vector<mechanism> mechanisms_of(wire::mechanism_family f) {
+  std::vector<mechanism> out;
+  for (const mechanism m : all_mechanisms()) {
+    if (wire::in_family(m, f)) out.push_back(m);
+  }
+  return out;
+}
+
 wire::params example_params(mechanism m) {
   wire::params p;
   p.mech = m;

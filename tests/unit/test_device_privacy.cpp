@@ -57,8 +57,7 @@ ratio_result max_ratio(uint32_t d, uint64_t seed, Randomize randomize) {
   return r;
 }
 
-const mechanism oracles[] = {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh,
-                             mechanism::olh, mechanism::hr,  mechanism::cms, mechanism::hcms};
+const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire::mechanism_family::frequency_oracle);
 
 }  // namespace
 

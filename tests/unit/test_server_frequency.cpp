@@ -33,8 +33,7 @@ using aggregator = std::unique_ptr<frequency_aggregator>;
 const unsigned char sketch_seed[32] = {0x42, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
                                        17,   18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
-const mechanism oracles[] = {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh,
-                             mechanism::olh, mechanism::hr,  mechanism::cms, mechanism::hcms};
+const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire::mechanism_family::frequency_oracle);
 
 constexpr double z95 = 1.959963984540054;  // two-sided 95% normal quantile
 

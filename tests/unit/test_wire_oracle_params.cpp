@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "ldp/random.h"
 #include "ldp/wire.h"
 #include "tables.h"
+#include "wire_examples.h"
 
 using ldp::status;
 using ldp::wire::field;
@@ -28,8 +30,7 @@ ldp::wire::derived_params derive(mechanism m, double eps, uint32_t d) {
   return ldp::wire::make_frequency_oracle(m, eps, d, 8, 64, seed);
 }
 
-const mechanism oracles[] = {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh,
-                             mechanism::olh, mechanism::hr,  mechanism::cms, mechanism::hcms};
+const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire::mechanism_family::frequency_oracle);
 
 // The epsilon of a block with one threshold moved one step away from privacy.
 double one_step_looser(ldp::wire::params p) {

@@ -1,6 +1,7 @@
 #include "central_release.h"
 
 #include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -8,14 +9,19 @@
 #include "ldp/random/drbg.h"
 #include "ldp/server/sparse_projection.h"
 #include "ldp/server/winsorized.h"
+#include "mechanism_options.h"
 #include "seeding.h"
 #include "winsorized_session.h"
 
 namespace ldp::tools {
 
 bool is_central(wire::mechanism m) {
-  return m == wire::mechanism::sparse_projection || m == wire::mechanism::winsorized_bins ||
-         m == wire::mechanism::winsorized_sums;
+  const wire::mechanism_row* row = wire::find_mechanism(m);
+  if (row == nullptr) return false;
+  for (const tool_mechanism& t : tool_mechanisms()) {
+    if (std::strcmp(t.name, row->cli_name) == 0) return is_central(t.input);
+  }
+  return false;
 }
 
 double normal_z(double confidence) {

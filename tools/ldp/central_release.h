@@ -19,6 +19,7 @@
 
 namespace ldp::tools {
 
+// Whether m is produced by a central-DP tool mechanism (mechanism_options.h is_central of its input).
 bool is_central(wire::mechanism m);
 
 // z with P(|Z| <= z) = confidence for a standard normal Z.

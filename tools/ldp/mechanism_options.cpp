@@ -1,8 +1,10 @@
 #include "mechanism_options.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "errors.h"
@@ -112,32 +114,61 @@ wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_opti
 
 }  // namespace
 
+namespace {
+
+// What the tool adds to each command-line name of the mechanism table (wire/mechanism_table.h).
+struct cli_mechanism {
+  const char* name;
+  input_kind input;
+  const char* required;
+  const char* optional;
+  const char* usage;
+};
+
+constexpr cli_mechanism cli_mechanisms[] = {
+    {"grr", input_kind::item, "--domain", "", "--domain D"},
+    {"sue", input_kind::item, "--domain", "", "--domain D"},
+    {"oue", input_kind::item, "--domain", "", "--domain D"},
+    {"blh", input_kind::item, "--domain", "", "--domain D"},
+    {"olh", input_kind::item, "--domain", "--hash-range", "--domain D [--hash-range g]"},
+    {"hr", input_kind::item, "--domain", "", "--domain D"},
+    {"cms", input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
+    {"hcms", input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
+    {"laplace", input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
+    {"duchi", input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
+    {"laplace-vector", input_kind::vector, "--dim --range", "--frac-bits", "--dim d --range lo:hi [--frac-bits f]"},
+    {"vector-mean", input_kind::vector, "--dim --radius", "--noise --beta --frac-bits --public-seed",
+     "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
+    {"kent", input_kind::observations, "--range --observations", "--dim --ball --plan --cap --frac-bits --public-seed",
+     "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P]] "
+     "[--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
+    {"sparse-projection", input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
+     "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
+    {"winsorized-mean", input_kind::samples, "--dim --range --observations",
+     "--delta --tau --beta --window --budget --queries --frac-bits --public-seed",
+     "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--beta b] [--window safe|paper] "
+     "[--budget tight|paper] [--queries K] [--frac-bits f] [--public-seed P]"},
+};
+
+// One entry per command-line name, in the table's order; a name without its options above (or
+// options for a name the table lacks) is a build of the tool that cannot run.
+std::vector<tool_mechanism> table_mechanisms() {
+  std::vector<tool_mechanism> out;
+  for (const wire::mechanism_row& row : wire::mechanism_table) {
+    const auto same = [&](const auto& m) { return std::strcmp(m.name, row.cli_name) == 0; };
+    if (std::any_of(out.begin(), out.end(), same)) continue;
+    const cli_mechanism* c = std::find_if(std::begin(cli_mechanisms), std::end(cli_mechanisms), same);
+    if (c == std::end(cli_mechanisms)) fail("internal: no options for mechanism {}", row.cli_name);
+    out.push_back({row.cli_name, row.id, c->input, c->required, c->optional, c->usage});
+  }
+  if (out.size() != std::size(cli_mechanisms)) fail("internal: options for a mechanism the wire table lacks");
+  return out;
+}
+
+}  // namespace
+
 const std::vector<tool_mechanism>& tool_mechanisms() {
-  static const std::vector<tool_mechanism> all = {
-      {"grr", mechanism::grr, input_kind::item, "--domain", "", "--domain D"},
-      {"sue", mechanism::sue, input_kind::item, "--domain", "", "--domain D"},
-      {"oue", mechanism::oue, input_kind::item, "--domain", "", "--domain D"},
-      {"blh", mechanism::blh, input_kind::item, "--domain", "", "--domain D"},
-      {"olh", mechanism::olh, input_kind::item, "--domain", "--hash-range", "--domain D [--hash-range g]"},
-      {"hr", mechanism::hr, input_kind::item, "--domain", "", "--domain D"},
-      {"cms", mechanism::cms, input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
-      {"hcms", mechanism::hcms, input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
-      {"laplace", mechanism::laplace, input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
-      {"duchi", mechanism::duchi, input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
-      {"laplace-vector", mechanism::laplace_vector, input_kind::vector, "--dim --range", "--frac-bits", "--dim d --range lo:hi [--frac-bits f]"},
-      {"vector-mean", mechanism::vector_duchi, input_kind::vector, "--dim --radius", "--noise --beta --frac-bits --public-seed",
-       "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
-      {"kent", mechanism::kent_refine, input_kind::observations, "--range --observations",
-       "--dim --ball --plan --cap --frac-bits --public-seed",
-       "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P]] "
-       "[--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
-      {"sparse-projection", mechanism::sparse_projection, input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
-       "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
-      {"winsorized-mean", mechanism::winsorized_sums, input_kind::samples, "--dim --range --observations",
-       "--delta --tau --beta --window --budget --queries --frac-bits --public-seed",
-       "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--beta b] [--window safe|paper] "
-       "[--budget tight|paper] [--queries K] [--frac-bits f] [--public-seed P]"},
-  };
+  static const std::vector<tool_mechanism> all = table_mechanisms();
   return all;
 }
 

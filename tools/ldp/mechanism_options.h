@@ -33,15 +33,16 @@ enum class input_kind {
 constexpr bool is_central(input_kind k) { return k == input_kind::sparse || k == input_kind::samples; }
 
 struct tool_mechanism {
-  const char* name;  // as typed on the command line
-  wire::mechanism id;  // vector-mean: vector-duchi, or vector-laplace with --noise laplace
+  const char* name;  // as typed on the command line: the mechanism table's cli_name
+  wire::mechanism id;  // the table's first row of that name (vector-mean: vector-duchi, or
+                       // vector-laplace with --noise laplace; kent and winsorized-mean: round 1)
   input_kind input;
   const char* required;  // options it must have, space-separated
   const char* optional;  // options it may have
   const char* usage;     // the options as help and errors show them
 };
 
-// Every mechanism the tool can simulate, in the order of docs/cli.md.
+// Every mechanism the tool can simulate, in the order of the mechanism table (that of docs/cli.md).
 const std::vector<tool_mechanism>& tool_mechanisms();
 
 struct mechanism_options {

@@ -25,11 +25,6 @@
 
 #include "detail.h"
 #include "ldp/base/bits.h"
-#include "ldp/server/frequency.h"
-#include "ldp/server/vector_mean.h"
-#include "ldp/server/mean.h"
-#include "ldp/server/sparse_projection.h"
-#include "ldp/server/winsorized.h"
 #include "ldp/wire/batch.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
@@ -51,23 +46,38 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
   return checked_add(a, b, &sum) ? sum : std::numeric_limits<uint64_t>::max();
 }
 
-// Every family with a server side; a new family adds one line.
-constexpr detail::family families[] = {
-    {frequency_aggregator::handles, detail::make_frequency_aggregator, detail::frequency_body_size},
-    {is_vector_mean_mechanism, detail::make_vector_mean_aggregator, detail::vector_mean_body_size},
-    {is_mean_mechanism, detail::make_mean_aggregator, detail::mean_body_size},
-    {sparse_projection_aggregator::handles, detail::make_sparse_projection_aggregator, detail::sparse_projection_body_size},
-    {winsorized_bins_aggregator::handles, detail::make_winsorized_bins_aggregator, detail::winsorized_bins_body_size},
-    {winsorized_sums_aggregator::handles, detail::make_winsorized_sums_aggregator, detail::winsorized_sums_body_size},
-};
+constexpr detail::family frequency_family{detail::make_frequency_aggregator, detail::frequency_body_size};
+constexpr detail::family mean_family{detail::make_mean_aggregator, detail::mean_body_size};
+constexpr detail::family vector_mean_family{detail::make_vector_mean_aggregator, detail::vector_mean_body_size};
+constexpr detail::family sparse_projection_family{detail::make_sparse_projection_aggregator,
+                                                  detail::sparse_projection_body_size};
+constexpr detail::family winsorized_bins_family{detail::make_winsorized_bins_aggregator,
+                                                detail::winsorized_bins_body_size};
+constexpr detail::family winsorized_sums_family{detail::make_winsorized_sums_aggregator,
+                                                detail::winsorized_sums_body_size};
 
 }  // namespace
 
+// The mechanism table's family decides the aggregator; its server_side column whether there is one.
 const detail::family* detail::family_of(wire::mechanism m) noexcept {
-  for (const family& f : families) {
-    if (f.handles(m)) return &f;
+  const wire::mechanism_row* row = wire::find_mechanism(m);
+  if (row == nullptr || !row->server_side) return nullptr;
+  switch (row->family) {
+    case wire::mechanism_family::frequency_oracle:
+    case wire::mechanism_family::user_level_vote: return &frequency_family;  // a vote is a unary report
+    case wire::mechanism_family::mean:
+    case wire::mechanism_family::user_level_refine: return &mean_family;  // a clipped local mean
+    case wire::mechanism_family::vector_mean: return &vector_mean_family;
+    case wire::mechanism_family::sparse_projection: return &sparse_projection_family;
+    case wire::mechanism_family::winsorized_bins: return &winsorized_bins_family;
+    case wire::mechanism_family::winsorized_sums: return &winsorized_sums_family;
   }
   return nullptr;
+}
+
+bool detail::served_by(wire::mechanism m, make_function make) noexcept {
+  const family* f = family_of(m);
+  return f != nullptr && f->make == make;
 }
 
 aggregator::aggregator(const wire::params& p) : params_(p), fingerprint_(wire::fingerprint(p)) {}

@@ -29,14 +29,17 @@ inline constexpr uint64_t max_reports = uint64_t{1} << 62;
 // throw: the caller catches). body_size() is the exact length of the family's saved counts for n
 // reports (false when it does not fit in 64 bits), computed from the block alone so that a saved
 // state is length-checked before its block sizes any allocation.
+using make_function = status (*)(const wire::params& p, std::unique_ptr<aggregator>* out);
 struct family {
-  bool (*handles)(wire::mechanism m) noexcept;
-  status (*make)(const wire::params& p, std::unique_ptr<aggregator>* out);
+  make_function make;
   bool (*body_size)(const wire::params& p, uint64_t n, uint64_t* bytes);
 };
 
-// The family serving m, or null.
+// The family serving m (from the mechanism table's family, wire/mechanism_table.h), or null.
 [[nodiscard]] const family* family_of(wire::mechanism m) noexcept;
+
+// Whether the family serving m is the one `make` creates: each aggregator's handles().
+[[nodiscard]] bool served_by(wire::mechanism m, make_function make) noexcept;
 
 // frequency_aggregator.cpp
 [[nodiscard]] status make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);

@@ -34,7 +34,18 @@ support_model pure_model(const wire::params& p) noexcept {
     case mechanism::blh:
     case mechanism::olh: model.q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;  // q* (A.4)
     case mechanism::hr: model.q = 0.5; break;  // orthogonal rows (A.5)
-    default: model = support_model{}; break;
+    case mechanism::none:
+    case mechanism::cms:
+    case mechanism::hcms:
+    case mechanism::laplace:
+    case mechanism::laplace_vector:
+    case mechanism::duchi:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::kent_refine:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: model = support_model{}; break;
   }
   return model;
 }

@@ -46,8 +46,18 @@ bool detail::frequency_body_size(const wire::params& p, uint64_t n, uint64_t* ou
       uint64_t cells = 0;
       return checked_mul(k, m + 1, &cells) && checked_mul(cells, 8, out);
     }
-    default: return false;
+    case mechanism::none:
+    case mechanism::laplace:
+    case mechanism::laplace_vector:
+    case mechanism::duchi:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::kent_refine:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;
   }
+  return false;
 }
 
 status detail::make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out) {
@@ -58,9 +68,7 @@ status detail::make_frequency_aggregator(const wire::params& p, std::unique_ptr<
 }
 
 bool frequency_aggregator::handles(mechanism m) noexcept {
-  const auto id = static_cast<uint8_t>(m);
-  return (id >= static_cast<uint8_t>(mechanism::grr) && id <= static_cast<uint8_t>(mechanism::hcms)) ||
-         m == mechanism::kent_vote;
+  return detail::served_by(m, detail::make_frequency_aggregator);
 }
 
 status frequency_aggregator::create(const wire::params& p, std::unique_ptr<frequency_aggregator>* out) {
@@ -79,8 +87,18 @@ status frequency_aggregator::create(const wire::params& p, std::unique_ptr<frequ
       case mechanism::hr: return detail::make_hr_aggregator(p, out);
       case mechanism::cms:
       case mechanism::hcms: return detail::make_sketch_aggregator(p, out);
-      default: return status::invalid_parameters;  // a known mechanism, but not a frequency oracle
+      case mechanism::none:
+      case mechanism::laplace:
+      case mechanism::laplace_vector:
+      case mechanism::duchi:
+      case mechanism::vector_duchi:
+      case mechanism::vector_laplace:
+      case mechanism::sparse_projection:
+      case mechanism::kent_refine:
+      case mechanism::winsorized_bins:
+      case mechanism::winsorized_sums: break;
     }
+    return status::invalid_parameters;  // not a frequency oracle
   } catch (...) {  // std::bad_alloc, std::length_error: the state does not fit in memory
     out->reset();
     return status::overflow;

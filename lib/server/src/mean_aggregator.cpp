@@ -148,10 +148,7 @@ class duchi_mean final : public aggregator {
 
 }  // namespace
 
-bool is_mean_mechanism(wire::mechanism m) noexcept {
-  return m == mechanism::laplace || m == mechanism::laplace_vector || m == mechanism::duchi ||
-         m == mechanism::kent_refine;
-}
+bool is_mean_mechanism(wire::mechanism m) noexcept { return detail::served_by(m, detail::make_mean_aggregator); }
 
 double duchi_scale(const wire::params& p) noexcept {
   const uint64_t t_hi = p.get(field::threshold_keep), t_lo = p.get(field::threshold_other);
@@ -198,16 +195,48 @@ status detail::make_mean_aggregator(const wire::params& p, std::unique_ptr<aggre
       *out = std::make_unique<laplace_mean>(p, static_cast<std::size_t>(p.get(field::domain)));
       return status::ok;
     }
-    default: return status::invalid_parameters;
+    case mechanism::none:
+    case mechanism::grr:
+    case mechanism::sue:
+    case mechanism::oue:
+    case mechanism::blh:
+    case mechanism::olh:
+    case mechanism::hr:
+    case mechanism::cms:
+    case mechanism::hcms:
+    case mechanism::kent_vote:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;
   }
+  return status::invalid_parameters;
 }
 
 bool detail::mean_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
   switch (p.mech) {
     case mechanism::duchi: *bytes = 8; return true;
     case mechanism::laplace_vector: return checked_mul(p.get(field::domain), wide_sum::bytes, bytes);
-    default: *bytes = wide_sum::bytes; return true;
+    case mechanism::laplace:
+    case mechanism::kent_refine: *bytes = wide_sum::bytes; return true;
+    case mechanism::none:
+    case mechanism::grr:
+    case mechanism::sue:
+    case mechanism::oue:
+    case mechanism::blh:
+    case mechanism::olh:
+    case mechanism::hr:
+    case mechanism::cms:
+    case mechanism::hcms:
+    case mechanism::kent_vote:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;
   }
+  return false;  // not served by this family
 }
 
 }  // namespace ldp::server

@@ -42,8 +42,19 @@ double leading_variance(const wire::params& p) {
       if (p.mech == mechanism::cms) return ratio2 * (c * c - 1) / 4 + 1 / (m - 1);
       return ratio2 * (c * c - 1 / (m * m));
     }
-    default: return std::nan("");
+    case mechanism::none:
+    case mechanism::kent_vote:
+    case mechanism::laplace:
+    case mechanism::laplace_vector:
+    case mechanism::duchi:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::kent_refine:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;
   }
+  return std::nan("");
 }
 
 }  // namespace
@@ -51,18 +62,11 @@ double leading_variance(const wire::params& p) {
 std::vector<recommendation> recommend(uint32_t d, double epsilon, uint64_t n) {
   try {
     const unsigned char seed[wire::seed_size] = {};
-    const wire::derived_params candidates[] = {
-        wire::make_grr(epsilon, d),
-        wire::make_sue(epsilon, d),
-        wire::make_oue(epsilon, d),
-        wire::make_blh(epsilon, d),
-        wire::make_olh(epsilon, d),
-        wire::make_hr(epsilon, d),
-        wire::make_cms(epsilon, d, sketch_rows, sketch_columns, seed),
-        wire::make_hcms(epsilon, d, sketch_rows, sketch_columns, seed),
-    };
     std::vector<recommendation> out;
-    for (const wire::derived_params& c : candidates) {
+    for (const wire::mechanism_row& row : wire::mechanism_table) {
+      if (row.family != wire::mechanism_family::frequency_oracle) continue;
+      const wire::derived_params c =
+          wire::make_frequency_oracle(row.id, epsilon, d, sketch_rows, sketch_columns, seed);
       if (c.code != status::ok) continue;
       const wire::params& p = c.block;
       const bool seen = std::any_of(out.begin(), out.end(), [&](const recommendation& r) { return r.mech == p.mech; });

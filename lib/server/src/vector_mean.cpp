@@ -217,7 +217,7 @@ class vector_mean final : public aggregator {
 }  // namespace
 
 bool is_vector_mean_mechanism(wire::mechanism m) noexcept {
-  return m == mechanism::vector_duchi || m == mechanism::vector_laplace;
+  return detail::served_by(m, detail::make_vector_mean_aggregator);
 }
 
 double total_variance(span<const estimate> estimates) noexcept {

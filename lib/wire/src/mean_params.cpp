@@ -148,8 +148,21 @@ double numeric_epsilon(const params& p) noexcept {
       if (t_lo == 0) return infinity;
       return det_log(static_cast<double>(t_hi)) - det_log(static_cast<double>(t_lo));
     }
-    default: return std::numeric_limits<double>::quiet_NaN();
+    case mechanism::none:
+    case mechanism::grr:
+    case mechanism::sue:
+    case mechanism::oue:
+    case mechanism::blh:
+    case mechanism::olh:
+    case mechanism::hr:
+    case mechanism::cms:
+    case mechanism::hcms:
+    case mechanism::kent_vote:
+    case mechanism::sparse_projection:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;
   }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 bool numeric_rules_hold(const params& p) noexcept {

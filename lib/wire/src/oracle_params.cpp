@@ -103,8 +103,18 @@ double implemented_epsilon(const params& p) noexcept {
                        static_cast<double>(other), one_d - static_cast<double>(keep));
     case mechanism::cms: return 2 * keep_epsilon(one - other, 1);
     case mechanism::hcms: return keep_epsilon(one - other, 1);
-    default: return detail::numeric_epsilon(p);
+    case mechanism::none:
+    case mechanism::laplace:
+    case mechanism::laplace_vector:
+    case mechanism::duchi:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::kent_refine:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;
   }
+  return detail::numeric_epsilon(p);
 }
 
 derived_params make_grr(double epsilon, uint32_t d) noexcept {
@@ -205,8 +215,19 @@ derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, ui
     case mechanism::hr: return make_hr(epsilon, d);
     case mechanism::cms: return make_cms(epsilon, d, rows, columns, hash_seed);
     case mechanism::hcms: return make_hcms(epsilon, d, rows, columns, hash_seed);
-    default: return fail();
+    case mechanism::none:
+    case mechanism::kent_vote:
+    case mechanism::laplace:
+    case mechanism::laplace_vector:
+    case mechanism::duchi:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::kent_refine:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;
   }
+  return fail();
 }
 
 }  // namespace ldp::wire

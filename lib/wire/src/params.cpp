@@ -10,61 +10,18 @@
 namespace ldp::wire {
 namespace {
 
-constexpr uint32_t bit(field f) { return 1u << static_cast<int>(f); }
-
-constexpr uint32_t frequency = bit(field::domain) | bit(field::threshold_bits);
-constexpr uint32_t thresholds = bit(field::threshold_keep) | bit(field::threshold_other);
-constexpr uint32_t sketch = bit(field::threshold_other) | bit(field::sketch_rows) |
-                            bit(field::sketch_columns) | bit(field::hash_seed);
-constexpr uint32_t range = bit(field::frac_bits) | bit(field::clip_lo) | bit(field::clip_hi);
-constexpr uint32_t scale = bit(field::scale_num) | bit(field::scale_den);
-constexpr uint32_t rotation = bit(field::domain) | bit(field::hadamard_dim) | bit(field::rotation_seed) |
-                             bit(field::radius);
-
-// Exactly these fields, no more: one canonical block per parameter set (wire_format.md table 3).
-uint32_t required_fields(mechanism m) {
-  switch (m) {
-    case mechanism::grr: return frequency | bit(field::threshold_keep);
-    case mechanism::sue:
-    case mechanism::oue: return frequency | thresholds;
-    case mechanism::blh:
-    case mechanism::olh: return frequency | bit(field::threshold_keep) | bit(field::hash_range);
-    case mechanism::hr: return frequency | bit(field::threshold_keep) | bit(field::hadamard_dim);
-    case mechanism::cms:
-    case mechanism::hcms: return frequency | sketch;
-    case mechanism::kent_vote:
-      return frequency | thresholds | range | bit(field::round) | bit(field::observations);
-    case mechanism::laplace: return range | scale;
-    case mechanism::laplace_vector: return bit(field::domain) | range | scale;
-    case mechanism::duchi: return bit(field::threshold_bits) | thresholds | range;
-    case mechanism::vector_duchi: return rotation | bit(field::threshold_bits) | thresholds | range;
-    case mechanism::vector_laplace: return rotation | range | scale;
-    case mechanism::sparse_projection: return bit(field::domain) | bit(field::sparsity) | range;
-    case mechanism::kent_refine:
-      return bit(field::round) | bit(field::interval_lo) | bit(field::interval_hi) | range | scale |
-             bit(field::observations);
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: {
-      const uint32_t round1 = bit(field::domain) | bit(field::hadamard_dim) | range | bit(field::observations) |
-                              bit(field::rotation_seed) | bit(field::vector_dim) | bit(field::bin_range) |
-                              bit(field::bin_half_width);
-      return m == mechanism::winsorized_bins ? round1
-                                             : round1 | bit(field::window_half_width) | bit(field::window_digest);
-    }
-    case mechanism::none: break;
-  }
-  return 0;
-}
-
 // The optional groups of the Kent blocks (wire_format.md 3.2): M1 blocks have neither, M2 blocks
 // the fold, M3 blocks the fold and the rotation.
-constexpr uint32_t kent_fold = bit(field::vector_dim) | bit(field::fold_coordinate);
-constexpr uint32_t kent_rotation = bit(field::hadamard_dim) | bit(field::rotation_seed);
+constexpr field_set kent_fold = field_bits(field::vector_dim, field::fold_coordinate);
+constexpr field_set kent_rotation = field_bits(field::hadamard_dim, field::rotation_seed);
 
-constexpr bool is_kent(mechanism m) { return m == mechanism::kent_vote || m == mechanism::kent_refine; }
+constexpr bool is_kent(mechanism m) {
+  return in_family(m, mechanism_family::user_level_vote) || in_family(m, mechanism_family::user_level_refine);
+}
 
+// Exactly the table's fields, no more: one canonical block per parameter set (wire_format.md 3.2).
 bool fields_match(const params& p) {
-  const uint32_t required = required_fields(p.mech);
+  const field_set required = required_fields(p.mech);
   if (p.present == required) return true;
   return is_kent(p.mech) &&
          (p.present == (required | kent_fold) || p.present == (required | kent_fold | kent_rotation));

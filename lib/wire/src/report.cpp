@@ -18,8 +18,13 @@ uint64_t index_bound(const params& p) {
     case payload_kind::sketch_cell: return p.get(field::sketch_rows);
     case payload_kind::coordinate_bit:
     case payload_kind::coordinate_value: return p.get(field::hadamard_dim);
-    default: return 0;
+    case payload_kind::unary_bits:
+    case payload_kind::fixed_value:
+    case payload_kind::fixed_vector:
+    case payload_kind::bit:
+    case payload_kind::sparse_pairs: break;
   }
+  return 0;
 }
 
 uint64_t bit_count(const params& p) {
@@ -52,7 +57,11 @@ status encode_fields(const params& p, const report& r, writer& w) {
       if (r.index >= bound) return status::out_of_range;
       w.put_le(r.index, ib);
       break;
-    default: break;
+    case payload_kind::unary_bits:
+    case payload_kind::fixed_value:
+    case payload_kind::fixed_vector:
+    case payload_kind::bit:
+    case payload_kind::sparse_pairs: break;
   }
   switch (kind) {
     case payload_kind::unary_bits:
@@ -91,7 +100,8 @@ status encode_fields(const params& p, const report& r, writer& w) {
       }
       break;
     }
-    default: break;
+    case payload_kind::index:
+    case payload_kind::hash_bucket: break;
   }
   return w.overflow ? status::buffer_too_small : status::ok;
 }
@@ -195,7 +205,8 @@ status decode_payload_validated(const params& p, span<const unsigned char> bytes
       r.entries = span<const unsigned char>(first, static_cast<std::size_t>(in.at - first));
       break;
     }
-    default: break;
+    case payload_kind::index:
+    case payload_kind::hash_bucket: break;
   }
   if (in.error == status::ok && in.left() != 0) in.fail(status::wrong_length);
   if (in.error != status::ok) return in.error;

@@ -40,8 +40,6 @@ namespace ldp::server {
 // server's own view, like the state itself. Publish only release_sparse_mean()'s output.
 class sparse_projection_aggregator : public aggregator {
  public:
-  static bool handles(wire::mechanism m) noexcept { return m == wire::mechanism::sparse_projection; }
-
   // Sum over accepted reports of each coordinate, in grid units (the block's frac_bits).
   const std::vector<int64_t>& sums() const noexcept { return sums_; }
 

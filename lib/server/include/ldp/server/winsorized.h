@@ -153,7 +153,6 @@ struct winsorized_1d_result {
 // coordinate, the midpoint of the bin holding the median user (rotated units; exact, NOT private).
 class winsorized_bins_aggregator : public aggregator {
  public:
-  static bool handles(wire::mechanism m) noexcept { return m == wire::mechanism::winsorized_bins; }
   winsorized_bins_aggregator(const wire::params& p, std::size_t cells);
   // The occupied bins of rotated coordinate j, in increasing order.
   std::vector<bin_count> histogram(std::size_t j) const;
@@ -190,7 +189,6 @@ struct window_selection {
 // returns the exact, NOT private, mean of the clamped values rotated back (d coordinates, real units).
 class winsorized_sums_aggregator : public aggregator {
  public:
-  static bool handles(wire::mechanism m) noexcept { return m == wire::mechanism::winsorized_sums; }
   explicit winsorized_sums_aggregator(const wire::params& p);
   [[nodiscard]] status set_windows(span<const unsigned char> window_list) noexcept;
   bool has_windows() const noexcept { return !windows_.empty(); }

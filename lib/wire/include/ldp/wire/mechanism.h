@@ -1,81 +1,96 @@
-// Mechanism identifiers and payload kinds (docs/wire_format.md, "Mechanisms"). The numbers are part
-// of the format: never renumber or reuse one. MECHANISMS.md names the mechanisms.
+// Mechanism identifiers, payload kinds and families (docs/wire_format.md, "Mechanisms"), and the
+// queries on them, all answered by the mechanism table (mechanism_table.h).
 #ifndef LDP_WIRE_MECHANISM_H
 #define LDP_WIRE_MECHANISM_H
 
+#include <cstddef>
 #include <cstdint>
 
+#include "ldp/wire/mechanism_table.h"
+
 namespace ldp::wire {
+namespace detail {
 
-enum class mechanism : uint8_t {
-  none = 0,
-  grr = 1,             // A.1 k-RR
-  sue = 2,             // A.2 basic one-time RAPPOR
-  oue = 3,             // A.3
-  blh = 4,             // A.4 binary local hashing
-  olh = 5,             // A.4 optimized local hashing
-  hr = 6,              // A.5 Hadamard response
-  cms = 7,             // A.6 count-mean sketch
-  hcms = 8,            // A.6 Hadamard count-mean sketch
-  kent_vote = 9,       // C.1 P1, round 1 of the user-level protocols
-  laplace = 16,        // B.1 discrete Laplace on a fixed-point grid, one value
-  laplace_vector = 17, // B.1 per coordinate, L1 sensitivity
-  duchi = 18,          // B.2 one-bit mean
-  vector_duchi = 19,   // B.5 rotation, coordinate sampling, one bit
-  vector_laplace = 20, // B.5 rotation, coordinate sampling, discrete Laplace
-  sparse_projection = 21,  // C.3 device side: at most s index/value pairs
-  kent_refine = 22,    // C.1 P2, round 2 of the user-level protocols
-  winsorized_bins = 23,  // C.2 round 1: the bins of a user's rotated mean (Levy et al.)
-  winsorized_sums = 24,  // C.2 round 2: the rotated mean clipped to the broadcast windows
+// Each id's row + 1 (0: no row), so that the per-report queries are one load, not a search.
+struct mechanism_index {
+  uint8_t row_plus_one[256];
 };
 
-// The shape of a report's payload; several mechanisms share one. The first five are the frequency
-// oracles' (params.cpp relies on the order).
-enum class payload_kind : uint8_t {
-  index,             // one value in [0, n): GRR (n = d), HR (n = K)
-  unary_bits,        // d packed bits: SUE, OUE, kent_vote
-  hash_bucket,       // 64-bit seed + bucket in [0, g): BLH, OLH
-  sketch_row,        // row in [0, k) + m packed bits: CMS
-  sketch_cell,       // row in [0, k), column in [0, m), sign bit: HCMS
-  fixed_value,       // one zigzag varint: laplace, kent_refine
-  fixed_vector,      // d zigzag varints: laplace_vector, winsorized_bins and _sums (d = d~)
-  bit,               // one bit: duchi
-  coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi
-  coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
-  sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
-};
+constexpr mechanism_index make_mechanism_index() noexcept {
+  mechanism_index out{};
+  for (std::size_t i = 0; i < mechanism_count; ++i) {
+    out.row_plus_one[static_cast<uint8_t>(mechanism_table[i].id)] = static_cast<uint8_t>(i + 1);
+  }
+  return out;
+}
+
+inline constexpr mechanism_index mechanism_rows = make_mechanism_index();
+
+constexpr bool same_name(const char* a, const char* b) noexcept {
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+// No id twice, none of them `none`, no wire name twice: the table is a function both ways.
+constexpr bool table_is_consistent() noexcept {
+  for (std::size_t i = 0; i < mechanism_count; ++i) {
+    if (mechanism_table[i].id == mechanism::none || mechanism_table[i].wire_name[0] == '\0') return false;
+    for (std::size_t j = i + 1; j < mechanism_count; ++j) {
+      if (mechanism_table[i].id == mechanism_table[j].id ||
+          same_name(mechanism_table[i].wire_name, mechanism_table[j].wire_name)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+static_assert(mechanism_count < 256 && table_is_consistent(), "mechanism_table: an id or wire name twice");
+
+}  // namespace detail
+
+// The row of m; null for `none` and for numbers this build does not know.
+[[nodiscard]] constexpr const mechanism_row* find_mechanism(mechanism m) noexcept {
+  const uint8_t row = detail::mechanism_rows.row_plus_one[static_cast<uint8_t>(m)];
+  return row == 0 ? nullptr : &mechanism_table[row - 1];
+}
+
+// The row whose wire name is `name` ("grr", "kent-vote", ...); null if none is.
+[[nodiscard]] constexpr const mechanism_row* find_mechanism_named(const char* name) noexcept {
+  for (const mechanism_row& row : mechanism_table) {
+    if (detail::same_name(row.wire_name, name)) return &row;
+  }
+  return nullptr;
+}
 
 // False for `none` and for numbers this build does not know.
-[[nodiscard]] constexpr bool is_known(mechanism m) noexcept {
-  const auto v = static_cast<uint8_t>(m);
-  return (v >= 1 && v <= 9) || (v >= 16 && v <= 24);
-}
+[[nodiscard]] constexpr bool is_known(mechanism m) noexcept { return find_mechanism(m) != nullptr; }
 
 // The payload of a known mechanism (index for unknown ones, which nothing decodes).
 [[nodiscard]] constexpr payload_kind kind_of(mechanism m) noexcept {
-  switch (m) {
-    case mechanism::sue:
-    case mechanism::oue:
-    case mechanism::kent_vote: return payload_kind::unary_bits;
-    case mechanism::blh:
-    case mechanism::olh: return payload_kind::hash_bucket;
-    case mechanism::cms: return payload_kind::sketch_row;
-    case mechanism::hcms: return payload_kind::sketch_cell;
-    case mechanism::laplace:
-    case mechanism::kent_refine: return payload_kind::fixed_value;
-    case mechanism::laplace_vector:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: return payload_kind::fixed_vector;
-    case mechanism::duchi: return payload_kind::bit;
-    case mechanism::vector_duchi: return payload_kind::coordinate_bit;
-    case mechanism::vector_laplace: return payload_kind::coordinate_value;
-    case mechanism::sparse_projection: return payload_kind::sparse_pairs;
-    default: return payload_kind::index;  // grr, hr
-  }
+  const mechanism_row* row = find_mechanism(m);
+  return row == nullptr ? payload_kind::index : row->kind;
 }
 
-// "grr", "sue", ..., as the command-line tool spells them; "" for unknown values.
-[[nodiscard]] const char* mechanism_name(mechanism m) noexcept;
+// Whether m is a known mechanism of family f.
+[[nodiscard]] constexpr bool in_family(mechanism m, mechanism_family f) noexcept {
+  const mechanism_row* row = find_mechanism(m);
+  return row != nullptr && row->family == f;
+}
+
+// The fields a valid block of m holds (docs/wire_format.md 3.2); none for unknown values.
+[[nodiscard]] constexpr field_set required_fields(mechanism m) noexcept {
+  const mechanism_row* row = find_mechanism(m);
+  return row == nullptr ? 0 : row->required;
+}
+
+// "grr", "sue", ..., "kent-vote": the wire name (docs/wire_format.md table 2); "" for unknown values.
+[[nodiscard]] constexpr const char* mechanism_name(mechanism m) noexcept {
+  const mechanism_row* row = find_mechanism(m);
+  return row == nullptr ? "" : row->wire_name;
+}
 
 }  // namespace ldp::wire
 

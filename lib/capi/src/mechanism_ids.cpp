@@ -1,0 +1,51 @@
+// ldp.h keeps its own enum of mechanism ids (a C header cannot include the C++ table); these
+// checks tie each LDP_MECH_* constant to the wire mechanism table's row of that name, and fail the
+// build when the table gains a row without its constant.
+#include <cstddef>
+#include <iterator>
+
+#include "ldp.h"
+#include "ldp/wire/mechanism.h"
+
+namespace {
+
+struct c_mechanism {
+  ldp_mechanism id;
+  const char* wire_name;
+};
+
+// LDP_MECH_SPARSE_VECTOR is an alias of LDP_MECH_SPARSE_PROJECTION, not a row of its own.
+constexpr c_mechanism c_mechanisms[] = {
+    {LDP_MECH_GRR, "grr"},
+    {LDP_MECH_SUE, "sue"},
+    {LDP_MECH_OUE, "oue"},
+    {LDP_MECH_BLH, "blh"},
+    {LDP_MECH_OLH, "olh"},
+    {LDP_MECH_HR, "hr"},
+    {LDP_MECH_CMS, "cms"},
+    {LDP_MECH_HCMS, "hcms"},
+    {LDP_MECH_KENT_VOTE, "kent-vote"},
+    {LDP_MECH_LAPLACE, "laplace"},
+    {LDP_MECH_LAPLACE_VECTOR, "laplace-vector"},
+    {LDP_MECH_DUCHI, "duchi"},
+    {LDP_MECH_VECTOR_DUCHI, "vector-duchi"},
+    {LDP_MECH_VECTOR_LAPLACE, "vector-laplace"},
+    {LDP_MECH_SPARSE_PROJECTION, "sparse-projection"},
+    {LDP_MECH_KENT_REFINE, "kent-refine"},
+    {LDP_MECH_WINSORIZED_BINS, "winsorized-bins"},
+    {LDP_MECH_WINSORIZED_SUMS, "winsorized-sums"},
+};
+
+constexpr bool every_constant_is_its_row() {
+  for (const c_mechanism& c : c_mechanisms) {
+    const ldp::wire::mechanism_row* row = ldp::wire::find_mechanism_named(c.wire_name);
+    if (row == nullptr || static_cast<ldp_mechanism>(row->id) != c.id) return false;
+  }
+  return true;
+}
+
+static_assert(every_constant_is_its_row(), "an LDP_MECH_* constant differs from the wire table's id");
+static_assert(std::size(c_mechanisms) == ldp::wire::mechanism_count, "a wire mechanism without its LDP_MECH_* constant");
+static_assert(LDP_MECH_SPARSE_VECTOR == LDP_MECH_SPARSE_PROJECTION);
+
+}  // namespace

@@ -1,0 +1,153 @@
+// The one list of wire mechanisms (docs/wire_format.md table 2 and 3.2): a row per mechanism with its
+// id, its names, its payload kind, its family and the fields its parameter block requires. Every
+// other list of mechanisms (mechanism.h's queries, validate()'s field check, the server's family
+// lookup, the tool's mechanism list, the C API's checks) derives from it, so a new mechanism is one
+// row here plus the code that implements it. constexpr and heap-free: firmware includes it too.
+#ifndef LDP_WIRE_MECHANISM_TABLE_H
+#define LDP_WIRE_MECHANISM_TABLE_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ldp/wire/field.h"
+
+namespace ldp::wire {
+
+// Mechanism identifiers (docs/wire_format.md table 2). The numbers are part of the format: never
+// renumber or reuse one. MECHANISMS.md names the mechanisms.
+enum class mechanism : uint8_t {
+  none = 0,
+  grr = 1,             // A.1 k-RR
+  sue = 2,             // A.2 basic one-time RAPPOR
+  oue = 3,             // A.3
+  blh = 4,             // A.4 binary local hashing
+  olh = 5,             // A.4 optimized local hashing
+  hr = 6,              // A.5 Hadamard response
+  cms = 7,             // A.6 count-mean sketch
+  hcms = 8,            // A.6 Hadamard count-mean sketch
+  kent_vote = 9,       // C.1 P1, round 1 of the user-level protocols
+  laplace = 16,        // B.1 discrete Laplace on a fixed-point grid, one value
+  laplace_vector = 17, // B.1 per coordinate, L1 sensitivity
+  duchi = 18,          // B.2 one-bit mean
+  vector_duchi = 19,   // B.5 rotation, coordinate sampling, one bit
+  vector_laplace = 20, // B.5 rotation, coordinate sampling, discrete Laplace
+  sparse_projection = 21,  // C.3 device side: at most s index/value pairs
+  kent_refine = 22,    // C.1 P2, round 2 of the user-level protocols
+  winsorized_bins = 23,  // C.2 round 1: the bins of a user's rotated mean (Levy et al.)
+  winsorized_sums = 24,  // C.2 round 2: the rotated mean clipped to the broadcast windows
+};
+
+// The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
+// The first five are the frequency oracles' (params.cpp relies on the order).
+enum class payload_kind : uint8_t {
+  index,             // one value in [0, n): GRR (n = d), HR (n = K)
+  unary_bits,        // d packed bits: SUE, OUE, kent_vote
+  hash_bucket,       // 64-bit seed + bucket in [0, g): BLH, OLH
+  sketch_row,        // row in [0, k) + m packed bits: CMS
+  sketch_cell,       // row in [0, k), column in [0, m), sign bit: HCMS
+  fixed_value,       // one zigzag varint: laplace, kent_refine
+  fixed_vector,      // d zigzag varints: laplace_vector, winsorized_bins and _sums (d = d~)
+  bit,               // one bit: duchi
+  coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi
+  coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
+  sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
+};
+
+// What a mechanism estimates, and so which server aggregator counts its reports.
+enum class mechanism_family : uint8_t {
+  frequency_oracle,   // MECHANISMS.md A: one item of [0, d) per device (server/frequency.h)
+  mean,               // B.1, B.2: values in a range, per coordinate (server/mean.h)
+  vector_mean,        // B.5: vectors in an L2 ball, rotated and sampled (server/vector_mean.h)
+  user_level_vote,    // C.1 P1: a user's vote for the cell of its local mean (counted as an oracle)
+  user_level_refine,  // C.1 P2: a user's clipped local mean (summed as a mean)
+  sparse_projection,  // C.3: s index/value pairs, released centrally (server/sparse_projection.h)
+  winsorized_bins,    // C.2 round 1: the bins of a user's rotated mean (server/winsorized.h)
+  winsorized_sums,    // C.2 round 2: the rotated mean clipped to the windows (server/winsorized.h)
+};
+
+struct mechanism_row {
+  mechanism id;
+  const char* wire_name;  // mechanism_name(), docs/wire_format.md table 2, golden file names
+  const char* cli_name;   // the `ldp simulate --mechanism` name whose runs produce this mechanism
+  payload_kind kind;
+  mechanism_family family;
+  field_set required;     // exactly the fields of a valid block (docs/wire_format.md 3.2)
+  bool server_side;       // server::aggregator::create accepts its blocks
+};
+
+template <class... Fields>
+[[nodiscard]] constexpr field_set field_bits(Fields... f) noexcept {
+  return (field_set{0} | ... | field_bit(f));
+}
+
+// The field groups several mechanisms share (docs/wire_format.md 3.2).
+namespace required_group {
+inline constexpr field_set frequency = field_bits(field::domain, field::threshold_bits);
+inline constexpr field_set thresholds = field_bits(field::threshold_keep, field::threshold_other);
+inline constexpr field_set sketch =
+    field_bits(field::threshold_other, field::sketch_rows, field::sketch_columns, field::hash_seed);
+inline constexpr field_set range = field_bits(field::frac_bits, field::clip_lo, field::clip_hi);
+inline constexpr field_set scale = field_bits(field::scale_num, field::scale_den);
+inline constexpr field_set rotation =
+    field_bits(field::domain, field::hadamard_dim, field::rotation_seed, field::radius);
+inline constexpr field_set winsorized =
+    field_bits(field::domain, field::hadamard_dim, field::observations, field::rotation_seed, field::vector_dim,
+               field::bin_range, field::bin_half_width) |
+    range;
+}  // namespace required_group
+
+// Rows in the order the tool lists its mechanisms (docs/cli.md "Mechanisms"), so not by id.
+inline constexpr mechanism_row mechanism_table[] = {
+    // clang-format off
+    {mechanism::grr, "grr", "grr", payload_kind::index, mechanism_family::frequency_oracle,
+     required_group::frequency | field_bits(field::threshold_keep), true},
+    {mechanism::sue, "sue", "sue", payload_kind::unary_bits, mechanism_family::frequency_oracle,
+     required_group::frequency | required_group::thresholds, true},
+    {mechanism::oue, "oue", "oue", payload_kind::unary_bits, mechanism_family::frequency_oracle,
+     required_group::frequency | required_group::thresholds, true},
+    {mechanism::blh, "blh", "blh", payload_kind::hash_bucket, mechanism_family::frequency_oracle,
+     required_group::frequency | field_bits(field::threshold_keep, field::hash_range), true},
+    {mechanism::olh, "olh", "olh", payload_kind::hash_bucket, mechanism_family::frequency_oracle,
+     required_group::frequency | field_bits(field::threshold_keep, field::hash_range), true},
+    {mechanism::hr, "hr", "hr", payload_kind::index, mechanism_family::frequency_oracle,
+     required_group::frequency | field_bits(field::threshold_keep, field::hadamard_dim), true},
+    {mechanism::cms, "cms", "cms", payload_kind::sketch_row, mechanism_family::frequency_oracle,
+     required_group::frequency | required_group::sketch, true},
+    {mechanism::hcms, "hcms", "hcms", payload_kind::sketch_cell, mechanism_family::frequency_oracle,
+     required_group::frequency | required_group::sketch, true},
+    {mechanism::laplace, "laplace", "laplace", payload_kind::fixed_value, mechanism_family::mean,
+     required_group::range | required_group::scale, true},
+    {mechanism::duchi, "duchi", "duchi", payload_kind::bit, mechanism_family::mean,
+     field_bits(field::threshold_bits) | required_group::thresholds | required_group::range, true},
+    {mechanism::laplace_vector, "laplace-vector", "laplace-vector", payload_kind::fixed_vector, mechanism_family::mean,
+     field_bits(field::domain) | required_group::range | required_group::scale, true},
+    {mechanism::vector_duchi, "vector-duchi", "vector-mean", payload_kind::coordinate_bit,
+     mechanism_family::vector_mean,
+     required_group::rotation | field_bits(field::threshold_bits) | required_group::thresholds | required_group::range,
+     true},
+    {mechanism::vector_laplace, "vector-laplace", "vector-mean", payload_kind::coordinate_value,
+     mechanism_family::vector_mean, required_group::rotation | required_group::range | required_group::scale, true},
+    // The Kent blocks may add the fold fields (params.cpp, docs/wire_format.md 3.2).
+    {mechanism::kent_vote, "kent-vote", "kent", payload_kind::unary_bits, mechanism_family::user_level_vote,
+     required_group::frequency | required_group::thresholds | required_group::range |
+         field_bits(field::round, field::observations),
+     true},
+    {mechanism::kent_refine, "kent-refine", "kent", payload_kind::fixed_value, mechanism_family::user_level_refine,
+     field_bits(field::round, field::interval_lo, field::interval_hi, field::observations) | required_group::range |
+         required_group::scale,
+     true},
+    {mechanism::sparse_projection, "sparse-projection", "sparse-projection", payload_kind::sparse_pairs,
+     mechanism_family::sparse_projection, field_bits(field::domain, field::sparsity) | required_group::range, true},
+    {mechanism::winsorized_bins, "winsorized-bins", "winsorized-mean", payload_kind::fixed_vector,
+     mechanism_family::winsorized_bins, required_group::winsorized, true},
+    {mechanism::winsorized_sums, "winsorized-sums", "winsorized-mean", payload_kind::fixed_vector,
+     mechanism_family::winsorized_sums,
+     required_group::winsorized | field_bits(field::window_half_width, field::window_digest), true},
+    // clang-format on
+};
+
+inline constexpr std::size_t mechanism_count = sizeof mechanism_table / sizeof mechanism_table[0];
+
+}  // namespace ldp::wire
+
+#endif
