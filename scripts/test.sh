@@ -4,16 +4,19 @@
 #   2. host build with g++ and every test; `install`: cmake --install of that build, and out-of-tree
 #      consumers built against the prefix with find_package and with pkg-config (tests/consumer),
 #   3. the same suite with AddressSanitizer + UndefinedBehaviorSanitizer (clang),
-#   4. the libFuzzer targets (report and batch decoders), one minute each from the golden seeds,
-#   5. aarch64 (NEON64), armhf (32-bit NEON), riscv64 (scalar) and s390x (big-endian) cross builds,
+#   4. ThreadSanitizer (clang) on the tests that run threads: const reads of one aggregator from two
+#      threads (unit.test_server_concurrent_reads) and the tool's fleet (tools.determinism,
+#      tools.demo); only those targets are built,
+#   5. the libFuzzer targets (report and batch decoders), one minute each from the golden seeds,
+#   6. aarch64 (NEON64), armhf (32-bit NEON), riscv64 (scalar) and s390x (big-endian) cross builds,
 #      tests under qemu-user,
-#   6. Cortex-M4F and Cortex-M7 bare-metal firmware images, scanned for heap and exception symbols.
+#   7. Cortex-M4F and Cortex-M7 bare-metal firmware images, scanned for heap and exception symbols.
 # Stages can be picked by name: scripts/test.sh host asan
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(deps host install asan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
+[ ${#stages[@]} -gt 0 ] || stages=(deps host install asan tsan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
 
 # shellcheck source=scripts/deps.sh
 source scripts/deps.sh

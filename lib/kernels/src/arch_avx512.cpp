@@ -3,7 +3,9 @@
 // arch_avx2.cpp) rather than instantiating the AVX2 kernel a second time under AVX-512 flags, and so
 // does OLH support counting (its 32x32->64 multiplies gain little from 512-bit registers).
 #include "arch_tables.h"
-#include "simd_kernels.h"
+#include "simd/chacha20.h"
+#include "simd/column_popcount.h"
+#include "simd/fwht.h"
 
 LDP_KERNELS_DEFINE_CHACHA20(xsimd::avx512bw, avx512)
 LDP_KERNELS_DEFINE_FWHT(xsimd::avx512bw, avx512)

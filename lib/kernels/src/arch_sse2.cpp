@@ -1,6 +1,10 @@
 // Kernel table for xsimd::sse2; compiled with that architecture's flags only (see CMakeLists.txt).
 #include "arch_tables.h"
-#include "simd_kernels.h"
+#include "simd/bernoulli.h"
+#include "simd/chacha20.h"
+#include "simd/column_popcount.h"
+#include "simd/fwht.h"
+#include "simd/olh_support.h"
 
 LDP_KERNELS_DEFINE_CHACHA20(xsimd::sse2, sse2)
 LDP_KERNELS_DEFINE_BERNOULLI(xsimd::sse2, sse2)

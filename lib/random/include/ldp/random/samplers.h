@@ -43,12 +43,6 @@ bool bernoulli(Rng& rng, uint64_t threshold, unsigned bits = 32) noexcept {
   return (rng.next_u64() >> (64 - bits)) < threshold;
 }
 
-// Bernoulli(num / den) for num <= den, den >= 1.
-template <class Rng>
-bool bernoulli_ratio(Rng& rng, uint64_t num, uint64_t den) noexcept {
-  return uniform_below64(rng, den) < num;
-}
-
 // Bernoulli(exp(-a / b)) for integers a >= 0, b >= 1 (Canonne, Kamath, Steinke 2020, Algorithm 1).
 template <class Rng>
 bool bern_exp(Rng& rng, uint64_t a, uint64_t b) noexcept {
