@@ -6,6 +6,7 @@
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
 #include "ldp/wire/det_math.h"
+#include "ldp/wire/epsilon.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/mean_params.h"
