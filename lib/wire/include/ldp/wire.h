@@ -12,6 +12,7 @@
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
+#include "ldp/wire/peek.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
 #include "ldp/wire/user_level_params.h"
