@@ -1,6 +1,8 @@
 // libFuzzer target for the batch reader. Input: a whole batch. Reads it the way a server does:
 // every chunk until the terminator or a status that ends the reading, skipping chunks whose
-// checksum fails, and decodes every record of the good chunks with the batch's parameters.
+// checksum fails, and decodes every record of the good chunks with the batch's parameters. Then
+// feeds it to the streaming reader in pieces (their size taken from the input's first byte),
+// which must meet the same chunks and end on the same status.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -37,13 +39,32 @@ void decode_records(const ldp::wire::params& p, const ldp::wire::chunk_view& chu
   }
 }
 
+// The statuses of the chunks the streaming reader meets, and the one that ends its reading.
+std::vector<status> stream_statuses(const std::vector<unsigned char>& bytes) {
+  static std::vector<unsigned char> buffer(ldp::wire::batch_stream_buffer_size);
+  ldp::wire::batch_stream_reader reader(buffer);
+  const std::size_t piece = bytes.empty() ? 1 : bytes[0] % 16 + 1;
+  std::vector<status> out;
+  ldp::span<const unsigned char> rest(bytes);
+  while (!reader.ended()) {
+    const ldp::wire::batch_step step =
+        rest.empty() ? reader.finish() : reader.feed(rest.first(piece < rest.size() ? piece : rest.size()));
+    rest = rest.subspan(step.used);
+    if (step.event == ldp::wire::batch_event::chunk || step.result != status::ok) out.push_back(step.result);
+  }
+  return out;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<unsigned char> bytes(data, data + size);  // exact bounds for AddressSanitizer
   ldp::wire::batch_reader reader;
-  if (reader.open(bytes) != status::ok) {
+  const status opened = reader.open(bytes);
+  std::vector<status> statuses;  // as stream_statuses() reports them
+  if (opened != status::ok) {
     require(reader.done());
+    require(stream_statuses(bytes) == std::vector<status>{opened});
     return 0;
   }
   require(reader.fingerprint() == ldp::wire::fingerprint(reader.parameters()));
@@ -51,6 +72,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while (!reader.done()) {
     ldp::wire::chunk_view chunk;
     const status s = reader.next_chunk(&chunk);
+    statuses.push_back(s);
+    // Bytes after the terminator: the stream reader reads the terminator (ok), then meets them.
+    if (s == status::wrong_length && chunk.size != 0) statuses.insert(statuses.end() - 1, status::ok);
     if (s == status::checksum_mismatch) {
       require(chunk.size >= ldp::wire::chunk_header_size + ldp::wire::chunk_trailer_size);
       consumed += chunk.size;
@@ -68,5 +92,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     decode_records(reader.parameters(), chunk);
   }
   require(consumed <= size);
+  require(stream_statuses(bytes) == statuses);
   return 0;
 }

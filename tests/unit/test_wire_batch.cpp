@@ -77,6 +77,65 @@ read_result read_all(const std::vector<unsigned char>& bytes) {
   return out;
 }
 
+// What a reading yields, in a form both readers produce: every chunk that was read (its status,
+// ok or checksum_mismatch, its records and body), the terminator left out, then the status that
+// ended the reading (ok after a terminator and nothing more).
+struct trace {
+  std::vector<std::string> chunks;
+  status final = status::ok;
+  bool operator==(const trace& o) const { return chunks == o.chunks && final == o.final; }
+};
+
+std::string chunk_text(status s, const ldp::wire::chunk_view& c) {
+  return std::string(ldp::status_name(s)) + " " + std::to_string(c.records) + " " +
+         ldp::test::to_hex(c.body.data(), c.body.size());
+}
+
+trace in_memory(const std::vector<unsigned char>& bytes) {
+  trace t;
+  ldp::wire::batch_reader reader;
+  t.final = reader.open(bytes);
+  while (t.final == status::ok && !reader.done()) {
+    ldp::wire::chunk_view chunk;
+    const status s = reader.next_chunk(&chunk);
+    const bool read = s == status::checksum_mismatch || (s == status::ok && chunk.records != 0);
+    if (read) t.chunks.push_back(chunk_text(s, chunk));
+    if (!read) t.final = s;
+  }
+  return t;
+}
+
+// Feeds `bytes` in pieces of `piece` bytes (0: all at once), then ends the input.
+trace streamed(const std::vector<unsigned char>& bytes, std::size_t piece,
+               std::size_t buffer_size = ldp::wire::batch_stream_buffer_size) {
+  trace t;
+  std::vector<unsigned char> buffer(buffer_size);
+  ldp::wire::batch_stream_reader reader(buffer);
+  ldp::span<const unsigned char> rest(bytes);
+  const auto record = [&](const ldp::wire::batch_step& step) {
+    const bool chunk = step.event == ldp::wire::batch_event::chunk;
+    const bool read = chunk && (step.result == status::checksum_mismatch ||
+                                (step.result == status::ok && reader.chunk().records != 0));
+    if (read) {
+      t.chunks.push_back(chunk_text(step.result, reader.chunk()));
+      CHECK(reader.chunk_bytes().size() == reader.chunk().size);
+    } else if (step.event != ldp::wire::batch_event::none && (step.result != status::ok || !chunk)) {
+      t.final = step.result;
+    }
+  };
+  while (!reader.ended() && !rest.empty()) {
+    const std::size_t wanted = reader.wanted();
+    const ldp::wire::batch_step step = reader.feed(rest.first(piece == 0 || piece > rest.size() ? rest.size() : piece));
+    REQUIRE(step.used <= wanted);
+    rest = rest.subspan(step.used);
+    record(step);
+  }
+  if (!reader.ended()) record(reader.finish());
+  CHECK(reader.ended());
+  CHECK(reader.wanted() == 0);
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("a batch of every mechanism reads back record for record") {
@@ -207,4 +266,129 @@ TEST_CASE("aggregator state header: round trip and each defect") {
   CHECK(decode(std::vector<unsigned char>(file.begin(), file.begin() + 31)) == status::wrong_length);
   std::vector<unsigned char> out(32);
   CHECK(ldp::wire::encode_state_header(mechanism::none, fp, body, out) == status::unknown_mechanism);
+}
+
+TEST_CASE("the stream reader reads what batch_reader reads, however the bytes arrive") {
+  for (mechanism m : ldp::test::all_mechanisms()) {
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
+    const auto b = build(ldp::test::example_params(m), 3, 4);
+    const trace expected = in_memory(b.bytes);
+    REQUIRE(expected.final == status::ok);
+    REQUIRE(expected.chunks.size() == 3);
+    CHECK(streamed(b.bytes, 0) == expected);
+    CHECK(streamed(b.bytes, 1) == expected);  // byte by byte
+    CHECK(streamed(b.bytes, 7) == expected);
+  }
+}
+
+TEST_CASE("the stream reader: truncation at every offset and damage at every byte give batch_reader's status") {
+  const auto p = ldp::test::example_params(mechanism::grr);
+  const auto b = build(p, 2, 3);
+  for (std::size_t n = 0; n < b.bytes.size(); ++n) {
+    CAPTURE(n);
+    const std::vector<unsigned char> cut(b.bytes.begin(), b.bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    const trace expected = in_memory(cut);
+    CHECK(expected.final == status::wrong_length);
+    CHECK(streamed(cut, 0) == expected);
+    CHECK(streamed(cut, 1) == expected);
+  }
+  const trace clean = in_memory(b.bytes);
+  for (std::size_t i = 0; i < b.bytes.size(); ++i) {
+    CAPTURE(i);
+    auto damaged = b.bytes;
+    damaged[i] ^= 0x21;
+    const trace expected = in_memory(damaged);
+    CHECK(!(expected == clean));  // every byte is covered by a CRC or a framing rule
+    CHECK(streamed(damaged, 0) == expected);
+    CHECK(streamed(damaged, 1) == expected);
+  }
+  auto trailing = b.bytes;
+  trailing.push_back(0);
+  CHECK(streamed(trailing, 1) == in_memory(trailing));
+  CHECK(streamed(trailing, 1).final == status::wrong_length);
+}
+
+TEST_CASE("the stream reader: events, header bytes, and a buffer too small") {
+  const auto p = ldp::test::example_params(mechanism::oue);
+  const auto b = build(p, 2, 3);
+  std::vector<unsigned char> buffer(ldp::wire::batch_stream_buffer_size);
+  ldp::wire::batch_stream_reader reader(buffer);
+  CHECK(reader.wanted() == ldp::wire::batch_prefix_size);
+  ldp::span<const unsigned char> rest(b.bytes);
+  ldp::wire::batch_step step = reader.feed(rest);
+  CHECK(step.event == ldp::wire::batch_event::none);  // the prefix tells the header's size
+  CHECK(reader.wanted() == b.chunk_offsets[0] - ldp::wire::batch_prefix_size);
+  rest = rest.subspan(step.used);
+  step = reader.feed(rest);
+  CHECK(step.event == ldp::wire::batch_event::header);
+  CHECK(step.result == status::ok);
+  CHECK(reader.fingerprint() == ldp::wire::fingerprint(p));
+  CHECK(ldp::wire::fingerprint(reader.parameters()) == ldp::wire::fingerprint(p));
+  CHECK(std::vector<unsigned char>(reader.header().begin(), reader.header().end()) ==
+        std::vector<unsigned char>(b.bytes.begin(), b.bytes.begin() + static_cast<std::ptrdiff_t>(b.chunk_offsets[0])));
+  CHECK(reader.wanted() == ldp::wire::chunk_header_size);
+
+  // Room for the header but not for the first chunk: buffer_too_small ends the reading.
+  const std::size_t first_chunk = b.chunk_offsets[1] - b.chunk_offsets[0];
+  trace small = streamed(b.bytes, 0, b.chunk_offsets[0] + first_chunk - 1);
+  CHECK(small.chunks.empty());
+  CHECK(small.final == status::buffer_too_small);
+  CHECK(streamed(b.bytes, 0, b.chunk_offsets[0] + first_chunk) == in_memory(b.bytes));
+  CHECK(streamed(b.bytes, 0, 4).final == status::buffer_too_small);
+}
+
+TEST_CASE("peek_header tells batch, state and report apart, from the header alone") {
+  const auto p = ldp::test::example_params(mechanism::olh);
+  const uint64_t fp = ldp::wire::fingerprint(p);
+  const auto b = build(p, 1, 2);
+  ldp::wire::header_info info;
+  REQUIRE(ldp::wire::peek_header(b.bytes, &info) == status::ok);
+  CHECK(info.kind == ldp::wire::file_kind::batch);
+  CHECK(info.version == ldp::wire::batch_version);
+  CHECK(info.mech == mechanism::olh);
+  CHECK(info.fingerprint == fp);
+  CHECK(info.header_size == b.chunk_offsets[0]);
+  CHECK(info.body_size == info.header_size - ldp::wire::batch_header_size(0));
+  // The first peek_size bytes give the kind and the header size; the rest of the header the fields.
+  const std::vector<unsigned char> start(b.bytes.begin(), b.bytes.begin() + ldp::wire::peek_size);
+  CHECK(ldp::wire::peek_header(start, &info) == status::wrong_length);
+  CHECK(info.kind == ldp::wire::file_kind::batch);
+  CHECK(info.header_size == b.chunk_offsets[0]);
+  for (std::size_t n = 0; n < b.chunk_offsets[0]; ++n) {
+    CAPTURE(n);
+    const std::vector<unsigned char> cut(b.bytes.begin(), b.bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    CHECK(ldp::wire::peek_header(cut, &info) == (n < 4 ? status::malformed_report : status::wrong_length));
+  }
+  auto flags = b.bytes;
+  flags[5] = 1;
+  CHECK(ldp::wire::peek_header(flags, &info) == status::reserved_bits_set);
+
+  const std::vector<unsigned char> body = {1, 2, 3};
+  std::vector<unsigned char> state(ldp::wire::state_header_size);
+  REQUIRE(ldp::wire::encode_state_header(mechanism::olh, fp, body, state) == status::ok);
+  REQUIRE(ldp::wire::peek_header(state, &info) == status::ok);  // the body need not follow
+  CHECK(info.kind == ldp::wire::file_kind::state);
+  CHECK(info.mech == mechanism::olh);
+  CHECK(info.fingerprint == fp);
+  CHECK(info.header_size == ldp::wire::state_header_size);
+  CHECK(info.body_size == body.size());
+  state[20] ^= 1;
+  CHECK(ldp::wire::peek_header(state, &info) == status::checksum_mismatch);
+
+  const auto e = ldp::test::make_report(p, 1);
+  std::vector<unsigned char> report(ldp::wire::max_report_size(p));
+  std::size_t n = 0;
+  REQUIRE(ldp::wire::encode_report(p, fp, e.fields, report, &n) == status::ok);
+  REQUIRE(ldp::wire::peek_header(report, &info) == status::ok);
+  CHECK(info.kind == ldp::wire::file_kind::report);
+  CHECK(info.mech == mechanism::olh);
+  CHECK(info.fingerprint == fp);
+  CHECK(info.header_size == ldp::wire::report_header_size);
+  report[1] = 200;
+  CHECK(ldp::wire::peek_header(report, &info) == status::unknown_mechanism);
+  CHECK(info.kind == ldp::wire::file_kind::report);
+  report[0] = 2;
+  CHECK(ldp::wire::peek_header(report, &info) == status::malformed_report);
+  CHECK(info.kind == ldp::wire::file_kind::unknown);
 }

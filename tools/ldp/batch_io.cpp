@@ -1,19 +1,11 @@
 #include "batch_io.h"
 
 #include "errors.h"
-#include "ldp/base/bits.h"
 #include "ldp/wire/report.h"
 
 namespace ldp::tools {
-namespace {
-
-constexpr std::size_t fixed_header = 8;   // magic, version, flags, block length
-constexpr std::size_t header_trailer = 12;  // fingerprint, CRC32C
-
-}  // namespace
-
 std::vector<unsigned char> batch_header(const wire::params& p) {
-  std::vector<unsigned char> header(fixed_header + wire::params_max_size + header_trailer);
+  std::vector<unsigned char> header(wire::batch_header_size(wire::params_max_size));
   std::size_t written = 0;
   const status s = wire::encode_batch_header(p, header, &written);
   if (s != status::ok) fail("internal: cannot encode the batch header: {}", describe(s));
@@ -40,51 +32,43 @@ void batch_aggregator::add(span<const unsigned char> chunks) {
   if (s != status::ok) fail("internal: simulated chunks did not aggregate: {}", describe(s));
 }
 
-batch_stream::batch_stream(input_file& in) : in_(in) {
-  in_.read_append(fixed_header, buffer_);
-  if (buffer_.size() == fixed_header) {
-    const std::size_t block = static_cast<std::size_t>(buffer_[6]) | static_cast<std::size_t>(buffer_[7]) << 8;
-    in_.read_append(block + header_trailer, buffer_);
+batch_stream::batch_stream(input_file& in)
+    : in_(in),
+      buffer_(new unsigned char[wire::batch_stream_buffer_size]),
+      reader_(span<unsigned char>(buffer_.get(), wire::batch_stream_buffer_size)) {
+  const wire::batch_step first = step();
+  if (first.event != wire::batch_event::header || first.result != status::ok) {
+    fail("{} is not a readable batch: the header is {}", in_.path(), describe(first.result));
   }
-  wire::batch_reader reader;
-  const status s = reader.open(buffer_);
-  if (s != status::ok) fail("{} is not a readable batch: the header is {}", in_.path(), describe(s));
-  header_size_ = buffer_.size();
-  params_ = reader.parameters();
-  fingerprint_ = reader.fingerprint();
+}
+
+wire::batch_step batch_stream::step() {
+  for (;;) {
+    const std::size_t wanted = reader_.wanted();
+    bytes_.clear();
+    const std::size_t got = in_.read_append(wanted, bytes_);
+    const wire::batch_step s = reader_.feed(bytes_);
+    if (s.event != wire::batch_event::none) return s;
+    if (got < wanted) return reader_.finish();
+  }
 }
 
 bool batch_stream::next() {
-  if (ended_) return false;
-  buffer_.resize(header_size_);
-  complete_ = terminator_ = false;
-  ++chunks_;
-  if (in_.read_append(wire::chunk_header_size, buffer_) < wire::chunk_header_size) {
-    ended_ = true;  // truncated: the reader reports it
-    return true;
-  }
-  const unsigned char* head = buffer_.data() + header_size_;
-  const uint32_t records = load_le32(head), body = load_le32(head + 4);
-  if (body > wire::max_chunk_body) {
-    ended_ = true;  // malformed: the next chunk cannot be located
-    return true;
-  }
-  const std::size_t rest = body + wire::chunk_trailer_size;
-  complete_ = in_.read_append(rest, buffer_) == rest;
-  terminator_ = records == 0 && body == 0;
-  if (!complete_ || terminator_) {
-    ended_ = true;
-    if (complete_) in_.read_append(1, buffer_);  // anything after the terminator is an error
-  }
-  return true;
+  if (reader_.ended()) return false;
+  if (!reader_.terminated()) ++chunks_;  // the chunk read next, or the one found missing
+  const wire::batch_step s = step();
+  status_ = s.result;
+  return s.event == wire::batch_event::chunk || s.result != status::ok;
 }
 
-span<const unsigned char> batch_stream::as_batch() {
-  if (complete_ && !terminator_) {
-    buffer_.insert(buffer_.end(), terminator_bytes_.begin(), terminator_bytes_.end());
-    complete_ = false;  // once
-  }
-  return buffer_;
+status batch_stream::add_to(server::aggregator& agg) {
+  if (status_ != status::ok && status_ != status::checksum_mismatch) return status_;
+  if (reader_.terminated()) return status::ok;
+  const span<const unsigned char> header = reader_.header(), chunk = reader_.chunk_bytes();
+  batch_.assign(header.begin(), header.end());
+  batch_.insert(batch_.end(), chunk.begin(), chunk.end());
+  batch_.insert(batch_.end(), terminator_.begin(), terminator_.end());
+  return agg.add_batch(batch_);
 }
 
 }  // namespace ldp::tools

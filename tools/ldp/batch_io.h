@@ -1,11 +1,12 @@
 // Batch files (docs/wire_format.md section 6). batch_stream reads one chunk by chunk, in memory bounded by the
-// largest chunk (16 MiB), however large the file. It only cuts the file into the pieces the format
-// delimits; every check (magic, CRCs, lengths, the terminator and what follows it) is the wire
-// module's batch_reader, run on "header + one chunk", so the tool and the library cannot disagree.
+// largest chunk (16 MiB), however large the file: the wire module's batch_stream_reader makes every
+// check (magic, CRCs, lengths, the terminator and what follows it), so the tool and the library
+// cannot disagree.
 #ifndef LDP_TOOLS_BATCH_IO_H
 #define LDP_TOOLS_BATCH_IO_H
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "files.h"
@@ -38,32 +39,32 @@ class batch_stream {
   // readable batch header.
   explicit batch_stream(input_file& in);
 
-  const wire::params& parameters() const { return params_; }
-  uint64_t fingerprint() const { return fingerprint_; }
-  span<const unsigned char> header() const { return {buffer_.data(), header_size_}; }
+  const wire::params& parameters() const { return reader_.parameters(); }
+  uint64_t fingerprint() const { return reader_.fingerprint(); }
 
-  // Reads the next chunk: as many of its bytes as the file holds (after a terminator, also one
-  // byte of whatever follows it, which the reader then rejects). False when the previous chunk was
-  // the terminator or incomplete, i.e. nothing more can be read.
+  // Reads the next chunk. False when the reading has ended: after the terminator and the end of
+  // the file, or after a status() that ends it.
   bool next();
-  // The header and the current chunk: a batch_reader opened on it reads exactly that chunk.
-  span<const unsigned char> with_header() const { return buffer_; }
-  // The header, the current chunk and, after a complete chunk, a terminator: a whole batch for
-  // aggregator::add_batch, which then counts the chunk exactly as in the full file.
-  span<const unsigned char> as_batch();
+  // The chunk's status: ok or checksum_mismatch (reading goes on), or what ends the reading (a
+  // truncated or damaged file, or bytes after the terminator).
+  status chunk_status() const { return status_; }
+  const wire::chunk_view& chunk() const { return reader_.chunk(); }
+  // Counts the chunk into `agg` through aggregator::add_batch (this header, the chunk, and a
+  // terminator), which counts it exactly as in the full file; returns the status that ends the
+  // reading, if any.
+  status add_to(server::aggregator& agg);
   uint64_t chunks() const { return chunks_; }  // chunks read so far, the terminator included
 
  private:
   input_file& in_;
-  std::vector<unsigned char> buffer_;
-  std::size_t header_size_ = 0;
-  wire::params params_;
-  uint64_t fingerprint_ = 0;
+  std::unique_ptr<unsigned char[]> buffer_;  // untouched pages cost nothing: most chunks are small
+  wire::batch_stream_reader reader_;
+  std::vector<unsigned char> bytes_, batch_;
+  const std::vector<unsigned char> terminator_ = batch_terminator();
+  status status_ = status::ok;
   uint64_t chunks_ = 0;
-  bool complete_ = false;    // the current chunk has all its claimed bytes
-  bool terminator_ = false;  // the current chunk claims to be the terminator
-  bool ended_ = false;
-  std::vector<unsigned char> terminator_bytes_ = batch_terminator();
+  // Feeds the reader what it asks for until it completes something.
+  wire::batch_step step();
 };
 
 }  // namespace ldp::tools

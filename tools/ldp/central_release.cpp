@@ -47,7 +47,7 @@ namespace {
 
 // The checks every release makes, and its server DRBG.
 random::drbg release_drbg(const server::aggregator& agg, const release_request& q) {
-  if (!(q.epsilon > 0 && q.epsilon <= 40)) fail("--epsilon must be in (0, 40], got {}", q.epsilon);
+  check_epsilon(q.epsilon);
   if (!(q.delta >= 0 && q.delta < 1)) fail("--delta must be in [0, 1), got {}", q.delta);
   if (agg.reports() == 0) fail("the state holds no reports: there is no mean to release");
   unsigned char key[wire::seed_size];

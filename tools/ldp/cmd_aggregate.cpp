@@ -101,7 +101,7 @@ void run(const aggregate_options& o) {
     batch_stream batch(in);
     const uint64_t accepted_before = agg->reports(), rejected_before = total_rejected(*agg);
     while (batch.next()) {
-      const status s = agg->add_batch(batch.as_batch());
+      const status s = batch.add_to(*agg);
       bar.update(done_bytes + in.position());
       if (s == status::ok) continue;
       const std::string what =

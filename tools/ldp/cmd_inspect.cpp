@@ -1,5 +1,5 @@
 // ldp inspect (docs/cli.md): decodes a batch, a state or a single report and prints its fields.
-// The kind comes from the magic bytes ("LDPB", "LDPS"); anything else is read as a report.
+// The kind comes from wire::peek_header (the magic "LDPB" or "LDPS"); anything else is read as a report.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,8 +15,8 @@
 #include "commands.h"
 #include "errors.h"
 #include "files.h"
-#include "ldp/base/bits.h"
 #include "ldp/wire/oracle_params.h"
+#include "ldp/wire/peek.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
 #include "output.h"
@@ -31,15 +31,14 @@ struct inspect_options {
   std::size_t records = 5;
 };
 
-std::vector<unsigned char> magic_of(const std::string& path) {
+// What the file's first bytes say it is (its magic, or a report's version byte).
+wire::file_kind kind_of(const std::string& path) {
   input_file in(path, "file");
-  std::vector<unsigned char> magic;
-  in.read_append(4, magic);
-  return magic;
-}
-
-bool has_magic(const std::vector<unsigned char>& bytes, const unsigned char (&magic)[4]) {
-  return bytes.size() >= 4 && std::equal(magic, magic + 4, bytes.begin());
+  std::vector<unsigned char> start;
+  in.read_append(wire::peek_size, start);
+  wire::header_info info;
+  static_cast<void>(wire::peek_header(start, &info));  // a damaged header is its reader's to report
+  return info.kind;
 }
 
 void print_block(const wire::params& p, uint64_t fingerprint) {
@@ -102,10 +101,8 @@ void inspect_batch(const inspect_options& o) {
   uint64_t records = 0, bad_chunks = 0, shown = 0, min_size = UINT64_MAX, max_size = 0;
   status framing = status::ok;
   while (batch.next()) {
-    wire::batch_reader reader;
-    if (reader.open(batch.with_header()) != status::ok) fail("internal: the batch header changed");
-    wire::chunk_view chunk;
-    const status s = reader.next_chunk(&chunk);
+    const wire::chunk_view& chunk = batch.chunk();
+    const status s = batch.chunk_status();
     if (s == status::checksum_mismatch) {
       ++bad_chunks;
       statuses[static_cast<std::size_t>(s)] += chunk.records;
@@ -174,14 +171,14 @@ void inspect_state(const inspect_options& o) {
 }
 
 wire::params params_from(const std::string& path, uint64_t* fingerprint) {
-  const std::vector<unsigned char> magic = magic_of(path);
-  if (has_magic(magic, wire::batch_magic)) {
+  const wire::file_kind kind = kind_of(path);
+  if (kind == wire::file_kind::batch) {
     input_file in(path, "batch file");
     batch_stream batch(in);
     *fingerprint = batch.fingerprint();
     return batch.parameters();
   }
-  if (has_magic(magic, wire::state_magic)) {
+  if (kind == wire::file_kind::state) {
     const std::unique_ptr<server::aggregator> agg = load_state(path);
     *fingerprint = agg->fingerprint();
     return agg->parameters();
@@ -191,12 +188,12 @@ wire::params params_from(const std::string& path, uint64_t* fingerprint) {
 
 void inspect_report(const inspect_options& o) {
   const std::vector<unsigned char> bytes = read_file(o.file, "report file", 1 << 26);
-  if (bytes.size() < wire::report_header_size || bytes[0] != wire::report_version ||
-      !wire::is_known(static_cast<wire::mechanism>(bytes[1]))) {
+  wire::header_info header;
+  if (wire::peek_header(bytes, &header) != status::ok || header.kind != wire::file_kind::report) {
     fail("{} is not a batch (LDPB), a state (LDPS) or a version-1 report", o.file);
   }
-  const auto mech = static_cast<wire::mechanism>(bytes[1]);
-  const uint64_t fingerprint = load_le64(bytes.data() + 2);
+  const wire::mechanism mech = header.mech;
+  const uint64_t fingerprint = header.fingerprint;
   fmt::print("{}: report (wire format section 4), {} bytes\n", o.file, bytes.size());
   fmt::print("header: version 1, mechanism {} (id {}), fingerprint {:016x}\n", wire::mechanism_name(mech),
              static_cast<int>(mech), fingerprint);
@@ -216,10 +213,12 @@ void inspect_report(const inspect_options& o) {
 }
 
 void run(const inspect_options& o) {
-  const std::vector<unsigned char> magic = magic_of(o.file);
-  if (has_magic(magic, wire::batch_magic)) return inspect_batch(o);
-  if (has_magic(magic, wire::state_magic)) return inspect_state(o);
-  inspect_report(o);
+  switch (kind_of(o.file)) {
+    case wire::file_kind::batch: return inspect_batch(o);
+    case wire::file_kind::state: return inspect_state(o);
+    case wire::file_kind::report:
+    case wire::file_kind::unknown: return inspect_report(o);
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "errors.h"
+#include "mechanism_options.h"
 #include "ldp/server/frequency.h"
 #include "ldp/wire/mechanism.h"
 #include "output.h"
@@ -24,7 +25,7 @@ struct mechanisms_options {
 
 void run(const mechanisms_options& o) {
   if (o.domain < 2) fail("--domain must be at least 2, got {}", o.domain);
-  if (!(o.epsilon > 0 && o.epsilon <= 40)) fail("--epsilon must be in (0, 40], got {}", o.epsilon);
+  check_epsilon(o.epsilon);
   if (o.devices == 0) fail("--devices must be at least 1");
   const std::vector<server::recommendation> ranked = server::recommend(o.domain, o.epsilon, o.devices);
   if (ranked.empty()) fail("no frequency oracle can be built for --domain {} --epsilon {}", o.domain, o.epsilon);
@@ -58,7 +59,7 @@ command add_mechanisms(CLI::App& parent) {
   auto o = std::make_shared<mechanisms_options>();
   CLI::App* app = parent.add_subcommand("mechanisms", "rank the frequency oracles for a domain size and epsilon");
   app->add_option("--domain,-d", o->domain, "number of items d")->required();
-  app->add_option("--epsilon,-e", o->epsilon, "privacy level epsilon, in (0, 40]")->required();
+  app->add_option("--epsilon,-e", o->epsilon, "privacy level epsilon, in " + epsilon_range())->required();
   app->add_option("--devices,-n", o->devices, "number of devices n (default 1000000)");
   app->add_option("--format,-f", o->format, "table or csv")->check(CLI::IsMember({"table", "csv"}));
   return {app, [o] { run(*o); }};

@@ -174,7 +174,7 @@ const std::vector<tool_mechanism>& tool_mechanisms() {
 
 void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
   CLI::Option* mech = app.add_option("--mechanism,-m", o.name, "mechanism: " + known_names());
-  CLI::Option* eps = app.add_option("--epsilon,-e", o.epsilon, "privacy level epsilon, in (0, 40]");
+  CLI::Option* eps = app.add_option("--epsilon,-e", o.epsilon, "privacy level epsilon, in " + epsilon_range());
   o.defaults = defaults;
   if (!defaults) {
     mech->required();
@@ -219,7 +219,7 @@ const tool_mechanism& checked_mechanism(const mechanism_options& o) {
   }
   if (found == nullptr) fail("unknown mechanism '{}' (known: {})", o.name, known_names());
   const tool_mechanism& m = *found;
-  if (!(o.epsilon > 0 && o.epsilon <= 40)) fail("--epsilon must be in (0, 40], got {}", o.epsilon);
+  check_epsilon(o.epsilon);
   for (const auto& [name, opt] : o.given) {
     if (opt->count() > 0 && !lists(m.required, name) && !lists(m.optional, name)) {
       fail("{} does not apply to --mechanism {} (it takes {})", name, m.name, m.usage);
@@ -240,6 +240,12 @@ parameter_block block_of(const wire::params& p, const tool_mechanism& m) {
 
 void check_delta(double delta) {
   if (!(delta >= 0 && delta < 1)) fail("--delta must be in [0, 1), got {}", delta);
+}
+
+std::string epsilon_range() { return fmt::format("({}, {}]", wire::epsilon_min_exclusive, wire::epsilon_max); }
+
+void check_epsilon(double epsilon) {
+  if (!wire::valid_epsilon(epsilon)) fail("--epsilon must be in {}, got {}", epsilon_range(), epsilon);
 }
 
 namespace {

@@ -100,6 +100,11 @@ const tool_mechanism& checked_mechanism(const mechanism_options& o);
 // --delta in [0, 1), or cli_error.
 void check_delta(double delta);
 
+// "(0, 40]", the levels wire::valid_epsilon accepts, as --epsilon's help and errors show them.
+std::string epsilon_range();
+// --epsilon in that range, or cli_error.
+void check_epsilon(double epsilon);
+
 // The block for the options (not for kent or winsorized-mean, whose blocks come from its protocol); public seeds (CMS/HCMS hash functions, vector-mean rotation signs)
 // derive from --public-seed (seeding.h), not from the simulation's --seed, so fleets simulated
 // with different seeds share one block and their states merge. Throws cli_error naming the option

@@ -19,7 +19,7 @@ namespace {
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double two32 = 4294967296.0;
 
-bool valid_epsilon(double epsilon) { return epsilon > 0 && epsilon <= 40; }
+using wire::valid_epsilon;
 
 // A run of bins with one score: the occupied bins one by one, the empty runs between them whole.
 struct group {

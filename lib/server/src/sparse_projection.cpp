@@ -38,8 +38,7 @@ uint64_t saturating_mul(uint64_t n, uint64_t bound) {
   return checked_mul(n, bound, &out) ? out : std::numeric_limits<uint64_t>::max();
 }
 
-// The D.1 margin: a derived level must satisfy epsilon_impl * (1 + 2^-40) <= epsilon.
-constexpr double epsilon_margin = 1.0 + 1.0 / 1099511627776.0;
+using wire::epsilon_margin;  // MECHANISMS.md D.1: epsilon_impl * margin <= epsilon
 
 double zcdp_epsilon(double rho, double delta) { return rho + 2 * std::sqrt(rho * std::log(1 / delta)); }
 
@@ -123,7 +122,7 @@ status gaussian_variance(uint64_t delta2, double epsilon, double delta, uint64_t
                          double* epsilon_impl) noexcept {
   *sigma2 = 0;
   *epsilon_impl = 0;
-  if (!(epsilon > 0 && epsilon <= 40) || !(delta > 0 && delta < 1) || delta2 == 0) {
+  if (!wire::valid_epsilon(epsilon) || !(delta > 0 && delta < 1) || delta2 == 0) {
     return status::invalid_argument;
   }
   // rho + 2 sqrt(rho ln(1/delta)) = epsilon at sqrt(rho) = sqrt(ln(1/delta) + epsilon) - sqrt(ln(1/delta)).

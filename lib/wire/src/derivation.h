@@ -9,10 +9,6 @@
 
 namespace ldp::wire::detail {
 
-// 1 + 2^-40: a derived level must satisfy epsilon_impl * margin <= epsilon, which absorbs the few
-// ulps of det_log and of double division, so the true level of the integers never exceeds epsilon.
-inline constexpr double epsilon_margin = 1.0 + 1.0 / 1099511627776.0;
-
 // The flip threshold T out of 2^32 of binary randomized response: ceil(2^32 / (e^eps + 1)), stepped
 // up until ln((2^32 - T) / T) fits (HCMS's flip, Duchi's T_lo). At least 1 (a finite level).
 [[nodiscard]] uint64_t binary_flip_threshold(double epsilon) noexcept;

@@ -13,8 +13,6 @@ namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
-bool valid_epsilon(double epsilon) { return epsilon > 0 && epsilon <= 40; }
-
 // Delta * t_den / t_num: one rounding each for the two conversions and the division (t_den is a
 // power of two), far inside the 2^-40 margin.
 double laplace_level(uint64_t delta, uint64_t t_num, uint64_t t_den) {
@@ -70,7 +68,7 @@ status to_fixed(double x, unsigned frac_bits, int64_t* out) noexcept {
 status laplace_scale(uint64_t delta, double epsilon, uint64_t* t_num, uint64_t* t_den) noexcept {
   *t_num = *t_den = 0;
   if (!valid_epsilon(epsilon) || delta == 0) return status::invalid_argument;
-  const double margin = detail::epsilon_margin;
+  const double margin = epsilon_margin;
   const double ideal = static_cast<double>(delta) / epsilon * margin;  // t in grid units
   if (!(ideal <= static_cast<double>(laplace_max_scale))) return status::invalid_argument;
   // The finest power-of-two denominator (at most laplace_scale_den) that keeps t_num <= 2^58.

@@ -12,7 +12,7 @@ namespace {
 constexpr uint64_t one = uint64_t{1} << oracle_threshold_bits;
 constexpr double one_d = 4294967296.0;
 constexpr double infinity = std::numeric_limits<double>::infinity();
-constexpr double margin = detail::epsilon_margin;
+constexpr double margin = epsilon_margin;
 
 // ln(a) + ln(b) - ln(c) - ln(e), each argument an integer below 2^53 (exact as a double).
 double log_ratio(double a, double b, double c, double e) {
@@ -24,8 +24,6 @@ double log_ratio(double a, double b, double c, double e) {
 double keep_epsilon(uint64_t t, uint64_t others) {
   return log_ratio(static_cast<double>(t), static_cast<double>(others), one_d - static_cast<double>(t), 1);
 }
-
-bool valid_epsilon(double epsilon) { return epsilon > 0 && epsilon <= 40; }
 
 derived_params fail() {
   derived_params out;

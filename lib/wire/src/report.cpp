@@ -1,6 +1,7 @@
 #include "ldp/wire/report.h"
 
 #include "codec.h"
+#include "framing.h"
 
 namespace ldp::wire {
 namespace {
@@ -214,16 +215,30 @@ status decode_payload_validated(const params& p, span<const unsigned char> bytes
   return status::ok;
 }
 
-status decode_report(const params& p, uint64_t fp, span<const unsigned char> bytes,
-                     report* out) noexcept {
-  *out = report{};
+namespace detail {
+
+status read_report_header(span<const unsigned char> bytes, mechanism* mech, uint64_t* fp) noexcept {
   reader in(bytes);
   const uint64_t version = in.get_le(1);
-  const auto mech = static_cast<mechanism>(in.get_le(1));
+  const auto m = static_cast<mechanism>(in.get_le(1));
   const uint64_t got = in.get_le(8);
   if (in.error != status::ok) return in.error;
   if (version != report_version) return status::unsupported_version;
-  if (!is_known(mech)) return status::unknown_mechanism;
+  if (!is_known(m)) return status::unknown_mechanism;
+  *mech = m;
+  *fp = got;
+  return status::ok;
+}
+
+}  // namespace detail
+
+status decode_report(const params& p, uint64_t fp, span<const unsigned char> bytes,
+                     report* out) noexcept {
+  *out = report{};
+  mechanism mech = mechanism::none;
+  uint64_t got = 0;
+  const status header = detail::read_report_header(bytes, &mech, &got);
+  if (header != status::ok) return header;
   if (mech != p.mech || got != fp) return status::parameter_mismatch;
   const status s = decode_payload(p, bytes.subspan(report_header_size), out);
   if (s == status::ok) out->fingerprint = got;

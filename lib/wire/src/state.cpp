@@ -1,6 +1,7 @@
 #include "ldp/wire/state.h"
 
 #include "codec.h"
+#include "framing.h"
 #include "ldp/wire/checksum.h"
 
 namespace ldp::wire {
@@ -24,11 +25,10 @@ status encode_state_header(mechanism m, uint64_t fp, span<const unsigned char> b
   return status::ok;
 }
 
-status decode_state(span<const unsigned char> file, state_header* out,
-                    span<const unsigned char>* body) noexcept {
-  *out = state_header{};
-  *body = {};
-  reader in(file);
+namespace detail {
+
+status read_state_header(span<const unsigned char> header, state_header* out) noexcept {
+  reader in(header);
   const span<const unsigned char> magic = in.get_bytes(4);
   const uint64_t version = in.get_le(1);
   const auto mech = static_cast<mechanism>(in.get_le(1));
@@ -39,15 +39,28 @@ status decode_state(span<const unsigned char> file, state_header* out,
   h.body_crc = static_cast<uint32_t>(in.get_le(4));
   const uint64_t header_crc = in.get_le(4);
   if (in.error != status::ok) return in.error;
-  if (!detail::is_magic(magic, state_magic)) return status::malformed_report;
+  if (!is_magic(magic, state_magic)) return status::malformed_report;
   if (version != state_version) return status::unsupported_version;
   if (reserved != 0) return status::reserved_bits_set;
-  if (header_crc != crc32c(file.first(state_header_size - 4))) return status::checksum_mismatch;
+  if (header_crc != crc32c(header.first(state_header_size - 4))) return status::checksum_mismatch;
   if (!is_known(mech)) return status::unknown_mechanism;
+  h.mech = mech;
+  *out = h;
+  return status::ok;
+}
+
+}  // namespace detail
+
+status decode_state(span<const unsigned char> file, state_header* out,
+                    span<const unsigned char>* body) noexcept {
+  *out = state_header{};
+  *body = {};
+  state_header h;
+  const status s = detail::read_state_header(file, &h);
+  if (s != status::ok) return s;
   if (h.body_size != file.size() - state_header_size) return status::wrong_length;
   const span<const unsigned char> b = file.subspan(state_header_size);
   if (crc32c(b) != h.body_crc) return status::checksum_mismatch;
-  h.mech = mech;
   *out = h;
   *body = b;
   return status::ok;

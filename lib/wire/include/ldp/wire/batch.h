@@ -20,6 +20,13 @@ inline constexpr uint8_t batch_version = 1;
 inline constexpr std::size_t chunk_header_size = 8;   // record count, body length
 inline constexpr std::size_t chunk_trailer_size = 4;  // CRC32C
 inline constexpr uint32_t max_chunk_body = uint32_t{1} << 24;
+inline constexpr std::size_t batch_prefix_size = 8;           // magic, version, flags, block length
+inline constexpr std::size_t batch_header_trailer_size = 12;  // fingerprint, CRC32C
+
+// The size of a batch header whose parameter block has `block_size` bytes.
+[[nodiscard]] constexpr std::size_t batch_header_size(std::size_t block_size) noexcept {
+  return batch_prefix_size + block_size + batch_header_trailer_size;
+}
 
 // Magic, version, flags, block length, block, fingerprint, CRC32C of all that precedes it.
 [[nodiscard]] status encode_batch_header(const params& p, span<unsigned char> out,
@@ -72,6 +79,86 @@ class batch_reader {
   uint64_t fingerprint_ = 0;
   crc32c_fn crc_ = nullptr;
   bool done_ = true;
+};
+
+// What a call of batch_stream_reader::feed() or finish() completed.
+enum class batch_event : uint8_t {
+  none,    // nothing: the piece under way needs more bytes
+  header,  // the header; when ok, parameters() and fingerprint() are set
+  chunk,   // a chunk, described by chunk(): ok or checksum_mismatch and reading goes on, as with
+           // batch_reader; malformed_report or buffer_too_small end the reading
+  end,     // the input ended (finish) or ran on after the terminator: ok only after a terminator
+           // with nothing after it, else wrong_length (truncated, or bytes after the terminator)
+};
+
+struct batch_step {
+  batch_event event = batch_event::none;
+  status result = status::ok;  // the status of what `event` completed
+  std::size_t used = 0;        // bytes of the input feed() took
+};
+
+// A buffer of this size lets batch_stream_reader hold any header the u16 block length allows and
+// then any chunk (16 MiB and a bit).
+inline constexpr std::size_t batch_stream_buffer_size =
+    batch_header_size(0xffff) + chunk_header_size + max_chunk_body + chunk_trailer_size;
+
+// Reads a batch as it arrives, in memory bounded by its caller's buffer: the header, then one chunk
+// at a time, each checked by the rules batch_reader applies (the same statuses, in the same
+// order). Feed it bytes in pieces of any size (feed() takes at most wanted() of them and says how
+// many it took); call finish() when the input ends. A reader reading a file asks wanted() how
+// many to read next, so it never reads past the batch.
+//
+//   batch_stream_reader r(buffer);
+//   while (!r.ended()) {
+//     const batch_step step = more ? r.feed(bytes) : r.finish();  // bytes = bytes.subspan(step.used)
+//     if (step.event == batch_event::chunk && step.result == status::ok) /* record_cursor(r.chunk()) */;
+//   }
+class batch_stream_reader {
+ public:
+  // `buffer` holds the header and then the chunk being read (batch_stream_buffer_size bytes read
+  // any batch; a chunk or header larger than the buffer is buffer_too_small). `crc` checks the
+  // chunks; null means wire::crc32c.
+  explicit batch_stream_reader(span<unsigned char> buffer, crc32c_fn crc = nullptr) noexcept
+      : buffer_(buffer), crc_(crc) {}
+
+  // Bytes that complete the piece under way (after the terminator 1: any byte there is an error);
+  // 0 once the reading has ended.
+  [[nodiscard]] std::size_t wanted() const noexcept;
+  [[nodiscard]] batch_step feed(span<const unsigned char> in) noexcept;
+  [[nodiscard]] batch_step finish() noexcept;
+
+  bool ended() const noexcept { return stage_ == stage::ended; }
+  bool terminated() const noexcept { return terminated_; }  // the terminator has been read
+  const params& parameters() const noexcept { return params_; }
+  uint64_t fingerprint() const noexcept { return fingerprint_; }
+  // The header's bytes, after a header event that was ok.
+  span<const unsigned char> header() const noexcept { return span<const unsigned char>(buffer_.data(), header_size_); }
+  // The last chunk and its bytes (those read of it, when its header ended the reading); valid
+  // after a chunk event until the next feed().
+  const chunk_view& chunk() const noexcept { return chunk_; }
+  span<const unsigned char> chunk_bytes() const noexcept { return chunk_bytes_; }
+
+ private:
+  enum class stage : uint8_t { prefix, header, chunk_header, chunk, trailer, ended };
+
+  batch_step complete(batch_step step) noexcept;
+  // The piece under way continues as `rest` (its size known now), if the buffer holds it.
+  batch_step expect(stage rest, std::size_t size, batch_step step) noexcept;
+  void next_chunk() noexcept;
+  batch_step stop(batch_event event, status result, batch_step step) noexcept;
+  std::size_t base() const noexcept { return stage_ == stage::prefix || stage_ == stage::header ? 0 : header_size_; }
+
+  span<unsigned char> buffer_;
+  crc32c_fn crc_;
+  stage stage_ = stage::prefix;
+  std::size_t header_size_ = 0;  // chunks go after the header in buffer_
+  std::size_t have_ = 0;         // bytes of the piece under way held
+  std::size_t need_ = batch_prefix_size;  // and its size, as far as known
+  bool terminated_ = false;
+  params params_;
+  uint64_t fingerprint_ = 0;
+  chunk_view chunk_;
+  span<const unsigned char> chunk_bytes_;
 };
 
 // Iterates over the records of a chunk that decoded ok. next() gives each payload in turn; it

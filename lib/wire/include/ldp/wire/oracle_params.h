@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "ldp/base/status.h"
+#include "ldp/wire/epsilon.h"
 #include "ldp/wire/params.h"
 
 namespace ldp::wire {
