@@ -8,7 +8,7 @@
 //                                    (CKS) on the DRBG with the dispatched kernel table, encode
 //   BM_randomize/duchi/naive/<f>     std::bernoulli_distribution(1/2 + x / (2B)) on std::mt19937_64
 //   BM_randomize/duchi/simd/<f>      ldp::device::mean_context: one uniform against N(x)
-//   BM_randomize/laplace_vector/simd/<d>   d coordinates at f = 16, L1 scale d 2^17 / epsilon
+//   BM_randomize/laplace_vector/simd/<d>   vector_mean_context: d coordinates at f = 16, L1 scale d 2^17 / epsilon
 //   BM_ingest/laplace/<f>, BM_ingest/duchi/<f>   a 16 MiB batch of device payloads into the mean
 //                                    aggregator (framing, CRCs, varint decoding, 128-bit sums)
 // The simd randomizers report rng_bytes_per_item, the DRBG bytes one report draws.
@@ -22,6 +22,7 @@
 
 #include "bench_util.h"
 #include "ldp/device/mean.h"
+#include "ldp/device/vector_mean.h"
 #include "ldp/random/drbg.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/wire.h"

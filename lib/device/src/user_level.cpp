@@ -73,13 +73,9 @@ status user_level_context::init(span<std::byte> workspace, const wire::params& p
   const placement at = layout(p);
   const status checked = check_workspace(workspace, at.bytes.size());
   if (checked != status::ok) return checked;
-  const std::size_t cells = p.mech == wire::mechanism::kent_vote ? static_cast<std::size_t>(p.get(field::domain)) : 0;
-  out->vote_bits_ = carve<uint64_t>(workspace, at.vote_bits, (cells + 63) / 64);
+  out->vote_bits_ = carve<uint64_t>(workspace, at.vote_bits, vote_words(p));
   if (is_rotated(p)) {
-    const auto padded = static_cast<uint32_t>(p.get(field::hadamard_dim));
-    out->signs_ = carve<uint32_t>(workspace, at.signs, random::rotation_sign_words(padded));
-    out->rotation_ = carve<int32_t>(workspace, at.rotation, padded);
-    const status s = random::rotation_signs(p.rotation_seed, padded, out->signs_);
+    const status s = carve_rotation(workspace, at.rotation, p, &out->rotation_);
     if (s != status::ok) return s;
   }
   out->params_ = p;
@@ -92,16 +88,16 @@ status user_level_context::init(span<std::byte> workspace, const wire::params& p
 status user_level_context::rotated_value(span<const int64_t> observations, std::size_t d, std::size_t used,
                                          int64_t* value) noexcept {
   const wire::params& p = params_;
-  const std::size_t padded = rotation_.size();
+  const span<int32_t> rotated = rotation_.values;
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
   // Valid M3 blocks have d~ * R < 2^31: each mean fits in int32 and no FWHT stage overflows.
-  for (std::size_t i = 0; i < padded; ++i) {
-    rotation_[i] = i < d ? static_cast<int32_t>(local_mean(observations, d, i, used, lo, hi)) : 0;
+  for (std::size_t i = 0; i < rotated.size(); ++i) {
+    rotated[i] = i < d ? static_cast<int32_t>(local_mean(observations, d, i, used, lo, hi)) : 0;
   }
   const unsigned log2n = wire::rotation_log2(p);
-  kernels::native().rotate_i32(rotation_.data(), signs_.data(), log2n);
+  kernels::native().rotate_i32(rotated.data(), rotation_.signs.data(), log2n);
   const auto j = static_cast<std::size_t>(p.get(field::fold_coordinate));
-  const int64_t z = normalized(rotation_[j], log2n);
+  const int64_t z = normalized(rotated[j], log2n);
   *value = z < lo ? lo : z > hi ? hi : z;
   return status::ok;
 }

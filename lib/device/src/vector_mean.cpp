@@ -77,12 +77,8 @@ status vector_mean_context::init(span<std::byte> workspace, const wire::params& 
   const status checked = check_workspace(workspace, at.bytes.size());
   if (checked != status::ok) return checked;
   if (is_rotated(p)) {
-    const auto padded = static_cast<uint32_t>(p.get(wire::field::hadamard_dim));
-    const span<uint32_t> signs = carve<uint32_t>(workspace, at.signs, random::rotation_sign_words(padded));
-    const status s = random::rotation_signs(p.rotation_seed, padded, signs);
+    const status s = carve_rotation(workspace, at.rotation, p, &out->rotation_);
     if (s != status::ok) return s;
-    out->signs_ = signs;
-    out->rotated_ = carve<int32_t>(workspace, at.rotated, padded);
     out->log2_dim_ = wire::rotation_log2(p);
   } else {
     out->noisy_ = carve<int64_t>(workspace, at.noisy, static_cast<std::size_t>(p.get(wire::field::domain)));

@@ -22,11 +22,8 @@ status winsorized_context::init(span<std::byte> workspace, const wire::params& p
   const placement at = layout(p);
   const status checked = check_workspace(workspace, at.bytes.size());
   if (checked != status::ok) return checked;
-  const auto padded = static_cast<uint32_t>(p.get(field::hadamard_dim));
-  out->values_ = carve<int64_t>(workspace, at.values, padded);
-  out->rotated_ = carve<int32_t>(workspace, at.rotated, padded);
-  out->signs_ = carve<uint32_t>(workspace, at.signs, random::rotation_sign_words(padded));
-  const status s = random::rotation_signs(p.rotation_seed, padded, out->signs_);
+  out->values_ = carve<int64_t>(workspace, at.values, static_cast<std::size_t>(p.get(field::hadamard_dim)));
+  const status s = carve_rotation(workspace, at.rotation, p, &out->rotation_);
   if (s != status::ok) return s;
   out->params_ = p;
   out->fingerprint_ = wire::fingerprint(p);
@@ -34,17 +31,18 @@ status winsorized_context::init(span<std::byte> workspace, const wire::params& p
   return status::ok;
 }
 
-status winsorized_context::rotated_mean(span<const int64_t> samples, span<const int32_t>* rotated) noexcept {
-  *rotated = {};
+status winsorized_context::rotated_mean(span<const int64_t> samples, span<const int32_t>* out) noexcept {
+  *out = {};
   const wire::params& p = params_;
   const auto d = static_cast<std::size_t>(p.get(field::vector_dim));
   if (!ready_ || samples.size() == 0 || samples.size() % d != 0) return status::invalid_argument;
   const std::size_t count = samples.size() / d;
   const std::size_t used = count < p.get(field::observations) ? count : static_cast<std::size_t>(p.get(field::observations));
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
-  for (std::size_t i = 0; i < rotated_.size(); ++i) {
+  const span<int32_t> rotated = rotation_.values;
+  for (std::size_t i = 0; i < rotated.size(); ++i) {
     if (i >= d) {
-      rotated_[i] = 0;
+      rotated[i] = 0;
       continue;
     }
     int64_t sum = 0;  // |sum| <= m M < 2^32 * 2^31
@@ -53,10 +51,10 @@ status winsorized_context::rotated_mean(span<const int64_t> samples, span<const 
       sum += x < lo ? lo : x > hi ? hi : x;
     }
     // |mean| <= M < 2^31 (wire_format.md 3.3): fits int32, and d M < 2^31 bounds every FWHT stage.
-    rotated_[i] = static_cast<int32_t>(wire::rounded_mean(sum, used));
+    rotated[i] = static_cast<int32_t>(wire::rounded_mean(sum, used));
   }
-  kernels::native().rotate_i32(rotated_.data(), signs_.data(), wire::rotation_log2(p));
-  *rotated = rotated_;
+  kernels::native().rotate_i32(rotated.data(), rotation_.signs.data(), wire::rotation_log2(p));
+  *out = rotated;
   return status::ok;
 }
 

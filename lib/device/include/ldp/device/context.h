@@ -2,8 +2,8 @@
 // A context is a small value type made by init() from a parameter block and caller memory: init
 // validates the block once, caches its fingerprint and carves the buffers it needs out of one
 // byte workspace of workspace_size(p) bytes, which must outlive the context. randomize() then
-// writes either a full report (header + payload, docs/wire_format.md section 4) or the payload of a
-// batch record (section 5), as the caller's `framing` asks.
+// writes either a full report (header + payload, docs/wire_format.md section 4) or the payload alone
+// (section 5) for a batch record (section 6), as the caller's `framing` asks.
 #ifndef LDP_DEVICE_CONTEXT_H
 #define LDP_DEVICE_CONTEXT_H
 
@@ -12,13 +12,15 @@
 
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
+#include "ldp/random/rotation.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
 
 namespace ldp::device {
 
-// The device context that randomizes a mechanism's reports (one per header of this module).
+// The device context that takes a mechanism's input (one per header of this module). mean_context
+// also randomizes the local mean of a kent-refine device that the caller computed.
 enum class family : uint8_t { none, frequency, mean, vector_mean, sparse_projection, user_level, winsorized };
 
 [[nodiscard]] constexpr family family_of(wire::mechanism m) noexcept {
@@ -107,6 +109,37 @@ class workspace_layout {
 template <class T>
 span<T> carve(span<std::byte> workspace, std::size_t offset, std::size_t count) noexcept {
   return {reinterpret_cast<T*>(workspace.data() + offset), count};
+}
+
+// The rotation of MECHANISMS.md B.4 in a context's workspace: the sign words of D, derived once
+// by init() from the block's public seed, and the d~ int32 values each randomization rotates in
+// place. vector-duchi/-laplace, M3 of the Kent protocols and both winsorized rounds share it.
+struct rotation_memory {
+  span<uint32_t> signs;
+  span<int32_t> values;
+};
+
+struct rotation_offsets {
+  std::size_t signs = 0, values = 0;  // byte offsets
+};
+
+// Places the rotation of d~ = padded coordinates (nothing for 0) after what `l` holds.
+constexpr rotation_offsets place_rotation(workspace_layout& l, uint32_t padded) noexcept {
+  rotation_offsets at;
+  if (padded == 0) return at;
+  at.signs = l.place<uint32_t>(random::rotation_sign_words(padded));
+  at.values = l.place<int32_t>(padded);
+  return at;
+}
+
+// The rotation of block p (hadamard_dim = d~) carved at `at` of a checked workspace, its signs
+// derived.
+[[nodiscard]] inline status carve_rotation(span<std::byte> workspace, rotation_offsets at, const wire::params& p,
+                                           rotation_memory* out) noexcept {
+  const auto padded = static_cast<uint32_t>(p.get(wire::field::hadamard_dim));
+  out->signs = carve<uint32_t>(workspace, at.signs, random::rotation_sign_words(padded));
+  out->values = carve<int32_t>(workspace, at.values, padded);
+  return random::rotation_signs(p.rotation_seed, padded, out->signs);
 }
 
 }  // namespace ldp::device

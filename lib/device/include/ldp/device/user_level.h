@@ -83,15 +83,17 @@ class user_level_context {
  private:
   struct placement {
     workspace_layout bytes;
-    std::size_t vote_bits = 0, signs = 0, rotation = 0;  // byte offsets
+    std::size_t vote_bits = 0;  // byte offset
+    rotation_offsets rotation;
   };
-  static constexpr placement layout(const wire::params& p) noexcept {
+  static constexpr std::size_t vote_words(const wire::params& p) noexcept {
     const uint64_t cells = p.mech == wire::mechanism::kent_vote ? p.get(wire::field::domain) : 0;
-    const auto padded = is_rotated(p) ? static_cast<uint32_t>(p.get(wire::field::hadamard_dim)) : 0;
+    return static_cast<std::size_t>((cells + 63) / 64);
+  }
+  static constexpr placement layout(const wire::params& p) noexcept {
     placement at;
-    at.vote_bits = at.bytes.place<uint64_t>(static_cast<std::size_t>((cells + 63) / 64));
-    at.signs = at.bytes.place<uint32_t>(padded == 0 ? 0 : random::rotation_sign_words(padded));
-    at.rotation = at.bytes.place<int32_t>(padded);
+    at.vote_bits = at.bytes.place<uint64_t>(vote_words(p));
+    at.rotation = place_rotation(at.bytes, is_rotated(p) ? static_cast<uint32_t>(p.get(wire::field::hadamard_dim)) : 0);
     return at;
   }
   status rotated_value(span<const int64_t> observations, std::size_t d, std::size_t used, int64_t* value) noexcept;
@@ -99,8 +101,7 @@ class user_level_context {
   wire::params params_{};
   uint64_t fingerprint_ = 0;
   span<uint64_t> vote_bits_{};
-  span<uint32_t> signs_{};
-  span<int32_t> rotation_{};
+  rotation_memory rotation_{};
   bool ready_ = false;
 };
 

@@ -75,7 +75,7 @@ class vector_mean_context {
 
   const wire::params& parameters() const noexcept { return params_; }
   uint64_t fingerprint() const noexcept { return fingerprint_; }
-  span<const uint32_t> signs() const noexcept { return signs_; }
+  span<const uint32_t> signs() const noexcept { return rotation_.signs; }
 
   // The report fields of x (exactly d fixed-point coordinates, else invalid_argument; nothing is
   // drawn then). Rotated: r->index = j, and r->bit (Duchi) or r->value (Laplace); laplace-vector:
@@ -90,7 +90,8 @@ class vector_mean_context {
  private:
   struct placement {
     workspace_layout bytes;
-    std::size_t signs = 0, rotated = 0, noisy = 0;  // byte offsets
+    rotation_offsets rotation;
+    std::size_t noisy = 0;  // byte offset
   };
   static constexpr bool is_rotated(const wire::params& p) noexcept {
     return p.mech == wire::mechanism::vector_duchi || p.mech == wire::mechanism::vector_laplace;
@@ -98,9 +99,7 @@ class vector_mean_context {
   static constexpr placement layout(const wire::params& p) noexcept {
     placement at;
     if (is_rotated(p)) {
-      const auto padded = static_cast<uint32_t>(p.get(wire::field::hadamard_dim));
-      at.signs = at.bytes.place<uint32_t>(random::rotation_sign_words(padded));
-      at.rotated = at.bytes.place<int32_t>(padded);
+      at.rotation = place_rotation(at.bytes, static_cast<uint32_t>(p.get(wire::field::hadamard_dim)));
     } else if (p.mech == wire::mechanism::laplace_vector) {
       at.noisy = at.bytes.place<int64_t>(static_cast<std::size_t>(p.get(wire::field::domain)));
     }
@@ -109,8 +108,7 @@ class vector_mean_context {
 
   wire::params params_{};
   uint64_t fingerprint_ = 0;
-  span<const uint32_t> signs_{};
-  span<int32_t> rotated_{};
+  rotation_memory rotation_{};
   span<int64_t> noisy_{};
   const kernels::table* kernels_ = nullptr;  // null until init succeeded
   unsigned log2_dim_ = 0;
@@ -126,11 +124,12 @@ status vector_mean_context::fields(span<const int64_t> x, Rng& rng, wire::report
     r->values = noisy_;
     return status::ok;
   }
-  clip_to_ball(x, params_.get_signed(wire::field::radius), log2_dim_, rotated_);
-  kernels_->rotate_i32(rotated_.data(), signs_.data(), log2_dim_);
+  const span<int32_t> rotated = rotation_.values;
+  clip_to_ball(x, params_.get_signed(wire::field::radius), log2_dim_, rotated);
+  kernels_->rotate_i32(rotated.data(), rotation_.signs.data(), log2_dim_);
   // j first, from the generator alone: it is revealed and must not depend on the data (B.5 step 3).
-  const uint32_t j = random::uniform_below(rng, static_cast<uint32_t>(rotated_.size()));
-  const int64_t y = scale_randomized(rotated_[j], wire::scale_of_rotation(log2_dim_), rng);
+  const uint32_t j = random::uniform_below(rng, static_cast<uint32_t>(rotated.size()));
+  const int64_t y = scale_randomized(rotated[j], wire::scale_of_rotation(log2_dim_), rng);
   r->index = j;
   // The scalar cores clamp y to [-r, r] (B.5 step 4) and randomize it (step 5).
   if (params_.mech == wire::mechanism::vector_duchi) {

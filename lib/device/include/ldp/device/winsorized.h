@@ -59,7 +59,8 @@ class winsorized_context {
  private:
   struct placement {
     workspace_layout bytes;
-    std::size_t values = 0, rotated = 0, signs = 0;  // byte offsets
+    std::size_t values = 0;  // byte offset
+    rotation_offsets rotation;
   };
   static constexpr bool is_winsorized(const wire::params& p) noexcept {
     return p.mech == wire::mechanism::winsorized_bins || p.mech == wire::mechanism::winsorized_sums;
@@ -68,8 +69,7 @@ class winsorized_context {
     const auto padded = is_winsorized(p) ? static_cast<uint32_t>(p.get(wire::field::hadamard_dim)) : 0;
     placement at;
     at.values = at.bytes.place<int64_t>(padded);
-    at.rotated = at.bytes.place<int32_t>(padded);
-    at.signs = at.bytes.place<uint32_t>(padded == 0 ? 0 : random::rotation_sign_words(padded));
+    at.rotation = place_rotation(at.bytes, padded);
     return at;
   }
 
@@ -77,8 +77,7 @@ class winsorized_context {
   uint64_t fingerprint_ = 0;
   span<const unsigned char> windows_{};
   span<int64_t> values_{};
-  span<int32_t> rotated_{};
-  span<uint32_t> signs_{};
+  rotation_memory rotation_{};
   bool ready_ = false;
 };
 
