@@ -1,6 +1,6 @@
 // Frequency oracles end to end (issue 4): BM_randomize/<oracle>/<impl>/<d> is one device report
 // (naive: per-bit std::bernoulli_distribution on std::mt19937_64, as a user would write a unary
-// encoding; simd: ldp::device::randomize with the dispatched kernel table), and
+// encoding; simd: ldp::device::frequency_context::randomize with the dispatched kernel table), and
 // BM_ingest/<oracle>/<d> (a 64 MiB batch) and BM_estimate/<oracle>/<d> the server's aggregation and
 // estimation.
 // BM_mem_read/<bytes> measures memory read bandwidth in the same run, the ceiling of ingestion.
@@ -61,14 +61,18 @@ void bm_randomize_naive(benchmark::State& state, mechanism m) {
 void bm_randomize(benchmark::State& state, mechanism m) {
   const auto d = static_cast<uint32_t>(state.range(0));
   const auto p = oracle_block(m, d);
-  const uint64_t fp = ldp::wire::fingerprint(p);
   ldp::random::drbg rng(bench_seed, simd_table());
-  std::vector<uint64_t> workspace(ldp::device::workspace_words(p) + 1);
+  std::vector<std::byte> workspace(ldp::device::frequency_context::workspace_size(p));
+  ldp::device::frequency_context oracle;
+  if (ldp::device::frequency_context::init(workspace, p, &oracle) != ldp::status::ok) {
+    state.SkipWithError("init failed");
+    return;
+  }
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
   uint32_t value = 0;
   for (auto _ : state) {
     std::size_t written = 0;
-    if (ldp::device::randomize(p, fp, value, rng, workspace, out, &written) != ldp::status::ok) {
+    if (oracle.randomize(value, rng, out, ldp::device::framing::report, &written) != ldp::status::ok) {
       state.SkipWithError("randomize failed");
       break;
     }
@@ -81,15 +85,20 @@ void bm_randomize(benchmark::State& state, mechanism m) {
 // n payloads of one oracle, from the device code, laid out as batch records would be.
 std::vector<std::vector<unsigned char>> make_payloads(const ldp::wire::params& p, std::size_t n) {
   ldp::random::drbg rng(bench_seed, simd_table());
-  std::vector<uint64_t> workspace(ldp::device::workspace_words(p) + 1);
+  std::vector<std::byte> workspace(ldp::device::frequency_context::workspace_size(p));
+  ldp::device::frequency_context oracle;
   std::vector<std::vector<unsigned char>> out(n);
+  if (ldp::device::frequency_context::init(workspace, p, &oracle) != ldp::status::ok) {
+    out.clear();
+    return out;
+  }
   const auto d = static_cast<uint32_t>(p.get(ldp::wire::field::domain));
   for (std::size_t i = 0; i < n; ++i) {
     out[i].resize(ldp::wire::max_payload_size(p));
     std::size_t written = 0;
     // A skewed input: item i^2 mod d, so a few items dominate.
     const auto value = static_cast<uint32_t>((uint64_t{i} * i) % d);
-    if (ldp::device::randomize_payload(p, value, rng, workspace, out[i], &written) != ldp::status::ok) {
+    if (oracle.randomize(value, rng, out[i], ldp::device::framing::payload, &written) != ldp::status::ok) {
       out.clear();
       return out;
     }

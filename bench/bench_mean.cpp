@@ -4,11 +4,11 @@
 //                                    (std::exponential_distribution on std::mt19937_64), rounded to
 //                                    the grid and encoded. Mironov 2012: the doubles it can produce
 //                                    depend on x, so its privacy loss is unbounded. Never shipped.
-//   BM_randomize/laplace/simd/<f>    ldp::device::randomize_value: clamp, exact discrete Laplace
+//   BM_randomize/laplace/simd/<f>    ldp::device::mean_context: clamp, exact discrete Laplace
 //                                    (CKS) on the DRBG with the dispatched kernel table, encode
 //   BM_randomize/duchi/naive/<f>     std::bernoulli_distribution(1/2 + x / (2B)) on std::mt19937_64
-//   BM_randomize/duchi/simd/<f>      ldp::device::randomize_value: one uniform against N(x)
-//   BM_randomize/laplace_vector/simd/<d>   d coordinates at f = 16, L1 scale d 2^17 / epsilon
+//   BM_randomize/duchi/simd/<f>      ldp::device::mean_context: one uniform against N(x)
+//   BM_randomize/laplace_vector/simd/<d>   vector_mean_context: d coordinates at f = 16, L1 scale d 2^17 / epsilon
 //   BM_ingest/laplace/<f>, BM_ingest/duchi/<f>   a 16 MiB batch of device payloads into the mean
 //                                    aggregator (framing, CRCs, varint decoding, 128-bit sums)
 // The simd randomizers report rng_bytes_per_item, the DRBG bytes one report draws.
@@ -22,6 +22,7 @@
 
 #include "bench_util.h"
 #include "ldp/device/mean.h"
+#include "ldp/device/vector_mean.h"
 #include "ldp/random/drbg.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/wire.h"
@@ -121,14 +122,18 @@ double rng_bytes_per_report(const ldp::wire::params& p, const std::vector<int64_
 void bm_randomize_value(benchmark::State& state, mechanism m) {
   const auto f = static_cast<unsigned>(state.range(0));
   const auto p = block(m, f);
-  const uint64_t fp = ldp::wire::fingerprint(p);
   const auto xs = input_cycle(f);
   ldp::random::drbg rng(bench_seed, simd_table());
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
+  ldp::device::mean_context device;
+  if (ldp::device::mean_context::init({}, p, &device) != ldp::status::ok) {
+    state.SkipWithError("init failed");
+    return;
+  }
   std::size_t i = 0;
   for (auto _ : state) {
     std::size_t written = 0;
-    if (ldp::device::randomize_value(p, fp, xs[i], rng, out, &written) != ldp::status::ok) {
+    if (device.randomize(xs[i], rng, out, ldp::device::framing::report, &written) != ldp::status::ok) {
       state.SkipWithError("randomize_value failed");
       break;
     }
@@ -142,15 +147,20 @@ void bm_randomize_value(benchmark::State& state, mechanism m) {
 void bm_randomize_vector(benchmark::State& state) {
   const auto d = static_cast<uint32_t>(state.range(0));
   const auto p = block(mechanism::laplace_vector, frac_bits, d);
-  const uint64_t fp = ldp::wire::fingerprint(p);
   const auto cycle = input_cycle(frac_bits);
-  std::vector<int64_t> x(d), workspace(ldp::device::vector_workspace_values(p));
+  std::vector<int64_t> x(d);
   for (uint32_t j = 0; j < d; ++j) x[j] = cycle[j % cycle.size()];
+  std::vector<std::byte> workspace(ldp::device::vector_mean_context::workspace_size(p));
+  ldp::device::vector_mean_context device;
+  if (ldp::device::vector_mean_context::init(workspace, p, &device) != ldp::status::ok) {
+    state.SkipWithError("init failed");
+    return;
+  }
   ldp::random::drbg rng(bench_seed, simd_table());
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
   for (auto _ : state) {
     std::size_t written = 0;
-    if (ldp::device::randomize_vector(p, fp, x, rng, workspace, out, &written) != ldp::status::ok) {
+    if (device.randomize(x, rng, out, ldp::device::framing::report, &written) != ldp::status::ok) {
       state.SkipWithError("randomize_vector failed");
       break;
     }
@@ -164,9 +174,12 @@ std::vector<unsigned char> device_batch(const ldp::wire::params& p, std::size_t*
   ldp::random::drbg rng(bench_seed, simd_table());
   const auto xs = input_cycle(static_cast<unsigned>(p.get(ldp::wire::field::frac_bits)));
   std::vector<unsigned char> payload(ldp::wire::max_payload_size(p));
+  ldp::device::mean_context device;
+  const ldp::status ready = ldp::device::mean_context::init({}, p, &device);
   const auto randomized = [&](std::size_t i, ldp::span<const unsigned char>* out) {
     std::size_t written = 0;
-    if (ldp::device::randomize_value_payload(p, xs[i % xs.size()], rng, payload, &written) != ldp::status::ok) {
+    if (ready != ldp::status::ok ||
+        device.randomize(xs[i % xs.size()], rng, payload, ldp::device::framing::payload, &written) != ldp::status::ok) {
       return false;
     }
     *out = ldp::span<const unsigned char>(payload.data(), written);

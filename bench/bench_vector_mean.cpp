@@ -51,11 +51,11 @@ std::vector<std::vector<int64_t>> input_cycle(uint32_t d) {
 void bm_randomize(benchmark::State& state, mechanism m, bool fresh_signs) {
   const auto d = static_cast<uint32_t>(state.range(0));
   const auto p = block(m, d);
-  std::vector<uint32_t> signs(ldp::device::vector_mean_context::sign_words(p));
-  std::vector<int32_t> workspace(ldp::device::vector_mean_context::workspace_values(p));
+  using ldp::device::vector_mean_context;
+  std::vector<std::byte> workspace(vector_mean_context::workspace_size(p));
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
-  ldp::device::vector_mean_context ctx;
-  if (ctx.init(p, signs, simd_table()) != ldp::status::ok) {
+  vector_mean_context ctx;
+  if (vector_mean_context::init(workspace, p, &ctx, simd_table()) != ldp::status::ok) {
     state.SkipWithError("init failed");
     return;
   }
@@ -64,8 +64,8 @@ void bm_randomize(benchmark::State& state, mechanism m, bool fresh_signs) {
   std::size_t i = 0;
   for (auto _ : state) {
     std::size_t written = 0;
-    if ((fresh_signs && ctx.init(p, signs, simd_table()) != ldp::status::ok) ||
-        ctx.randomize(xs[i], rng, workspace, out, &written) != ldp::status::ok) {
+    if ((fresh_signs && vector_mean_context::init(workspace, p, &ctx, simd_table()) != ldp::status::ok) ||
+        ctx.randomize(xs[i], rng, out, ldp::device::framing::report, &written) != ldp::status::ok) {
       state.SkipWithError("randomize failed");
       break;
     }

@@ -1,5 +1,6 @@
 // The C++ side of the installed-package check (tests/consumer/CMakeLists.txt): what main_c.c does,
 // through ldp::device and ldp::server; the outputs must be identical.
+#include <cstddef>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -18,13 +19,14 @@ int main() {
   if (p.code != ldp::status::ok || ldp::server::aggregator::create(p.block, &aggregator) != ldp::status::ok) {
     return 1;
   }
-  const uint64_t fingerprint = ldp::wire::fingerprint(p.block);
-  std::vector<uint64_t> workspace(ldp::device::workspace_words(p.block));
-  std::vector<unsigned char> report(ldp::wire::max_report_size(p.block));
+  std::vector<std::byte> workspace(ldp::device::frequency_context::workspace_size(p.block));
+  ldp::device::frequency_context oracle;
+  if (ldp::device::frequency_context::init(workspace, p.block, &oracle) != ldp::status::ok) return 2;
+  std::vector<unsigned char> report(ldp::device::max_output_size(p.block, ldp::device::framing::report));
   for (int i = 0; i < devices; ++i) {
     std::size_t size = 0;
-    if (ldp::device::randomize(p.block, fingerprint, static_cast<uint32_t>(i % 5), rng, workspace, report,
-                               &size) != ldp::status::ok) {
+    if (oracle.randomize(static_cast<uint32_t>(i % 5), rng, report, ldp::device::framing::report, &size) !=
+        ldp::status::ok) {
       return 2;
     }
     if (i == 0) {

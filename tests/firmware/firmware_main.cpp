@@ -31,6 +31,9 @@ extern "C" [[noreturn]] void ldp_abort(const char*, int, const char*) {
 }
 
 int main() {
+  using ldp::device::frequency_context;
+  using ldp::device::vector_mean_context;
+  constexpr auto report = ldp::device::framing::report;
   unsigned char seed[ldp::random::drbg::seed_size] = {};
   ldp::random::drbg rng(seed, ldp::kernels::native());
   if (ldp::random::drbg::from_entropy(ldp::platform::fill_entropy, nullptr, &rng) != ldp::status::ok) {
@@ -58,17 +61,18 @@ int main() {
     return p;
   }();
   unsigned char report_bytes[ldp::wire::max_report_size(oue)];
-  uint64_t workspace[ldp::device::workspace_words(oue)];
+  alignas(ldp::device::workspace_alignment) std::byte workspace[frequency_context::workspace_size(oue)];
+  frequency_context oracle;
   std::size_t report_size = 0;
-  if (ldp::device::randomize(oue, ldp::wire::fingerprint(oue), 17, rng, workspace, report_bytes,
-                             &report_size) != ldp::status::ok) {
+  if (frequency_context::init(workspace, oue, &oracle) != ldp::status::ok ||
+      oracle.randomize(17, rng, report_bytes, report, &report_size) != ldp::status::ok) {
     return 4;
   }
   sink = report_bytes[report_size - 1];
   // A device may derive its own block: the derivation is deterministic across platforms.
   const ldp::wire::derived_params grr = ldp::wire::make_grr(1.0, 10);
-  if (ldp::device::randomize(grr.block, ldp::wire::fingerprint(grr.block), 3, rng, {}, report_bytes,
-                             &report_size) != ldp::status::ok) {
+  if (frequency_context::init({}, grr.block, &oracle) != ldp::status::ok ||
+      oracle.randomize(3, rng, report_bytes, report, &report_size) != ldp::status::ok) {
     return 5;
   }
   sink = report_bytes[report_size - 1];
@@ -79,21 +83,23 @@ int main() {
   const ldp::wire::derived_params laplace3 = ldp::wire::make_laplace_vector(3, -1.0, 1.0, 16, 1.0);
   unsigned char numeric_report[ldp::wire::report_header_size + 3 * ldp::wire::varint_max_size];
   int64_t reading = 0;
+  ldp::device::mean_context scalar;
   if (ldp::wire::to_fixed(0.3, 16, &reading) != ldp::status::ok ||
-      ldp::device::randomize_value(laplace.block, ldp::wire::fingerprint(laplace.block), reading, rng,
-                                   numeric_report, &report_size) != ldp::status::ok) {
+      ldp::device::mean_context::init({}, laplace.block, &scalar) != ldp::status::ok ||
+      scalar.randomize(reading, rng, numeric_report, report, &report_size) != ldp::status::ok) {
     return 20;
   }
   sink = numeric_report[report_size - 1];
-  if (ldp::device::randomize_value(duchi.block, ldp::wire::fingerprint(duchi.block), reading, rng,
-                                   numeric_report, &report_size) != ldp::status::ok) {
+  if (ldp::device::mean_context::init({}, duchi.block, &scalar) != ldp::status::ok ||
+      scalar.randomize(reading, rng, numeric_report, report, &report_size) != ldp::status::ok) {
     return 21;
   }
   sink = numeric_report[report_size - 1];
   const int64_t coordinates[3] = {reading, -reading, 70000};
-  int64_t noisy[3];
-  if (ldp::device::randomize_vector(laplace3.block, ldp::wire::fingerprint(laplace3.block), coordinates, rng,
-                                    noisy, numeric_report, &report_size) != ldp::status::ok) {
+  alignas(ldp::device::workspace_alignment) std::byte noisy[3 * sizeof(int64_t)];
+  vector_mean_context vector;
+  if (vector_mean_context::init(noisy, laplace3.block, &vector) != ldp::status::ok ||
+      vector.randomize(coordinates, rng, numeric_report, report, &report_size) != ldp::status::ok) {
     return 22;
   }
   sink = numeric_report[report_size - 1];
@@ -108,11 +114,12 @@ int main() {
   }();
   const uint32_t sparse_indices[4] = {3, 9, 17, 40};
   const int64_t sparse_values[4] = {70000, -12, -90000, 5};
-  uint32_t kept_indices[ldp::device::sparse_workspace_size(sparse)];
-  int64_t kept_values[ldp::device::sparse_workspace_size(sparse)];
-  unsigned char sparse_report[ldp::wire::max_report_size(sparse)];
-  if (ldp::device::encode_sparse_projection(sparse, ldp::wire::fingerprint(sparse), sparse_indices, sparse_values,
-                                        {kept_indices, kept_values}, sparse_report, &report_size) != ldp::status::ok) {
+  alignas(ldp::device::workspace_alignment) std::byte kept[ldp::device::sparse_projection_context::workspace_size(sparse)];
+  unsigned char sparse_report[ldp::device::max_output_size(sparse, report)];
+  ldp::device::sparse_projection_context projection;
+  if (ldp::device::sparse_projection_context::init(kept, sparse, &projection) != ldp::status::ok ||
+      projection.randomize({sparse_indices, sparse_values}, rng, sparse_report, report, &report_size) !=
+          ldp::status::ok) {
     return 60;
   }
   sink = sparse_report[report_size - 1];
@@ -129,12 +136,12 @@ int main() {
     return p;
   }();
   const int64_t user_samples[15] = {10, -20, 30, 256, 0, 12, -18, 33, 250, 1, 9, -25, 28, 240, -1};
-  int32_t winsorized_rotated[ldp::device::winsorized_rotated_size(winsorized)];
-  uint32_t winsorized_signs[ldp::device::winsorized_sign_words(winsorized)];
-  int64_t winsorized_bins[ldp::device::winsorized_rotated_size(winsorized)];
-  unsigned char winsorized_report[ldp::wire::max_report_size(winsorized)];
-  if (ldp::device::encode_winsorized(winsorized, ldp::wire::fingerprint(winsorized), {}, user_samples, 3,
-                                     {winsorized_rotated, winsorized_signs, winsorized_bins}, winsorized_report, &report_size) != ldp::status::ok) {
+  alignas(ldp::device::workspace_alignment) std::byte
+      winsorized_workspace[ldp::device::winsorized_context::workspace_size(winsorized)];
+  unsigned char winsorized_report[ldp::device::max_output_size(winsorized, report)];
+  ldp::device::winsorized_context user;
+  if (ldp::device::winsorized_context::init(winsorized_workspace, winsorized, {}, &user) != ldp::status::ok ||
+      user.randomize(user_samples, rng, winsorized_report, report, &report_size) != ldp::status::ok) {
     return 61;
   }
   sink = winsorized_report[report_size - 1];
@@ -143,14 +150,12 @@ int main() {
   // rotated coordinate randomized with Duchi's bit.
   const unsigned char rotation_seed[ldp::wire::seed_size] = {3, 1, 4, 1, 5};
   const ldp::wire::derived_params mean_block = ldp::wire::make_vector_duchi(100, 1.0, 16, 1.0, 1e-3, rotation_seed);
-  uint32_t rotation_signs[4];
-  int32_t rotated[128];
-  ldp::device::vector_mean_context vector_mean;
-  if (vector_mean.init(mean_block.block, rotation_signs) != ldp::status::ok) return 30;
+  alignas(ldp::device::workspace_alignment) std::byte rotation[4 * sizeof(uint32_t) + 128 * sizeof(int32_t)];
+  if (vector_mean_context::init(rotation, mean_block.block, &vector) != ldp::status::ok) return 30;
   int64_t update[100];
   for (int i = 0; i < 100; ++i) update[i] = (i % 2 != 0 ? -reading : reading) / 16;
   unsigned char mean_report[ldp::wire::report_header_size + 2];
-  if (vector_mean.randomize(update, rng, rotated, mean_report, &report_size) != ldp::status::ok) return 31;
+  if (vector.randomize(update, rng, mean_report, report, &report_size) != ldp::status::ok) return 31;
   sink = mean_report[report_size - 1];
   // A user-level vote (MECHANISMS.md C.1, M3): 24 observations of 6 coordinates, of which the
   // first 16 count, rotated over d~ = 8, coordinate 5 voted over 32 cells; then the refinement of
@@ -168,23 +173,23 @@ int main() {
     p.set_seed(ldp::wire::field::rotation_seed, kent_seed);
     return p;
   }();
-  uint64_t vote_bits[ldp::device::user_level_vote_words(kent)];
-  int32_t kent_rotation[ldp::device::user_level_rotation_values(kent)];
-  uint32_t kent_signs[ldp::device::user_level_sign_words(kent)];
-  const ldp::device::user_level_workspace kent_workspace{vote_bits, kent_rotation, kent_signs};
+  alignas(ldp::device::workspace_alignment) std::byte
+      kent_workspace[ldp::device::user_level_context::workspace_size(kent)];
+  ldp::device::user_level_context voter;
   int64_t observations[24 * 6];
   for (int i = 0; i < 24 * 6; ++i) observations[i] = (i % 7) * 3000 - reading;
   unsigned char kent_report[ldp::wire::max_report_size(kent)];
-  if (ldp::device::randomize_user_level(kent, ldp::wire::fingerprint(kent), observations, rng, kent_workspace,
-                                        kent_report, &report_size) != ldp::status::ok) {
+  if (ldp::device::user_level_context::init(kent_workspace, kent, &voter) != ldp::status::ok ||
+      voter.randomize(observations, rng, kent_report, report, &report_size) != ldp::status::ok) {
     return 70;
   }
   sink = kent_report[report_size - 1];
   const ldp::wire::derived_params refine =
       ldp::wire::make_kent_refine(1.0, -20000, 30000, ldp::wire::shape_of(kent));
   unsigned char refine_report[ldp::wire::report_header_size + ldp::wire::varint_max_size];
-  if (ldp::device::randomize_user_level(refine.block, ldp::wire::fingerprint(refine.block), observations, rng,
-                                        kent_workspace, refine_report, &report_size) != ldp::status::ok) {
+  // The round-2 block needs no vote bits: the same memory serves it.
+  if (ldp::device::user_level_context::init(kent_workspace, refine.block, &voter) != ldp::status::ok ||
+      voter.randomize(observations, rng, refine_report, report, &report_size) != ldp::status::ok) {
     return 71;
   }
   sink = refine_report[report_size - 1];

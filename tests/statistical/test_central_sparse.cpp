@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/random/samplers.h"
 #include "ldp/server/aggregator.h"
@@ -32,12 +33,13 @@ std::unique_ptr<ldp::server::aggregator> aggregate(const ldp::wire::params& p,
   std::unique_ptr<ldp::server::aggregator> agg;
   REQUIRE(ldp::server::aggregator::create(p, &agg) == status::ok);
   std::vector<unsigned char> bytes(ldp::wire::max_report_size(p));
-  std::vector<uint32_t> wi(ldp::device::sparse_workspace_size(p));
-  std::vector<int64_t> wv(wi.size());
+  ldp::test::owned_context<ldp::device::sparse_projection_context> device(p);
+  REQUIRE(device.code == status::ok);
+  auto unused = ldp::test::seeded_drbg("sparse projection draws nothing");
   for (std::size_t u = 0; u < indices.size(); ++u) {
     std::size_t written = 0;
-    REQUIRE(ldp::device::encode_sparse_projection(p, ldp::wire::fingerprint(p), indices[u], values[u], {wi, wv},
-                                              bytes, &written) == status::ok);
+    REQUIRE(device->randomize({indices[u], values[u]}, unused, bytes, ldp::device::framing::report, &written) ==
+            status::ok);
     REQUIRE(agg->add_report({bytes.data(), written}) == status::ok);
   }
   return agg;

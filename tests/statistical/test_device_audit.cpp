@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/wire.h"
 #include "stats.h"
@@ -68,12 +69,13 @@ bool in_event(const ldp::wire::params& p, const ldp::wire::report& r, uint32_t v
 
 uint64_t count_event(const ldp::wire::params& p, uint32_t input, uint32_t v, uint32_t w,
                      ldp::random::drbg& rng) {
-  std::vector<uint64_t> workspace(ldp::device::workspace_words(p) + 1);
+  ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
+  REQUIRE(oracle.code == ldp::status::ok);
   ldp::device::drbg_coins coins(rng);
   uint64_t hits = 0, failures = 0;
   for (uint64_t i = 0; i < runs; ++i) {
     ldp::wire::report r;
-    failures += ldp::device::randomize_fields(p, input, coins, workspace, &r) != ldp::status::ok;
+    failures += oracle->fields(input, coins, &r) != ldp::status::ok;
     hits += in_event(p, r, v, w);
   }
   REQUIRE(failures == 0);

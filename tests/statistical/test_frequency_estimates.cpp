@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/server/frequency.h"
 #include "ldp/wire.h"
@@ -102,13 +103,14 @@ TEST_CASE("every oracle is unbiased with the closed-form variance, at epsilon 1 
         for (uint32_t v = 0; v < d; ++v) variance[v] += closed_form_variance(p, counts, v) / runs;
         std::unique_ptr<ldp::server::frequency_aggregator> agg;
         REQUIRE(ldp::server::frequency_aggregator::create(p, &agg) == ldp::status::ok);
-        std::vector<uint64_t> workspace(ldp::device::workspace_words(p) + 1);
+        ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
+        REQUIRE(oracle.code == ldp::status::ok);
         std::vector<unsigned char> payload(ldp::wire::max_payload_size(p));
         uint64_t failures = 0;
         for (uint32_t v = 0; v < d; ++v) {
           for (uint64_t u = 0; u < counts[v]; ++u) {
             std::size_t size = 0;
-            failures += ldp::device::randomize_payload(p, v, rng, workspace, payload, &size) != ldp::status::ok;
+            failures += oracle->randomize(v, rng, payload, ldp::device::framing::payload, &size) != ldp::status::ok;
             failures += agg->add_payload(ldp::span<const unsigned char>(payload.data(), size)) != ldp::status::ok;
           }
         }

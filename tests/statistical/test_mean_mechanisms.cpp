@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/server.h"
 #include "ldp/wire.h"
@@ -48,7 +49,7 @@ constexpr double variance_alpha = 1e-6;
 int64_t randomize(const ldp::wire::params& p, uint64_t fp, int64_t x, ldp::random::drbg& rng) {
   unsigned char out[ldp::wire::report_header_size + ldp::wire::varint_max_size];
   std::size_t size = 0;
-  REQUIRE(ldp::device::randomize_value(p, fp, x, rng, out, &size) == status::ok);
+  REQUIRE(ldp::test::randomize_once<ldp::device::mean_context>(p, x, rng, out, ldp::device::framing::report, &size) == status::ok);
   ldp::wire::report r;
   REQUIRE(ldp::wire::decode_report(p, fp, ldp::span<const unsigned char>(out, size), &r) == status::ok);
   return p.mech == mechanism::duchi ? r.bit : r.value;
@@ -63,12 +64,12 @@ bool in_event(const ldp::wire::params& p, bool high, ldp::random::drbg& rng) {
   const int64_t x = high ? r.hi : r.lo;
   if (p.mech == mechanism::duchi) return randomize(p, fp, x, rng) == 1;
   if (p.mech != mechanism::laplace_vector) return randomize(p, fp, x, rng) <= r.lo;
-  const std::size_t d = ldp::device::vector_workspace_values(p);
-  std::vector<int64_t> xs(d, x), workspace(d), values(d);
+  const auto d = static_cast<std::size_t>(p.get(ldp::wire::field::domain));
+  std::vector<int64_t> xs(d, x), values(d);
   unsigned char out[ldp::wire::report_header_size + 4 * ldp::wire::varint_max_size];
   std::size_t size = 0;
   REQUIRE(d <= 4);
-  REQUIRE(ldp::device::randomize_vector(p, fp, xs, rng, workspace, out, &size) == status::ok);
+  REQUIRE(ldp::test::randomize_once<ldp::device::vector_mean_context>(p, ldp::span<const int64_t>(xs), rng, out, ldp::device::framing::report, &size) == status::ok);
   ldp::wire::report rep;
   REQUIRE(ldp::wire::decode_report(p, fp, ldp::span<const unsigned char>(out, size), &rep) == status::ok);
   REQUIRE(ldp::wire::read_vector(rep, values) == status::ok);
@@ -120,10 +121,11 @@ void check_variance(double s2, double sigma2, std::size_t runs) {
 // R estimates of the mean (coordinate j) from aggregators of one device report per input.
 std::vector<std::vector<double>> estimates(const ldp::wire::params& p, const std::vector<std::vector<int64_t>>& inputs,
                                            std::size_t runs, const char* seed, std::vector<double>* reported_variance) {
-  const uint64_t fp = ldp::wire::fingerprint(p);
+  ldp::test::owned_context<ldp::device::mean_context> scalar(p);
+  ldp::test::owned_context<ldp::device::vector_mean_context> vector(p);
+  REQUIRE((p.mech == mechanism::laplace_vector ? vector.code : scalar.code) == status::ok);
   auto rng = ldp::test::seeded_drbg(seed);
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
-  std::vector<int64_t> workspace(ldp::device::vector_workspace_values(p));
   std::vector<std::vector<double>> values;
   for (std::size_t run = 0; run < runs; ++run) {
     std::unique_ptr<ldp::server::aggregator> agg;
@@ -131,8 +133,8 @@ std::vector<std::vector<double>> estimates(const ldp::wire::params& p, const std
     for (const auto& x : inputs) {
       std::size_t size = 0;
       const status s = p.mech == mechanism::laplace_vector
-                           ? ldp::device::randomize_vector(p, fp, x, rng, workspace, out, &size)
-                           : ldp::device::randomize_value(p, fp, x[0], rng, out, &size);
+                           ? vector->randomize(x, rng, out, ldp::device::framing::report, &size)
+                           : scalar->randomize(x[0], rng, out, ldp::device::framing::report, &size);
       REQUIRE(s == status::ok);
       REQUIRE(agg->add_report(ldp::span<const unsigned char>(out.data(), size)) == status::ok);
     }

@@ -18,6 +18,7 @@
 #include <random>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/random.h"
 #include "ldp/server.h"
@@ -83,9 +84,10 @@ outcome run(const user_level_protocol& p, Data& data, ldp::random::drbg& rng) {
     }
     const params& block = refines[a.fold]->parameters();
     send(block, buffer, rng, *refines[a.fold]);
-    ldp::test::user_level_buffers ws(block);
+    ldp::test::owned_context<ldp::device::user_level_context> user(block);
+    REQUIRE(user.code == status::ok);
     int64_t value = 0;
-    REQUIRE(ldp::device::user_level_value(block, buffer, ws.view(), &value) == status::ok);
+    REQUIRE(user->value(buffer, &value) == status::ok);
     sums[a.fold] += ldp::wire::clamp_to_range(block, value);
     ++counts[a.fold];
   }
@@ -222,12 +224,13 @@ TEST_CASE("Monte-Carlo audit of the vote (D.2 (b)): whole datasets at the two en
     REQUIRE(v != w);
     auto rng = ldp::test::seeded_drbg(alpha < 1 ? "kent vote audit 0.5" : "kent vote audit 1");
     ldp::device::drbg_coins coins(rng);
-    ldp::test::user_level_buffers ws(p);
+    ldp::test::owned_context<ldp::device::user_level_context> voter(p);
+    REQUIRE(voter.code == status::ok);
     const auto count = [&](const std::vector<int64_t>& data) {
       uint64_t hits = 0;
       for (uint64_t i = 0; i < runs; ++i) {
         ldp::wire::report r;
-        REQUIRE(ldp::device::user_level_vote_fields(p, data, coins, ws.view(), &r) == status::ok);
+        REQUIRE(voter->vote_fields(data, coins, &r) == status::ok);
         const bool bv = ((r.bits[v / 8] >> (v % 8)) & 1) != 0, bw = ((r.bits[w / 8] >> (w % 8)) & 1) != 0;
         hits += bv && !bw;
       }
@@ -252,6 +255,8 @@ TEST_CASE("Monte-Carlo audit of the refinement (Table D.2, Kent P2): local means
     REQUIRE(derived.code == status::ok);
     const params& p = derived.block;
     auto rng = ldp::test::seeded_drbg(alpha < 1 ? "kent refine audit 0.5" : "kent refine audit 1");
+    ldp::test::owned_context<ldp::device::user_level_context> user(p);
+    REQUIRE(user.code == status::ok);
     const auto count = [&](int64_t x) {
       // Observations outside the interval (x - 3, x + 3 around its ends) average to its end.
       const std::vector<int64_t> data = {x - 3, x + 3, x, x, -one, one};
@@ -259,7 +264,7 @@ TEST_CASE("Monte-Carlo audit of the refinement (Table D.2, Kent P2): local means
       for (uint64_t i = 0; i < runs; ++i) {
         unsigned char out[32];
         std::size_t size = 0;
-        REQUIRE(ldp::device::randomize_user_level_payload(p, data, rng, {}, out, &size) == status::ok);
+        REQUIRE(user->randomize(data, rng, out, ldp::device::framing::payload, &size) == status::ok);
         ldp::wire::report r;
         REQUIRE(ldp::wire::decode_payload(p, {out, size}, &r) == status::ok);
         hits += r.value <= lo;

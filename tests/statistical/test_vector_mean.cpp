@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/random/rotation.h"
 #include "ldp/server/aggregator.h"
@@ -47,24 +48,20 @@ ldp::wire::derived_params block(mechanism m, uint32_t d, double epsilon, double 
                                       : ldp::wire::make_vector_laplace(d, 1.0, frac, epsilon, beta, seed);
 }
 
-// A device holding a block: the context, its sign memory and its workspace.
+// A device holding a block: the context on its workspace, and the rotation signs it derived.
 struct device {
-  std::vector<uint32_t> signs;
-  std::vector<int32_t> workspace;
-  ldp::device::vector_mean_context ctx;
+  ldp::test::owned_context<ldp::device::vector_mean_context> ctx;
+  ldp::span<const uint32_t> signs;
 
-  explicit device(const ldp::wire::params& p)
-      : signs(ldp::device::vector_mean_context::sign_words(p)),
-        workspace(ldp::device::vector_mean_context::workspace_values(p)) {
-    REQUIRE(ctx.init(p, signs) == status::ok);
-  }
+  explicit device(const ldp::wire::params& p) : ctx(p), signs(ctx->signs()) { REQUIRE(ctx.code == status::ok); }
 
   // The exact rotated vector v = H D clip(x) (before the scale).
   std::vector<int32_t> rotate(const std::vector<int64_t>& x) {
-    const auto& p = ctx.parameters();
-    ldp::device::clip_to_ball(x, p.get_signed(field::radius), ldp::wire::rotation_log2(p), workspace);
-    ldp::kernels::native().rotate_i32(workspace.data(), signs.data(), ldp::wire::rotation_log2(p));
-    return workspace;
+    const auto& p = ctx->parameters();
+    std::vector<int32_t> v(static_cast<std::size_t>(p.get(field::hadamard_dim)));
+    ldp::device::clip_to_ball(x, p.get_signed(field::radius), ldp::wire::rotation_log2(p), v);
+    ldp::kernels::native().rotate_i32(v.data(), signs.data(), ldp::wire::rotation_log2(p));
+    return v;
   }
 };
 
@@ -76,7 +73,7 @@ std::vector<double> aggregate(const ldp::wire::params& server_block, device& dev
   std::vector<unsigned char> out(ldp::wire::max_payload_size(server_block));
   for (const auto& x : users) {
     std::size_t size = 0;
-    REQUIRE(dev.ctx.randomize_payload(x, rng, dev.workspace, out, &size) == status::ok);
+    REQUIRE(dev.ctx->randomize(x, rng, out, ldp::device::framing::payload, &size) == status::ok);
     REQUIRE(agg->add_payload(ldp::span<const unsigned char>(out.data(), size)) == status::ok);
   }
   const auto e = agg->estimate_all();
@@ -470,7 +467,7 @@ TEST_CASE("Monte-Carlo audit of the vector pipeline: no leak, no wasted noise") 
         uint64_t hits = 0;
         for (uint64_t i = 0; i < runs; ++i) {
           ldp::wire::report rep;
-          REQUIRE(dev.ctx.fields(input, rng, dev.workspace, &rep) == status::ok);
+          REQUIRE(dev.ctx->fields(input, rng, &rep) == status::ok);
           hits += rep.index == 0 && (duchi ? rep.bit == 1 : rep.value <= -r) ? 1 : 0;
         }
         return hits;

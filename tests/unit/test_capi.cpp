@@ -15,6 +15,7 @@
 
 #include "example_params.h"
 #include "ldp.h"
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/user_level.h"
@@ -77,13 +78,14 @@ std::vector<bytes> c_reports(const ldp_params& p, int count) {
 
 std::vector<bytes> cxx_reports(const ldp::wire::params& p, int count) {
   ldp::random::drbg rng(rng_seed);
-  std::vector<uint64_t> workspace(ldp::device::workspace_words(p));
+  ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
+  REQUIRE(oracle.code == status::ok);
   std::vector<bytes> out;
   for (int i = 0; i < count; ++i) {
     bytes report(ldp::wire::max_report_size(p));
     size_t n = 0;
-    REQUIRE(ldp::device::randomize(p, ldp::wire::fingerprint(p), static_cast<uint32_t>(i * 7) % domain, rng,
-                                   workspace, report, &n) == status::ok);
+    REQUIRE(oracle->randomize(static_cast<uint32_t>(i * 7) % domain, rng, report, ldp::device::framing::report, &n) ==
+            status::ok);
     report.resize(n);
     out.push_back(report);
   }
@@ -167,7 +169,7 @@ TEST_CASE("blocks built through the C API are the C++ blocks") {
     CHECK(ldp_params_epsilon(&c) == cxx.epsilon_impl);
     CHECK(ldp_params_epsilon(&c) <= epsilon);
     CHECK(ldp_report_max_size(&c) == ldp::wire::max_report_size(cxx.block));
-    CHECK(ldp_workspace_size(&c) == 8 * ldp::device::workspace_words(cxx.block));
+    CHECK(ldp_workspace_size(&c) == ldp::device::frequency_context::workspace_size(cxx.block));
 
     // Decoding the encoding gives the same context.
     ldp_params decoded;
@@ -559,22 +561,17 @@ std::vector<bytes> c_numeric_reports(const ldp_params& p, uint32_t d) {
 
 std::vector<bytes> cxx_numeric_reports(const ldp::wire::params& p, uint32_t d) {
   ldp::random::drbg rng(rng_seed);
-  const uint64_t fingerprint = ldp::wire::fingerprint(p);
-  const bool rotated = p.mech == mechanism::vector_duchi || p.mech == mechanism::vector_laplace;
-  ldp::device::vector_mean_context context;
-  std::vector<uint32_t> signs(rotated ? ldp::device::vector_mean_context::sign_words(p) : 0);
-  std::vector<int32_t> rotated_values(rotated ? ldp::device::vector_mean_context::workspace_values(p) : 0);
-  if (rotated) REQUIRE(context.init(p, signs) == status::ok);
-  std::vector<int64_t> values(ldp::device::vector_workspace_values(p));
+  ldp::test::owned_context<ldp::device::mean_context> scalar(p);
+  ldp::test::owned_context<ldp::device::vector_mean_context> vector(p);
+  REQUIRE((d == 0 ? scalar.code : vector.code) == status::ok);
   std::vector<bytes> out;
   for (int i = 0; i < 40; ++i) {
     bytes report(ldp::wire::max_report_size(p));
     size_t n = 0;
     std::vector<int64_t> x(d);
     for (uint32_t j = 0; j < d; ++j) x[j] = (i - 20) * 311 + static_cast<int64_t>(j) * 97;
-    const status s = d == 0    ? ldp::device::randomize_value(p, fingerprint, (i - 20) * 977, rng, report, &n)
-                     : rotated ? context.randomize(x, rng, rotated_values, report, &n)
-                               : ldp::device::randomize_vector(p, fingerprint, x, rng, values, report, &n);
+    const status s = d == 0 ? scalar->randomize((i - 20) * 977, rng, report, ldp::device::framing::report, &n)
+                            : vector->randomize(x, rng, report, ldp::device::framing::report, &n);
     REQUIRE(s == status::ok);
     report.resize(n);
     out.push_back(report);
@@ -704,20 +701,18 @@ TEST_CASE("the C user-level randomizer writes the C++ bytes, and checks its argu
     CHECK(ws == workspace_sizes[b]);
     const std::vector<int64_t>& data = b < 2 ? scalar_data : vector_data;
 
-    // C++: spans of the sizes user_level.h asks for.
+    // C++: the context on the workspace size user_level.h asks for.
     ldp::random::drbg cxx_rng(rng_seed);
-    std::vector<uint64_t> votes(ldp::device::user_level_vote_words(block));
-    std::vector<int32_t> rotation(ldp::device::user_level_rotation_values(block));
-    std::vector<uint32_t> signs(ldp::device::user_level_sign_words(block));
-    const ldp::device::user_level_workspace spans{votes, rotation, signs};
+    CHECK(ws == ldp::device::user_level_context::workspace_size(block));
+    ldp::test::owned_context<ldp::device::user_level_context> device(block);
+    REQUIRE(device.code == status::ok);
     ldp_rng rng;
     REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
     std::vector<uint64_t> workspace(ws / 8);
     for (int i = 0; i < 20; ++i) {
       bytes expected(ldp::wire::max_report_size(block)), got(ldp_report_max_size(&p));
       size_t expected_size = 0, got_size = 0;
-      REQUIRE(ldp::device::randomize_user_level(block, ldp::wire::fingerprint(block), data, cxx_rng, spans, expected,
-                                                &expected_size) == status::ok);
+      REQUIRE(device->randomize(data, cxx_rng, expected, ldp::device::framing::report, &expected_size) == status::ok);
       REQUIRE(ldp_randomize_observations(&p, &rng, data.data(), data.size(), workspace.data(), ws, got.data(),
                                          got.size(), &got_size) == LDP_OK);
       expected.resize(expected_size);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/random.h"
 #include "ldp/server/aggregator.h"
@@ -41,10 +42,10 @@ struct device_output {
 // The device's fields for the candidates, copied out of the workspace.
 device_output encode(const ldp::wire::params& p, const std::vector<uint32_t>& indices,
                      const std::vector<int64_t>& values) {
-  std::vector<uint32_t> wi(ldp::device::sparse_workspace_size(p));
-  std::vector<int64_t> wv(wi.size());
+  ldp::test::owned_context<ldp::device::sparse_projection_context> device(p);
+  REQUIRE(device.code == status::ok);
   ldp::wire::report r;
-  REQUIRE(ldp::device::sparse_projection_fields(p, indices, values, {wi, wv}, &r) == status::ok);
+  REQUIRE(device->fields({indices, values}, &r) == status::ok);
   return {std::vector<uint32_t>(r.indices.begin(), r.indices.end()),
           std::vector<int64_t>(r.values.begin(), r.values.end())};
 }
@@ -202,11 +203,11 @@ TEST_CASE("clipping invariants hold after quantization, for random inputs (prope
     CHECK(norm1 <= ldp::wire::sparse_l1_bound(p));
     // The report encodes and decodes to the same pairs.
     std::vector<unsigned char> bytes(ldp::wire::max_report_size(p));
-    std::vector<uint32_t> wi(s);
-    std::vector<int64_t> wv(s);
+    ldp::test::owned_context<ldp::device::sparse_projection_context> device(p);
+    REQUIRE(device.code == status::ok);
+    auto unused = ldp::test::seeded_drbg("sparse projection draws nothing");
     std::size_t written = 0;
-    REQUIRE(ldp::device::encode_sparse_projection(p, ldp::wire::fingerprint(p), idx, val, {wi, wv}, bytes,
-                                              &written) == status::ok);
+    REQUIRE(device->randomize({idx, val}, unused, bytes, ldp::device::framing::report, &written) == status::ok);
     ldp::wire::report r;
     REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), {bytes.data(), written}, &r) == status::ok);
     std::vector<uint32_t> ri(s);
@@ -219,21 +220,27 @@ TEST_CASE("clipping invariants hold after quantization, for random inputs (prope
 
 TEST_CASE("device rejects bad input with a status") {
   const auto p = sparse_block(10, 2, 100);
-  std::vector<uint32_t> wi(2);
-  std::vector<int64_t> wv(2);
+  using ldp::device::sparse_projection_context;
+  CHECK(sparse_projection_context::workspace_size(p) == 2 * 8 + 2 * 4);  // s values, then s indices
+  ldp::test::owned_context<ldp::device::sparse_projection_context> device(p);
+  REQUIRE(device.code == status::ok);
   ldp::wire::report r;
   const std::vector<uint32_t> unsorted{3, 3};
   const std::vector<int64_t> two{1, 2};
-  CHECK(ldp::device::sparse_projection_fields(p, unsorted, two, {wi, wv}, &r) == status::invalid_argument);
+  CHECK(device->fields({unsorted, two}, &r) == status::invalid_argument);
   const std::vector<uint32_t> outside{3, 10};
-  CHECK(ldp::device::sparse_projection_fields(p, outside, two, {wi, wv}, &r) == status::out_of_range);
+  CHECK(device->fields({outside, two}, &r) == status::out_of_range);
   const std::vector<uint32_t> one{3};
-  CHECK(ldp::device::sparse_projection_fields(p, one, two, {wi, wv}, &r) == status::invalid_argument);
+  CHECK(device->fields({one, two}, &r) == status::invalid_argument);
   const std::vector<uint32_t> fine{1, 2};
-  CHECK(ldp::device::sparse_projection_fields(p, fine, two, {{wi.data(), 1}, wv}, &r) == status::workspace_too_small);
+  sparse_projection_context other;
+  const ldp::span<std::byte> workspace = device.workspace;
+  CHECK(sparse_projection_context::init(workspace.subspan(0, workspace.size() - 1), p, &other) ==
+        status::workspace_too_small);
+  CHECK(other.fields({fine, two}, &r) == status::invalid_argument);  // a failed init
   ldp::wire::params grr;
   grr.mech = ldp::wire::mechanism::grr;
-  CHECK(ldp::device::sparse_projection_fields(grr, fine, two, {wi, wv}, &r) == status::invalid_argument);
+  CHECK(sparse_projection_context::init(workspace, grr, &other) == status::invalid_argument);
 }
 
 TEST_CASE("l1 projection: ball, sphere, soft threshold, idempotence, KKT, non-expansive, reference") {
@@ -344,8 +351,8 @@ TEST_CASE("sparse aggregator: exact sums, l2 rejection, merge, saved state") {
   auto rng = ldp::test::seeded_drbg("sparse aggregator sums");
   std::vector<int64_t> expected(50, 0);
   std::vector<unsigned char> bytes(ldp::wire::max_report_size(p));
-  std::vector<uint32_t> wi(3);
-  std::vector<int64_t> wv(3);
+  ldp::test::owned_context<ldp::device::sparse_projection_context> device(p);
+  REQUIRE(device.code == status::ok);
   for (int u = 0; u < 300; ++u) {
     std::vector<uint32_t> idx;
     std::vector<int64_t> val;
@@ -355,7 +362,7 @@ TEST_CASE("sparse aggregator: exact sums, l2 rejection, merge, saved state") {
       val.push_back(static_cast<int64_t>(ldp::random::uniform_below(rng, 4001)) - 2000);
     }
     ldp::wire::report r;
-    REQUIRE(ldp::device::sparse_projection_fields(p, idx, val, {wi, wv}, &r) == status::ok);
+    REQUIRE(device->fields({idx, val}, &r) == status::ok);
     for (std::size_t i = 0; i < r.indices.size(); ++i) expected[r.indices[i]] += r.values[i];
     std::size_t written = 0;
     REQUIRE(ldp::wire::encode_report(p, fp, r, bytes, &written) == status::ok);
@@ -435,15 +442,15 @@ TEST_CASE("release calibration: b = 2 L sqrt(s) / (n eps), not 2L/(n eps) nor L 
   std::unique_ptr<ldp::server::aggregator> agg;
   REQUIRE(ldp::server::aggregator::create(p, &agg) == status::ok);
   std::vector<unsigned char> bytes(ldp::wire::max_report_size(p));
-  std::vector<uint32_t> wi(4);
-  std::vector<int64_t> wv(4);
+  ldp::test::owned_context<ldp::device::sparse_projection_context> device(p);
+  REQUIRE(device.code == status::ok);
+  auto unused = ldp::test::seeded_drbg("sparse projection draws nothing");
   const std::vector<uint32_t> idx{0, 1, 2, 3};
   const std::vector<int64_t> val{radius / 2, radius / 2, -radius / 2, radius / 2};
   const uint64_t n = 250;
   for (uint64_t u = 0; u < n; ++u) {
     std::size_t written = 0;
-    REQUIRE(ldp::device::encode_sparse_projection(p, ldp::wire::fingerprint(p), idx, val, {wi, wv}, bytes,
-                                              &written) == status::ok);
+    REQUIRE(device->randomize({idx, val}, unused, bytes, ldp::device::framing::report, &written) == status::ok);
     REQUIRE(agg->add_report({bytes.data(), written}) == status::ok);
   }
   auto rng = ldp::test::seeded_drbg("sparse release calibration");

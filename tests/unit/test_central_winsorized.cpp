@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device/winsorized.h"
 #include "ldp/random.h"
 #include "ldp/server/aggregator.h"
@@ -36,16 +37,19 @@ ldp::wire::params round1_block(uint32_t d, uint32_t m, uint64_t range, uint64_t 
   return p;
 }
 
-struct device_buffers {
-  std::vector<int32_t> rotated;
-  std::vector<uint32_t> signs;
-  std::vector<int64_t> values;
-  explicit device_buffers(const ldp::wire::params& p)
-      : rotated(ldp::device::winsorized_rotated_size(p)),
-        signs(ldp::device::winsorized_sign_words(p)),
-        values(ldp::device::winsorized_rotated_size(p)) {}
-  ldp::device::winsorized_workspace ws() { return {rotated, signs, values}; }
-};
+using device = ldp::test::owned_context<ldp::device::winsorized_context>;
+
+// A user's report of `samples` under block p (round 2 with the broadcast window list) into bytes;
+// its size.
+std::size_t winsorized_report(const ldp::wire::params& p, ldp::span<const unsigned char> windows,
+                              ldp::span<const int64_t> samples, std::vector<unsigned char>& bytes) {
+  device user(p, windows);
+  REQUIRE(user.code == status::ok);
+  auto unused = ldp::test::seeded_drbg("winsorized draws nothing");
+  std::size_t written = 0;
+  REQUIRE(user->randomize(samples, unused, bytes, ldp::device::framing::report, &written) == status::ok);
+  return written;
+}
 
 // y = H D x with the dense Sylvester matrix and the public signs.
 std::vector<int64_t> dense_rotation(const ldp::wire::params& p, const std::vector<int64_t>& x) {
@@ -168,32 +172,39 @@ TEST_CASE("winsorized blocks, bins, rounding of the user mean and the window lis
 
 TEST_CASE("device: at most m samples, clamped, averaged half to even, rotated as H D x") {
   const auto p = round1_block(5, 3, 5 * 256, 64);
-  device_buffers buf(p);
+  device user(p, ldp::span<const unsigned char>{});
+  REQUIRE(user.code == status::ok);
   // 4 samples of 5 coordinates; only the first 3 count (m = 3); 1000 is clamped to 256.
   const std::vector<int64_t> samples{10, 1000, -7, 0, 1,   //
                                      11, 0, -7, 0, 2,      //
                                      13, 0, -8, 0, 2,      //
                                      99999, 5, 5, 5, 5};
-  REQUIRE(ldp::device::winsorized_rotated_mean(p, samples, 4, buf.ws()) == status::ok);
+  ldp::span<const int32_t> rotated;
+  REQUIRE(user->rotated_mean(samples, &rotated) == status::ok);
   // Means: 34/3 -> 11, 256/3 -> 85, -22/3 -> -7, 0, 5/3 -> 2.
   const std::vector<int64_t> mean{11, 85, -7, 0, 2};
   const auto expected = dense_rotation(p, mean);
-  for (std::size_t j = 0; j < 8; ++j) CHECK(buf.rotated[j] == expected[j]);
+  REQUIRE(rotated.size() == 8);
+  for (std::size_t j = 0; j < 8; ++j) CHECK(rotated[j] == expected[j]);
   // Round 1 reports the bins; the aggregator sees exactly them.
   ldp::wire::report r;
-  REQUIRE(ldp::device::winsorized_fields(p, {}, samples, 4, buf.ws(), &r) == status::ok);
+  REQUIRE(user->fields(samples, &r) == status::ok);
   REQUIRE(r.values.size() == 8);
   for (std::size_t j = 0; j < 8; ++j) CHECK(r.values[j] == ldp::wire::winsorized_bin(p, expected[j]));
   // Errors.
-  CHECK(ldp::device::winsorized_rotated_mean(p, samples, 0, buf.ws()) == status::invalid_argument);
-  CHECK(ldp::device::winsorized_rotated_mean(p, {samples.data(), 19}, 4, buf.ws()) == status::invalid_argument);
-  CHECK(ldp::device::winsorized_rotated_mean(p, samples, 4, {{buf.rotated.data(), 4}, buf.signs, buf.values}) ==
+  CHECK(user->rotated_mean({}, &rotated) == status::invalid_argument);
+  CHECK(user->rotated_mean({samples.data(), 19}, &rotated) == status::invalid_argument);
+  // 8 values, 8 rotated, 1 sign word, in whole words.
+  CHECK(ldp::device::winsorized_context::workspace_size(p) == 8 * 8 + 8 * 4 + 8);
+  ldp::device::winsorized_context other;
+  const ldp::span<std::byte> workspace = user.workspace;
+  CHECK(ldp::device::winsorized_context::init(workspace.subspan(0, workspace.size() - 8), p, {}, &other) ==
         status::workspace_too_small);
+  CHECK(other.rotated_mean(samples, &rotated) == status::invalid_argument);  // a failed init
 }
 
 TEST_CASE("device round 2: values clamped to the broadcast windows; a foreign list is refused") {
   const auto p = round1_block(3, 4, 3 * 256, 32);
-  device_buffers buf(p);
   const std::vector<int64_t> samples{200, -200, 50, 190, -180, 60};
   const std::vector<uint32_t> bins{10, 12, 14, 16};
   std::vector<unsigned char> list(ldp::wire::window_list_size(p));
@@ -201,8 +212,10 @@ TEST_CASE("device round 2: values clamped to the broadcast windows; a foreign li
   REQUIRE(ldp::wire::encode_window_list(p, bins, list, &written) == status::ok);
   ldp::wire::params p2;
   REQUIRE(ldp::wire::make_winsorized_sums(p, 96, list, &p2) == status::ok);
+  device user(p2, ldp::span<const unsigned char>(list));
+  REQUIRE(user.code == status::ok);
   ldp::wire::report r;
-  REQUIRE(ldp::device::winsorized_fields(p2, list, samples, 2, buf.ws(), &r) == status::ok);
+  REQUIRE(user->fields(samples, &r) == status::ok);
   const auto y = dense_rotation(p2, {195, -190, 55});
   for (std::size_t j = 0; j < 4; ++j) {
     const int64_t mid = ldp::wire::winsorized_midpoint(p2, bins[j]);
@@ -210,7 +223,7 @@ TEST_CASE("device round 2: values clamped to the broadcast windows; a foreign li
   }
   auto tampered = list;
   tampered[9] = 11;
-  CHECK(ldp::device::winsorized_fields(p2, tampered, samples, 2, buf.ws(), &r) == status::parameter_mismatch);
+  CHECK(device(p2, ldp::span<const unsigned char>(tampered)).code == status::parameter_mismatch);
 }
 
 TEST_CASE("budget arithmetic: eps/2 + eps/2, eps' paper and tight, K queries, tau', windows") {
@@ -349,15 +362,13 @@ TEST_CASE("round 1 and round 2 aggregators: ingest, rejections, merge, saved sta
   std::unique_ptr<ldp::server::aggregator> a, b;
   REQUIRE(ldp::server::aggregator::create(p, &a) == status::ok);
   REQUIRE(ldp::server::aggregator::create(p, &b) == status::ok);
-  device_buffers buf(p);
   std::vector<unsigned char> bytes(ldp::wire::max_report_size(p));
   std::vector<std::vector<int64_t>> users;
   for (int u = 0; u < 60; ++u) {
     std::vector<int64_t> s(5 * 8);
     for (auto& v : s) v = static_cast<int64_t>(ldp::random::uniform_below(rng, 101)) - 50 + 20 * (u % 3);
     users.push_back(s);
-    std::size_t written = 0;
-    REQUIRE(ldp::device::encode_winsorized(p, ldp::wire::fingerprint(p), {}, s, 8, buf.ws(), bytes, &written) == status::ok);
+    const std::size_t written = winsorized_report(p, {}, s, bytes);
     REQUIRE((u % 2 ? a : b)->add_report({bytes.data(), written}) == status::ok);
   }
   // A bin out of range is rejected.
@@ -391,8 +402,7 @@ TEST_CASE("round 1 and round 2 aggregators: ingest, rejections, merge, saved sta
   auto& sums2 = dynamic_cast<ldp::server::winsorized_sums_aggregator&>(*s2);
   auto& sums3 = dynamic_cast<ldp::server::winsorized_sums_aggregator&>(*s3);
   // Without windows nothing is counted.
-  REQUIRE(ldp::device::encode_winsorized(sel.round2, ldp::wire::fingerprint(sel.round2), sel.window_list, users[0], 8,
-                                         buf.ws(), bytes, &written) == status::ok);
+  written = winsorized_report(sel.round2, sel.window_list, users[0], bytes);
   CHECK(s2->add_report({bytes.data(), written}) == status::invalid_argument);
   auto wrong = sel.window_list;
   wrong.back() ^= 1;
@@ -400,8 +410,7 @@ TEST_CASE("round 1 and round 2 aggregators: ingest, rejections, merge, saved sta
   REQUIRE(sums2.set_windows(sel.window_list) == status::ok);
   REQUIRE(sums3.set_windows(sel.window_list) == status::ok);
   for (std::size_t u = 0; u < users.size(); ++u) {
-    REQUIRE(ldp::device::encode_winsorized(sel.round2, ldp::wire::fingerprint(sel.round2), sel.window_list, users[u], 8,
-                                           buf.ws(), bytes, &written) == status::ok);
+    written = winsorized_report(sel.round2, sel.window_list, users[u], bytes);
     REQUIRE((u % 2 ? s2 : s3)->add_report({bytes.data(), written}) == status::ok);
   }
   // A value outside its window is rejected.
@@ -449,14 +458,12 @@ TEST_CASE("two rounds from device reports == one shot on the same data and noise
       }
     }
     // Two rounds: device reports, aggregators, windows, release, one DRBG.
-    device_buffers buf(p);
     std::vector<unsigned char> bytes(ldp::wire::max_report_size(p));
     std::unique_ptr<ldp::server::aggregator> round1;
     REQUIRE(ldp::server::aggregator::create(p, &round1) == status::ok);
     std::size_t written = 0;
     for (const auto& s : samples) {
-      REQUIRE(ldp::device::encode_winsorized(p, ldp::wire::fingerprint(p), {}, s, s.size() / d, buf.ws(), bytes,
-                                             &written) == status::ok);
+      written = winsorized_report(p, {}, s, bytes);
       REQUIRE(round1->add_report({bytes.data(), written}) == status::ok);
     }
     auto server_rng = ldp::test::seeded_drbg("winsorized two rounds noise");
@@ -467,8 +474,7 @@ TEST_CASE("two rounds from device reports == one shot on the same data and noise
     REQUIRE(dynamic_cast<ldp::server::winsorized_sums_aggregator&>(*round2).set_windows(sel.window_list) == status::ok);
     std::vector<unsigned char> bytes2(ldp::wire::max_report_size(sel.round2));
     for (const auto& s : samples) {
-      REQUIRE(ldp::device::encode_winsorized(sel.round2, ldp::wire::fingerprint(sel.round2), sel.window_list, s,
-                                             s.size() / d, buf.ws(), bytes2, &written) == status::ok);
+      written = winsorized_report(sel.round2, sel.window_list, s, bytes2);
       REQUIRE(round2->add_report({bytes2.data(), written}) == status::ok);
     }
     ldp::server::winsorized_release two;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/wire.h"
 #include "tables.h"
@@ -28,14 +29,14 @@ ldp::wire::params oracle(mechanism m) {
 uint64_t digest(mechanism m, const ldp::kernels::table& t) {
   const auto p = oracle(m);
   auto rng = ldp::test::seeded_drbg("device golden", t);
-  std::vector<uint64_t> workspace(ldp::device::workspace_words(p));
+  ldp::test::owned_context<ldp::device::frequency_context> c(p);
+  REQUIRE(c.code == ldp::status::ok);
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
   uint64_t h = 0xcbf29ce484222325u;
   const auto d = static_cast<uint32_t>(p.get(ldp::wire::field::domain));
   for (uint32_t i = 0; i < 300; ++i) {
     std::size_t size = 0;
-    REQUIRE(ldp::device::randomize(p, ldp::wire::fingerprint(p), (i * 37) % d, rng, workspace, out,
-                                   &size) == ldp::status::ok);
+    REQUIRE(c->randomize((i * 37) % d, rng, out, ldp::device::framing::report, &size) == ldp::status::ok);
     for (std::size_t b = 0; b < size; ++b) h = (h ^ out[b]) * 0x100000001b3u;
   }
   return h;

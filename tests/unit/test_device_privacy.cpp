@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "enumerator.h"
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/wire.h"
 #include "tables.h"
@@ -73,14 +74,15 @@ TEST_CASE("exact enumeration: every oracle is epsilon_impl-LDP, tightly") {
         REQUIRE(derived.code == ldp::status::ok);
         const ldp::wire::params p = derived.block;
         CHECK(derived.epsilon_impl <= eps);
-        std::vector<uint64_t> workspace(ldp::device::workspace_words(p) + 1);
+        ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
+        REQUIRE(oracle.code == ldp::status::ok);
         // Local hashing is audited given its revealed seed, for a few seeds.
         const bool hashed = m == mechanism::blh || m == mechanism::olh;
         long double best = 0;
         for (uint64_t seed : {uint64_t{1}, uint64_t{0x9e3779b97f4a7c15u}, uint64_t{42}}) {
           const auto r = max_ratio(d, seed, [&](uint32_t x, ldp::test::enumerating_coins& c) {
             ldp::wire::report rep;
-            REQUIRE(ldp::device::randomize_fields(p, x, c, workspace, &rep) == ldp::status::ok);
+            REQUIRE(oracle->fields(x, c, &rep) == ldp::status::ok);
             return ldp::test::describe(p, rep);
           });
           CHECK_FALSE(r.infinite);
@@ -112,10 +114,11 @@ TEST_CASE("the enumeration catches a randomizer that leaks") {
   auto wrong = ldp::wire::make_sue(1.0, 4).block;
   const auto per_bit = ldp::wire::make_hr(1.0, 4).block.get(field::threshold_keep);  // e/(1+e)
   wrong.set(field::threshold_keep, per_bit).set(field::threshold_other, (uint64_t{1} << 32) - per_bit);
-  std::vector<uint64_t> workspace(1);
+  ldp::test::owned_context<ldp::device::frequency_context> oracle(wrong);
+  REQUIRE(oracle.code == ldp::status::ok);
   const auto leak = max_ratio(4, 0, [&](uint32_t x, ldp::test::enumerating_coins& c) {
     ldp::wire::report rep;
-    REQUIRE(ldp::device::randomize_fields(wrong, x, c, workspace, &rep) == ldp::status::ok);
+    REQUIRE(oracle->fields(x, c, &rep) == ldp::status::ok);
     return ldp::test::describe(wrong, rep);
   });
   CHECK(leak.max_ratio > std::exp(1.9L));
@@ -131,9 +134,12 @@ TEST_CASE("a block with thresholds out of 2^w for w != 32 is refused, not misrea
     for (field f : {field::threshold_keep, field::threshold_other}) {
       if (p.has(f)) p.set(f, p.get(f) << 8);
     }
-    std::vector<uint64_t> workspace(ldp::device::workspace_words(p));
+    ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
+    CHECK(oracle.code == ldp::status::unsupported);
+    // The refused context randomizes nothing.
     std::vector<unsigned char> out(ldp::wire::max_report_size(p));
     std::size_t size = 0;
-    CHECK(ldp::device::randomize(p, ldp::wire::fingerprint(p), 3, rng, workspace, out, &size) == ldp::status::unsupported);
+    CHECK(oracle->randomize(3, rng, out, ldp::device::framing::report, &size) == ldp::status::invalid_argument);
+    CHECK(size == 0);
   }
 }

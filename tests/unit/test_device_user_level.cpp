@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "enumerator.h"
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/random.h"
 #include "ldp/wire.h"
@@ -18,8 +19,9 @@
 #include "wire_examples.h"
 
 using ldp::status;
-using ldp::device::user_level_workspace;
-using ldp::test::user_level_buffers;
+using ldp::device::framing;
+using ldp::device::user_level_context;
+using device = ldp::test::owned_context<user_level_context>;
 using ldp::wire::field;
 using ldp::wire::kent_shape;
 using ldp::wire::mechanism;
@@ -48,9 +50,10 @@ kent_shape shape(uint32_t cap, uint32_t d = 0, uint32_t j = 0, bool rotate = fal
 }
 
 int64_t value_of(const params& p, const std::vector<int64_t>& observations) {
-  user_level_buffers ws(p);
+  device c(p);
+  REQUIRE(c.code == status::ok);
   int64_t v = 0;
-  REQUIRE(ldp::device::user_level_value(p, observations, ws.view(), &v) == status::ok);
+  REQUIRE(c->value(observations, &v) == status::ok);
   return v;
 }
 
@@ -75,11 +78,12 @@ using pmf = std::map<std::string, long double>;
 
 // The exact pmf of the vote's fields on `data`, over every outcome of its coins.
 pmf vote_pmf(const params& p, const std::vector<int64_t>& data) {
-  user_level_buffers ws(p);
+  device voter(p);
+  REQUIRE(voter.code == status::ok);
   ldp::test::enumerating_coins coins;
   return coins.pmf([&](ldp::test::enumerating_coins& c) {
     ldp::wire::report r;
-    REQUIRE(ldp::device::user_level_vote_fields(p, data, c, ws.view(), &r) == status::ok);
+    REQUIRE(voter->vote_fields(data, c, &r) == status::ok);
     return ldp::test::describe(p, r);
   });
 }
@@ -144,12 +148,13 @@ TEST_CASE("M2: the fold's coordinate of the local mean") {
     CHECK(value_of(p, data) == 11 + 10 * static_cast<int64_t>(j));
   }
   const params p = ldp::wire::make_kent_vote(1.0, 8, shape(10, 4, 1)).block;
-  user_level_buffers ws(p);
+  device c(p);
+  REQUIRE(c.code == status::ok);
   int64_t v = 0;
   // T * d values: 11 is not a multiple of d = 4.
   const std::vector<int64_t> ragged(data.begin(), data.end() - 1);
-  CHECK(ldp::device::user_level_value(p, ragged, ws.view(), &v) == status::invalid_argument);
-  CHECK(ldp::device::user_level_value(p, {}, ws.view(), &v) == status::invalid_argument);
+  CHECK(c->value(ragged, &v) == status::invalid_argument);
+  CHECK(c->value({}, &v) == status::invalid_argument);
 }
 
 TEST_CASE("M3: coordinate j of U x, U = d~^(-1/2) H D, exactly rounded from the int32 rotation") {
@@ -200,38 +205,31 @@ TEST_CASE("M3 on a spike: the rotated coordinate is +-x_1 / sqrt(d~) for every j
 
 TEST_CASE("statuses") {
   const params vote = ldp::wire::make_kent_vote(1.0, 70, shape(10, 6, 1, true)).block;
-  user_level_buffers ws(vote);
-  CHECK(ws.bits.size() == 2);
-  CHECK(ws.rotation.size() == 8);
-  CHECK(ws.signs.size() == 1);
+  // Two vote words (70 cells), one sign word, 8 rotated values.
+  CHECK(user_level_context::workspace_size(vote) == 2 * 8 + 4 + 8 * 4 + 4);
+  device c(vote);
+  REQUIRE(c.code == status::ok);
   auto rng = ldp::test::seeded_drbg("statuses");
   std::vector<unsigned char> out(ldp::wire::max_report_size(vote));
   std::size_t size = 0;
   const auto data = observations(12, 3);
-  const uint64_t fp = ldp::wire::fingerprint(vote);
-  CHECK(ldp::device::randomize_user_level(vote, fp, data, rng, ws.view(), out, &size) == status::ok);
-  user_level_workspace small = ws.view();
-  small.vote_bits = small.vote_bits.subspan(0, 1);
-  CHECK(ldp::device::randomize_user_level(vote, fp, data, rng, small, out, &size) == status::workspace_too_small);
-  small = ws.view();
-  small.rotation = small.rotation.subspan(0, 7);
-  CHECK(ldp::device::randomize_user_level(vote, fp, data, rng, small, out, &size) == status::workspace_too_small);
-  small = ws.view();
-  small.signs = {};
-  CHECK(ldp::device::randomize_user_level(vote, fp, data, rng, small, out, &size) == status::workspace_too_small);
+  CHECK(c->randomize(data, rng, out, framing::report, &size) == status::ok);
+  user_level_context other;
+  const ldp::span<std::byte> workspace = c.workspace;
+  CHECK(user_level_context::init(workspace.subspan(0, workspace.size() - 1), vote, &other) ==
+        status::workspace_too_small);
+  CHECK(other.randomize(data, rng, out, framing::report, &size) == status::invalid_argument);
   std::vector<unsigned char> short_out(out.size() - 1);
-  CHECK(ldp::device::randomize_user_level(vote, fp, data, rng, ws.view(), short_out, &size) ==
-        status::buffer_too_small);
+  CHECK(c->randomize(data, rng, short_out, framing::report, &size) == status::buffer_too_small);
   const params sue = ldp::wire::make_sue(1.0, 10).block;
-  CHECK(ldp::device::randomize_user_level(sue, 0, data, rng, ws.view(), out, &size) == status::invalid_argument);
+  CHECK(user_level_context::init(workspace, sue, &other) == status::invalid_argument);
   params broken = vote;
   broken.set(field::fold_coordinate, 8);
-  CHECK(ldp::device::randomize_user_level(broken, 0, data, rng, ws.view(), out, &size) ==
-        status::invalid_parameters);
+  CHECK(user_level_context::init(workspace, broken, &other) == status::invalid_parameters);
   params wide = vote;
   wide.set(field::threshold_bits, 33);  // the coins draw 32-bit thresholds
   REQUIRE(ldp::wire::validate(wide) == status::ok);
-  CHECK(ldp::device::randomize_user_level(wide, 0, data, rng, ws.view(), out, &size) == status::invalid_argument);
+  CHECK(user_level_context::init(workspace, wide, &other) == status::unsupported);
 }
 
 TEST_CASE("reports decode under their block: N vote bits, a refine value inside its noise") {
@@ -247,11 +245,11 @@ TEST_CASE("reports decode under their block: N vote bits, a refine value inside 
     const auto refined = report_of(refine, data, "decode");
     REQUIRE(ldp::wire::decode_report(refine, ldp::wire::fingerprint(refine), refined, &r) == status::ok);
     // Payload and report agree.
-    user_level_buffers ws(refine);
     auto rng = ldp::test::seeded_drbg("decode");
     std::vector<unsigned char> payload(ldp::wire::max_payload_size(refine));
     std::size_t size = 0;
-    REQUIRE(ldp::device::randomize_user_level_payload(refine, data, rng, ws.view(), payload, &size) == status::ok);
+    REQUIRE(ldp::test::randomize_once<user_level_context>(refine, ldp::span<const int64_t>(data), rng, payload,
+                                                         framing::payload, &size) == status::ok);
     payload.resize(size);
     CHECK(std::vector<unsigned char>(refined.begin() + ldp::wire::report_header_size, refined.end()) == payload);
   }

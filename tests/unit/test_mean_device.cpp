@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/wire.h"
 #include "tables.h"
@@ -18,6 +19,21 @@ using ldp::wire::field;
 using ldp::wire::mechanism;
 
 namespace {
+
+using ldp::device::framing;
+
+// One output through a fresh context (ldp::test::randomize_once).
+template <class Input>
+status mean_once(const ldp::wire::params& p, Input x, ldp::random::drbg& rng, ldp::span<unsigned char> out, framing f,
+                 std::size_t* size) {
+  return ldp::test::randomize_once<ldp::device::mean_context>(p, x, rng, out, f, size);
+}
+template <class Input>
+status vector_once(const ldp::wire::params& p, const Input& x, ldp::random::drbg& rng, ldp::span<unsigned char> out,
+                   framing f, std::size_t* size) {
+  return ldp::test::randomize_once<ldp::device::vector_mean_context>(p, ldp::span<const int64_t>(x), rng, out, f,
+                                                                     size);
+}
 
 // A generator that hands out given 64-bit words (and their low halves as 32-bit words).
 struct scripted_rng {
@@ -31,7 +47,7 @@ int64_t laplace_report(const ldp::wire::params& p, int64_t x, const char* seed_n
   auto rng = ldp::test::seeded_drbg(seed_name);
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
   std::size_t size = 0;
-  REQUIRE(ldp::device::randomize_value(p, ldp::wire::fingerprint(p), x, rng, out, &size) == status::ok);
+  REQUIRE(mean_once(p, x, rng, out, framing::report, &size) == status::ok);
   ldp::wire::report r;
   REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), ldp::span<const unsigned char>(out.data(), size),
                                    &r) == status::ok);
@@ -41,7 +57,7 @@ int64_t laplace_report(const ldp::wire::params& p, int64_t x, const char* seed_n
 uint8_t duchi_report(const ldp::wire::params& p, int64_t x, ldp::random::drbg& rng) {
   unsigned char out[ldp::wire::report_header_size + 1];
   std::size_t size = 0;
-  REQUIRE(ldp::device::randomize_value(p, ldp::wire::fingerprint(p), x, rng, out, &size) == status::ok);
+  REQUIRE(mean_once(p, x, rng, out, framing::report, &size) == status::ok);
   REQUIRE(size == sizeof out);
   ldp::wire::report r;
   REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), out, &r) == status::ok);
@@ -84,13 +100,12 @@ TEST_CASE("laplace-vector: each coordinate is clamped and noised, the payload de
   const auto& p = derived.block;
   const int64_t one = 4096;
   const std::vector<int64_t> low = {-one, -one, -one, -one}, x = {-one, 5 * one, 0, one / 2};
-  std::vector<int64_t> workspace(ldp::device::vector_workspace_values(p));
-  CHECK(workspace.size() == 4);
+  CHECK(ldp::device::vector_mean_context::workspace_size(p) == 4 * sizeof(int64_t));
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
   const auto noisy = [&](const std::vector<int64_t>& in) {
     auto rng = ldp::test::seeded_drbg("laplace vector");
     std::size_t size = 0;
-    REQUIRE(ldp::device::randomize_vector(p, ldp::wire::fingerprint(p), in, rng, workspace, out, &size) == status::ok);
+    REQUIRE(vector_once(p, in, rng, out, framing::report, &size) == status::ok);
     ldp::wire::report r;
     REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), ldp::span<const unsigned char>(out.data(), size),
                                      &r) == status::ok);
@@ -107,14 +122,21 @@ TEST_CASE("laplace-vector: each coordinate is clamped and noised, the payload de
   // Payload only, and the argument checks.
   auto rng = ldp::test::seeded_drbg("laplace vector payload");
   std::size_t size = 0;
-  CHECK(ldp::device::randomize_vector_payload(p, x, rng, workspace, out, &size) == status::ok);
+  CHECK(vector_once(p, x, rng, out, framing::payload, &size) == status::ok);
   ldp::wire::report r;
   CHECK(ldp::wire::decode_payload(p, ldp::span<const unsigned char>(out.data(), size), &r) == status::ok);
-  std::vector<int64_t> small(3);
-  CHECK(ldp::device::randomize_vector(p, 1, x, rng, small, out, &size) == status::workspace_too_small);
-  CHECK(ldp::device::randomize_vector(p, 1, small, rng, workspace, out, &size) == status::invalid_argument);
+  ldp::device::vector_mean_context context;
+  alignas(8) std::byte workspace[4 * sizeof(int64_t) + 8];
+  CHECK(ldp::device::vector_mean_context::init({workspace, 3 * sizeof(int64_t)}, p, &context) ==
+        status::workspace_too_small);
+  CHECK(ldp::device::vector_mean_context::init({workspace + 4, 4 * sizeof(int64_t)}, p, &context) ==
+        status::invalid_argument);  // not on workspace_alignment
+  CHECK(context.randomize(x, rng, out, framing::report, &size) == status::invalid_argument);
+  REQUIRE(ldp::device::vector_mean_context::init(workspace, p, &context) == status::ok);
+  const std::vector<int64_t> small(3);
+  CHECK(context.randomize(small, rng, out, framing::report, &size) == status::invalid_argument);
   const auto scalar = ldp::wire::make_laplace(-1.0, 1.0, 12, 2.0).block;
-  CHECK(ldp::device::randomize_vector(scalar, 1, x, rng, workspace, out, &size) == status::invalid_argument);
+  CHECK(ldp::device::vector_mean_context::init(workspace, scalar, &context) == status::invalid_argument);
   CHECK(size == 0);
 }
 
@@ -163,27 +185,26 @@ TEST_CASE("randomize_value: argument and block errors draw nothing and write not
   std::vector<unsigned char> out(64);
   std::size_t size = 7;
   const auto grr = ldp::wire::make_grr(1.0, 10).block;
-  CHECK(ldp::device::randomize_value(grr, 1, 0, rng, out, &size) == status::invalid_argument);
+  CHECK(mean_once(grr, 0, rng, out, framing::report, &size) == status::invalid_argument);
   CHECK(size == 0);
   const auto vec = ldp::wire::make_laplace_vector(2, 0.0, 1.0, 8, 1.0).block;
-  CHECK(ldp::device::randomize_value(vec, 1, 0, rng, out, &size) == status::invalid_argument);
+  CHECK(mean_once(vec, 0, rng, out, framing::report, &size) == status::invalid_argument);
   auto broken = ldp::wire::make_laplace(0.0, 1.0, 8, 1.0).block;
   broken.set(field::scale_num, 0);
-  CHECK(ldp::device::randomize_value(broken, 1, 0, rng, out, &size) == status::invalid_parameters);
+  CHECK(mean_once(broken, 0, rng, out, framing::report, &size) == status::invalid_parameters);
   auto duchi = ldp::wire::make_duchi(0.0, 1.0, 8, 1.0).block;
-  CHECK(ldp::device::randomize_value(duchi, 1, 0, rng, ldp::span<unsigned char>(out.data(), 10), &size) ==
+  CHECK(mean_once(duchi, 0, rng, ldp::span<unsigned char>(out.data(), 10), framing::report, &size) ==
         status::buffer_too_small);
-  CHECK(ldp::device::randomize_value_payload(duchi, 0, rng, out, &size) == status::ok);
+  CHECK(mean_once(duchi, 0, rng, out, framing::payload, &size) == status::ok);
   CHECK(size == 1);
   duchi.set(field::threshold_other, duchi.get(field::threshold_other) + 1);  // T_lo + T_hi != 2^32
-  CHECK(ldp::device::randomize_value_payload(duchi, 0, rng, out, &size) == status::invalid_parameters);
+  CHECK(mean_once(duchi, 0, rng, out, framing::payload, &size) == status::invalid_parameters);
 }
 
 TEST_CASE("golden report digests of the numeric mechanisms, on every table") {
   const auto digest = [](const ldp::wire::params& p, const ldp::kernels::table& t) {
     auto rng = ldp::test::seeded_drbg("numeric golden", t);
     std::vector<unsigned char> out(ldp::wire::max_report_size(p));
-    std::vector<int64_t> workspace(ldp::device::vector_workspace_values(p));
     const int64_t lo = ldp::wire::range_of(p).lo;
     const auto q = static_cast<int64_t>(ldp::wire::range_width(p));
     uint64_t h = 0xcbf29ce484222325u;
@@ -192,8 +213,8 @@ TEST_CASE("golden report digests of the numeric mechanisms, on every table") {
       const int64_t x = lo + (i * 7919) % (q + 1);
       const std::vector<int64_t> v = {x, lo + q - x, x / 2};
       const status s = p.mech == mechanism::laplace_vector
-                           ? ldp::device::randomize_vector(p, ldp::wire::fingerprint(p), v, rng, workspace, out, &size)
-                           : ldp::device::randomize_value(p, ldp::wire::fingerprint(p), x, rng, out, &size);
+                           ? vector_once(p, v, rng, out, framing::report, &size)
+                           : mean_once(p, x, rng, out, framing::report, &size);
       REQUIRE(s == status::ok);
       for (std::size_t b = 0; b < size; ++b) h = (h ^ out[b]) * 0x100000001b3u;
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ldp/base/bits.h"
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/server.h"
 #include "ldp/wire.h"
@@ -64,7 +65,7 @@ std::vector<bytes> device_reports(const ldp::wire::params& p, const std::vector<
   for (int64_t x : xs) {
     bytes b(ldp::wire::max_report_size(p));
     std::size_t size = 0;
-    REQUIRE(ldp::device::randomize_value(p, ldp::wire::fingerprint(p), x, rng, b, &size) == status::ok);
+    REQUIRE(ldp::test::randomize_once<ldp::device::mean_context>(p, x, rng, b, ldp::device::framing::report, &size) == status::ok);
     b.resize(size);
     out.push_back(b);
   }

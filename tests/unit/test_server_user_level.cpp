@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/random.h"
 #include "ldp/server.h"
@@ -189,8 +190,8 @@ TEST_CASE("round 2: the argmax cell widened by two cells each side, through the 
   auto refines = aggregator_for(back);
   std::vector<int64_t> data(1000, in9);
   std::vector<unsigned char> out(ldp::wire::max_report_size(refine));
-  const uint64_t fp = ldp::wire::fingerprint(refine);
-  REQUIRE(ldp::device::randomize_user_level(refine, fp, data, rng, {}, out, &size) == status::ok);
+  REQUIRE(ldp::test::randomize_once<ldp::device::user_level_context>(refine, ldp::span<const int64_t>(data), rng, out,
+                                                                     ldp::device::framing::report, &size) == status::ok);
   CHECK(refines->add_report({out.data(), size}) == status::ok);
 }
 
@@ -239,12 +240,11 @@ TEST_CASE("estimates: fold checks, and M3 rotates back with D H / sqrt(d~)") {
     std::vector<int64_t> data(5, 0);
     data[0] = 20000 + 1000 * static_cast<int64_t>(f);
     for (int i = 0; i < 50; ++i) {
-      std::vector<int32_t> rotation(8);
-      std::vector<uint32_t> signs(1);
       std::vector<unsigned char> out(ldp::wire::max_report_size(block));
       std::size_t size = 0;
-      REQUIRE(ldp::device::randomize_user_level(block, ldp::wire::fingerprint(block), data, rng,
-                                                {{}, rotation, signs}, out, &size) == status::ok);
+      REQUIRE(ldp::test::randomize_once<ldp::device::user_level_context>(block, ldp::span<const int64_t>(data), rng, out,
+                                                                         ldp::device::framing::report, &size) ==
+              status::ok);
       REQUIRE(refines[f]->add_report({out.data(), size}) == status::ok);
     }
     theta.push_back(refines[f]->estimate_all()[0].value);

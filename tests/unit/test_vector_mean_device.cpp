@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/random/rotation.h"
@@ -134,22 +135,21 @@ TEST_CASE("the pipeline equals a dense reference drawing from a copy of the stre
       CAPTURE(name);
       const auto dim = static_cast<uint32_t>(p.get(field::hadamard_dim));
       const unsigned l = ldp::wire::rotation_log2(p);
-      std::vector<uint32_t> signs(ldp::device::vector_mean_context::sign_words(p));
-      ldp::device::vector_mean_context ctx;
-      REQUIRE(ctx.init(p, signs) == status::ok);
-      CHECK(ctx.fingerprint() == ldp::wire::fingerprint(p));
+      ldp::test::owned_context<ldp::device::vector_mean_context> ctx(p);
+      REQUIRE(ctx.code == status::ok);
+      CHECK(ctx->fingerprint() == ldp::wire::fingerprint(p));
+      const ldp::span<const uint32_t> signs = ctx->signs();
       auto data = ldp::test::seeded_drbg("pipeline data");
       unsigned char seed[32];
       ldp::test::seed_from_name("pipeline stream", seed);
       ldp::random::drbg device_rng(seed), reference_rng(seed);
-      std::vector<int32_t> workspace(ldp::device::vector_mean_context::workspace_values(p));
       for (int trial = 0; trial < 40; ++trial) {
         // Inside the ball (every |x_i| <= R / sqrt(d)), so the reference needs no clip.
         std::vector<int64_t> x(d);
         const int64_t bound = 2 * 65536 / static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(d))));
         for (int64_t& v : x) v = static_cast<int64_t>(ldp::random::uniform_below(data, static_cast<uint32_t>(2 * bound + 1))) - bound;
         ldp::wire::report got;
-        REQUIRE(ctx.fields(x, device_rng, workspace, &got) == status::ok);
+        REQUIRE(ctx->fields(x, device_rng, &got) == status::ok);
 
         const uint32_t j = ldp::random::uniform_below(reference_rng, dim);
         int64_t v = 0;  // row j of H, with the signs D
@@ -182,34 +182,41 @@ TEST_CASE("the pipeline equals a dense reference drawing from a copy of the stre
 
 TEST_CASE("vector_mean_context: arguments") {
   const auto p = block(mechanism::vector_duchi, 100);
-  std::vector<uint32_t> signs(ldp::device::vector_mean_context::sign_words(p));
-  CHECK(signs.size() == 4);
-  CHECK(ldp::device::vector_mean_context::workspace_values(p) == 128);
-  ldp::device::vector_mean_context ctx;
+  using ldp::device::framing;
+  using ldp::device::vector_mean_context;
+  // 4 sign words, then the 128 rotated values.
+  CHECK(vector_mean_context::workspace_size(p) == 4 * 4 + 128 * 4);
+  std::vector<uint64_t> words(vector_mean_context::workspace_size(p) / 8 + 1);
+  const ldp::span<std::byte> workspace(reinterpret_cast<std::byte*>(words.data()), words.size() * 8 - 8);
+  vector_mean_context ctx;
   auto rng = ldp::test::seeded_drbg("context arguments");
   std::vector<int64_t> x(100, 1);
-  std::vector<int32_t> workspace(128);
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
   std::size_t written = 1;
-  CHECK(ctx.randomize(x, rng, workspace, out, &written) == status::invalid_argument);  // before init
+  CHECK(ctx.randomize(x, rng, out, framing::report, &written) == status::invalid_argument);  // before init
   CHECK(written == 0);
-  CHECK(ctx.init(ldp::test::example_params(mechanism::duchi), signs) == status::invalid_argument);
+  CHECK(vector_mean_context::init(workspace, ldp::test::example_params(mechanism::duchi), &ctx) ==
+        status::invalid_argument);
   auto broken = p;
   broken.set_signed(field::radius, 0);
-  CHECK(ctx.init(broken, signs) == status::invalid_parameters);
-  CHECK(ctx.init(p, ldp::span<uint32_t>(signs.data(), 3)) == status::workspace_too_small);
-  REQUIRE(ctx.init(p, signs) == status::ok);
-  CHECK(ctx.randomize(ldp::span<const int64_t>(x.data(), 99), rng, workspace, out, &written) == status::invalid_argument);
-  CHECK(ctx.randomize(x, rng, ldp::span<int32_t>(workspace.data(), 127), out, &written) == status::workspace_too_small);
-  CHECK(ctx.randomize(x, rng, workspace, ldp::span<unsigned char>(out.data(), out.size() - 1), &written) ==
+  CHECK(vector_mean_context::init(workspace, broken, &ctx) == status::invalid_parameters);
+  CHECK(vector_mean_context::init(workspace.subspan(0, workspace.size() - 1), p, &ctx) ==
+        status::workspace_too_small);
+  const ldp::span<std::byte> misaligned(workspace.data() + 4, workspace.size());  // inside `words`
+  CHECK(vector_mean_context::init(misaligned, p, &ctx) == status::invalid_argument);
+  CHECK(ctx.randomize(x, rng, out, framing::report, &written) == status::invalid_argument);  // a failed init
+  REQUIRE(vector_mean_context::init(workspace, p, &ctx) == status::ok);
+  CHECK(ctx.randomize(ldp::span<const int64_t>(x.data(), 99), rng, out, framing::report, &written) ==
+        status::invalid_argument);
+  CHECK(ctx.randomize(x, rng, ldp::span<unsigned char>(out.data(), out.size() - 1), framing::report, &written) ==
         status::buffer_too_small);
-  CHECK(ctx.randomize(x, rng, workspace, out, &written) == status::ok);
+  CHECK(ctx.randomize(x, rng, out, framing::report, &written) == status::ok);
   CHECK(written == out.size());  // 10-byte header, index(128) and the bit: 12 bytes
   CHECK(written == 12);
   ldp::wire::report r;
   CHECK(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), ldp::span<const unsigned char>(out.data(), written), &r) ==
         status::ok);
-  CHECK(ctx.randomize_payload(x, rng, workspace, out, &written) == status::ok);
+  CHECK(ctx.randomize(x, rng, out, framing::payload, &written) == status::ok);
   CHECK(written == 2);
 }
 
@@ -231,12 +238,11 @@ TEST_CASE("golden report bytes, on every table") {
       CAPTURE(table_name);
       CAPTURE(g.d);
       const auto p = block(g.m, g.d, 1.5, 20, 2.0);
-      std::vector<uint32_t> signs(ldp::device::vector_mean_context::sign_words(p));
+      std::vector<std::byte> workspace(ldp::device::vector_mean_context::workspace_size(p));
       ldp::device::vector_mean_context ctx;
-      REQUIRE(ctx.init(p, signs, *t) == status::ok);
+      REQUIRE(ldp::device::vector_mean_context::init(workspace, p, &ctx, *t) == status::ok);
       auto rng = ldp::test::seeded_drbg("vector mean golden", *t);
       auto data = ldp::test::seeded_drbg("vector mean golden data", *t);
-      std::vector<int32_t> workspace(ldp::device::vector_mean_context::workspace_values(p));
       std::vector<unsigned char> out(ldp::wire::max_report_size(p));
       std::vector<int64_t> x(g.d);
       uint64_t h = 0xcbf29ce484222325u;
@@ -244,7 +250,7 @@ TEST_CASE("golden report bytes, on every table") {
         // Vectors inside and (every third) far outside the ball.
         for (int64_t& v : x) v = static_cast<int64_t>(data.next_u64()) >> (i % 3 == 0 ? 20 : 44);
         std::size_t size = 0;
-        REQUIRE(ctx.randomize(x, rng, workspace, out, &size) == status::ok);
+        REQUIRE(ctx.randomize(x, rng, out, ldp::device::framing::report, &size) == status::ok);
         for (std::size_t b = 0; b < size; ++b) h = (h ^ out[b]) * 0x100000001b3u;
       }
       CHECK(h == g.expected);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "device_context.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/random/rotation.h"
 #include "ldp/server.h"
@@ -61,18 +62,16 @@ bytes payload(const ldp::wire::params& p, uint32_t j, uint8_t bit, int64_t value
 
 // Reports of random vectors from the device, as full reports.
 std::vector<bytes> device_reports(const ldp::wire::params& p, const char* name, int count) {
-  std::vector<uint32_t> signs(ldp::device::vector_mean_context::sign_words(p));
-  ldp::device::vector_mean_context ctx;
-  REQUIRE(ctx.init(p, signs) == status::ok);
+  ldp::test::owned_context<ldp::device::vector_mean_context> ctx(p);
+  REQUIRE(ctx.code == status::ok);
   auto rng = ldp::test::seeded_drbg(name);
-  std::vector<int32_t> workspace(ldp::device::vector_mean_context::workspace_values(p));
   std::vector<int64_t> x(static_cast<std::size_t>(p.get(field::domain)));
   std::vector<bytes> out;
   for (int i = 0; i < count; ++i) {
     for (int64_t& v : x) v = static_cast<int64_t>(rng.next_u64()) >> 48;
     bytes b(ldp::wire::max_report_size(p));
     std::size_t size = 0;
-    REQUIRE(ctx.randomize(x, rng, workspace, b, &size) == status::ok);
+    REQUIRE(ctx->randomize(x, rng, b, ldp::device::framing::report, &size) == status::ok);
     b.resize(size);
     out.push_back(b);
   }

@@ -1,5 +1,7 @@
 #include "randomizers.h"
 
+#include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "errors.h"
@@ -60,164 +62,90 @@ class device_input {
   std::vector<int64_t> fixed_;
 };
 
-class frequency_program final : public device_program {
+// A frequency oracle device's item.
+class item_input {
  public:
-  frequency_program(const wire::params& p, const dataset& data)
-      : params_(p), data_(data), workspace_(device::workspace_words(p)) {}
-
-  status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) override {
-    return device::randomize_payload(params_, data_.item(device), rng, workspace_, out, written);
-  }
+  explicit item_input(const dataset& data) : data_(data) {}
+  uint32_t of(uint64_t device) { return data_.item(device); }
 
  private:
-  const wire::params& params_;
   const dataset& data_;
-  std::vector<uint64_t> workspace_;
 };
 
-// laplace, duchi (device/mean.h).
-class value_program final : public device_program {
+// A laplace or duchi device's one value.
+class value_input {
  public:
-  value_program(const wire::params& p, const dataset& data) : params_(p), input_(p, data) {}
-
-  status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) override {
-    return device::randomize_value_payload(params_, input_.of(device)[0], rng, out, written);
-  }
+  value_input(const wire::params& p, const dataset& data) : values_(p, data) {}
+  int64_t of(uint64_t device) { return values_.of(device)[0]; }
 
  private:
-  const wire::params& params_;
-  device_input input_;
+  device_input values_;
 };
 
-// laplace-vector (device/mean.h).
-class laplace_vector_program final : public device_program {
+// A sparse-projection device's d reals as a dense candidate list (it keeps the s largest).
+class dense_input {
  public:
-  laplace_vector_program(const wire::params& p, const dataset& data)
-      : params_(p), input_(p, data), workspace_(device::vector_workspace_values(p)) {}
-
-  status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) override {
-    return device::randomize_vector_payload(params_, input_.of(device), rng, workspace_, out, written);
+  dense_input(const wire::params& p, const dataset& data) : values_(p, data), indices_(data.width()) {
+    for (std::size_t j = 0; j < indices_.size(); ++j) indices_[j] = static_cast<uint32_t>(j);
   }
+  device::sparse_input of(uint64_t device) { return {indices_, values_.of(device)}; }
 
  private:
-  const wire::params& params_;
-  device_input input_;
-  std::vector<int64_t> workspace_;
+  device_input values_;
+  std::vector<uint32_t> indices_;
 };
 
-// vector-duchi, vector-laplace (device/vector_mean.h): the rotation signs derived once per program.
-class vector_mean_program final : public device_program {
+// The device context of the block (lib/device) on this program's own workspace; each device is one
+// randomize() of its input into a batch payload. `extra` is the round-2 window list of winsorized.
+template <class Context, class Input>
+class context_program : public device_program {
  public:
-  vector_mean_program(const wire::params& p, const dataset& data)
-      : input_(p, data),
-        signs_(device::vector_mean_context::sign_words(p)),
-        workspace_(device::vector_mean_context::workspace_values(p)) {
-    const status s = context_.init(p, signs_);
-    if (s != status::ok) fail("internal: the vector mean context refused its block: {}", describe(s));
+  template <class... Extra>
+  context_program(const wire::params& p, Input input, Extra... extra)
+      : input_(std::move(input)), workspace_(Context::workspace_size(p)) {
+    const status s = Context::init(workspace_, p, extra..., &context_);
+    if (s != status::ok) fail("internal: the device context refused its block: {}", describe(s));
   }
 
   status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) override {
-    return context_.randomize_payload(input_.of(device), rng, workspace_, out, written);
+    return context_.randomize(input_.of(device), rng, out, device::framing::payload, written);
   }
 
- private:
-  device_input input_;
-  std::vector<uint32_t> signs_;
-  std::vector<int32_t> workspace_;
-  device::vector_mean_context context_;
+ protected:
+  Input input_;
+  std::vector<std::byte> workspace_;  // operator new aligns it for any context
+  Context context_;
 };
 
-// kent-vote, kent-refine (device/user_level.h): the device's T observations.
-class user_level_program final : public device_program {
- public:
-  user_level_program(const wire::params& p, const dataset& data)
-      : params_(p),
-        input_(p, data),
-        bits_(device::user_level_vote_words(p)),
-        rotation_(device::user_level_rotation_values(p)),
-        signs_(device::user_level_sign_words(p)) {}
+using frequency_program = context_program<device::frequency_context, item_input>;
+using value_program = context_program<device::mean_context, value_input>;
+using vector_program = context_program<device::vector_mean_context, device_input>;
+using winsorized_program = context_program<device::winsorized_context, device_input>;
 
-  status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) override {
-    return device::randomize_user_level_payload(params_, input_.of(device), rng, workspace(), out, written);
-  }
+// kent-vote, kent-refine: the device's T observations.
+class user_level_program final : public context_program<device::user_level_context, device_input> {
+ public:
+  user_level_program(const wire::params& p, const dataset& data) : context_program(p, device_input(p, data)) {}
   // The fixed-point local mean the device reports on.
   int64_t value(uint64_t device) {
     int64_t v = 0;
-    const status s = device::user_level_value(params_, input_.of(device), workspace(), &v);
+    const status s = context_.value(input_.of(device), &v);
     if (s != status::ok) fail("internal: no local mean for device {}: {}", device, describe(s));
     return v;
   }
-
- private:
-  device::user_level_workspace workspace() { return {bits_, rotation_, signs_}; }
-
-  const wire::params& params_;
-  device_input input_;
-  std::vector<uint64_t> bits_;
-  std::vector<int32_t> rotation_;
-  std::vector<uint32_t> signs_;
 };
 
-// sparse-projection (device/sparse_projection.h): the device's d reals as a dense candidate list; it keeps
-// the s largest and clips them to the ball. No randomness: the server adds the noise.
-class sparse_program final : public device_program {
+// sparse-projection: no randomness, the server adds the noise.
+class sparse_program final : public context_program<device::sparse_projection_context, dense_input> {
  public:
-  sparse_program(const wire::params& p, const dataset& data)
-      : params_(p),
-        input_(p, data),
-        indices_(data.width()),
-        kept_indices_(device::sparse_workspace_size(p)),
-        kept_values_(kept_indices_.size()) {
-    for (std::size_t j = 0; j < indices_.size(); ++j) indices_[j] = static_cast<uint32_t>(j);
-  }
-
-  status run(uint64_t device, random::drbg&, span<unsigned char> out, std::size_t* written) override {
-    return device::encode_sparse_projection_payload(params_, indices_, input_.of(device), workspace(), out, written);
-  }
+  sparse_program(const wire::params& p, const dataset& data) : context_program(p, dense_input(p, data)) {}
   // The report fields the device sends (indices and values point into the workspace).
   wire::report fields(uint64_t device) {
     wire::report r;
-    const status s = device::sparse_projection_fields(params_, indices_, input_.of(device), workspace(), &r);
+    const status s = context_.fields(input_.of(device), &r);
     if (s != status::ok) fail("internal: no sparse report for device {}: {}", device, describe(s));
     return r;
   }
-
- private:
-  device::sparse_workspace workspace() { return {kept_indices_, kept_values_}; }
-
-  const wire::params& params_;
-  device_input input_;
-  std::vector<uint32_t> indices_;
-  std::vector<uint32_t> kept_indices_;
-  std::vector<int64_t> kept_values_;
-};
-
-// winsorized-bins, winsorized-sums (device/winsorized.h): the user's m samples of d reals, and for
-// round 2 the broadcast window list. No randomness: the server adds the noise.
-class winsorized_program final : public device_program {
- public:
-  winsorized_program(const parameter_block& block, const dataset& data)
-      : params_(block.params),
-        windows_(block.windows),
-        input_(block.params, data),
-        samples_(data.width() / block.params.get(field::vector_dim)),
-        rotated_(device::winsorized_rotated_size(block.params)),
-        signs_(device::winsorized_sign_words(block.params)),
-        values_(rotated_.size()) {}
-
-  status run(uint64_t device, random::drbg&, span<unsigned char> out, std::size_t* written) override {
-    return device::encode_winsorized_payload(params_, windows_, input_.of(device), samples_,
-                                             {rotated_, signs_, values_}, out, written);
-  }
-
- private:
-  const wire::params& params_;
-  const std::vector<unsigned char>& windows_;
-  device_input input_;
-  std::size_t samples_;
-  std::vector<int32_t> rotated_;
-  std::vector<uint32_t> signs_;
-  std::vector<int64_t> values_;
 };
 
 }  // namespace
@@ -226,16 +154,17 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
   const wire::params& p = block.params;
   switch (p.mech) {
     case wire::mechanism::laplace:
-    case wire::mechanism::duchi: return std::make_unique<value_program>(p, data);
-    case wire::mechanism::laplace_vector: return std::make_unique<laplace_vector_program>(p, data);
+    case wire::mechanism::duchi: return std::make_unique<value_program>(p, value_input(p, data));
+    case wire::mechanism::laplace_vector:
     case wire::mechanism::vector_duchi:
-    case wire::mechanism::vector_laplace: return std::make_unique<vector_mean_program>(p, data);
+    case wire::mechanism::vector_laplace: return std::make_unique<vector_program>(p, device_input(p, data));
     case wire::mechanism::kent_vote:
     case wire::mechanism::kent_refine: return std::make_unique<user_level_program>(p, data);
     case wire::mechanism::sparse_projection: return std::make_unique<sparse_program>(p, data);
     case wire::mechanism::winsorized_bins:
-    case wire::mechanism::winsorized_sums: return std::make_unique<winsorized_program>(block, data);
-    default: return std::make_unique<frequency_program>(p, data);
+    case wire::mechanism::winsorized_sums:
+      return std::make_unique<winsorized_program>(p, device_input(p, data), span<const unsigned char>(block.windows));
+    default: return std::make_unique<frequency_program>(p, item_input(data));
   }
 }
 

@@ -8,6 +8,7 @@
 #include "context.h"
 #include "ldp.h"
 #include "ldp/base/status.h"
+#include "ldp/device/context.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/user_level.h"
@@ -47,32 +48,19 @@ void clear(Storage* storage) noexcept {
   std::memset(storage->opaque.bytes, 0, sizeof storage->opaque.bytes);
 }
 
-using vector_mean = ldp::device::vector_mean_context;
-
-// grr, sue, oue, blh, olh, hr, cms, hcms: ldp_randomize_item's mechanisms.
-bool is_frequency_oracle(ldp::wire::mechanism m) noexcept {
-  return m >= ldp::wire::mechanism::grr && m <= ldp::wire::mechanism::hcms;
-}
-
-// What each randomizer needs in its workspace, in bytes (whole 8-byte words).
+// What each randomizer needs in its workspace, in bytes (whole 8-byte words): its device context's.
 std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
-  switch (p.mech) {
-    case ldp::wire::mechanism::laplace_vector:
-      return ldp::device::vector_workspace_values(p) * sizeof(int64_t);
-    case ldp::wire::mechanism::vector_duchi:
-    case ldp::wire::mechanism::vector_laplace: {
-      const std::size_t bytes = (vector_mean::sign_words(p) + vector_mean::workspace_values(p)) * sizeof(int32_t);
-      return (bytes + 7) / 8 * 8;  // the rotation signs, then the rotated vector
-    }
-    case ldp::wire::mechanism::kent_vote:
-    case ldp::wire::mechanism::kent_refine: {
-      const std::size_t bytes = ldp::device::user_level_vote_words(p) * sizeof(uint64_t) +
-                                (ldp::device::user_level_sign_words(p) +
-                                 ldp::device::user_level_rotation_values(p)) * sizeof(int32_t);
-      return (bytes + 7) / 8 * 8;
-    }
-    default: return ldp::device::workspace_words(p) * sizeof(uint64_t);
+  using ldp::device::family;
+  switch (ldp::device::family_of(p.mech)) {
+    case family::frequency: return ldp::device::frequency_context::workspace_size(p);
+    case family::mean: return ldp::device::mean_context::workspace_size(p);
+    case family::vector_mean: return ldp::device::vector_mean_context::workspace_size(p);
+    case family::user_level: return ldp::device::user_level_context::workspace_size(p);
+    case family::none:
+    case family::sparse_projection:
+    case family::winsorized: return 0;  // no randomizer of ldp.h takes these blocks
   }
+  return 0;
 }
 
 // The argument checks every randomizer shares; on success *written is 0 until a report is written.
@@ -90,6 +78,16 @@ struct randomizer_call {
     if (ok) *written = 0;
   }
 };
+
+// A device context of the block on the caller's workspace, then one report of x.
+template <class Context, class Input>
+ldp_status randomize_with(const randomizer_call& call, Input x, void* workspace, size_t workspace_size, uint8_t* out,
+                          size_t capacity, size_t* written) noexcept {
+  Context context;
+  const status s = Context::init({static_cast<std::byte*>(workspace), workspace_size}, call.p->block, &context);
+  if (s != status::ok) return code(s);
+  return code(context.randomize(x, call.r->rng, {out, capacity}, ldp::device::framing::report, written));
+}
 
 // The builders' common end: the block in *params, or a cleared context and the builder's status.
 ldp_status publish(ldp_params* params, const ldp::wire::derived_params& derived) noexcept {
@@ -235,43 +233,24 @@ ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t i
                               size_t workspace_size, uint8_t* out, size_t capacity,
                               size_t* written) noexcept {
   const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
-  if (!call.ok || !is_frequency_oracle(call.p->block.mech)) return code(status::invalid_argument);
-  const ldp::span<uint64_t> words(static_cast<uint64_t*>(workspace), workspace_size / sizeof(uint64_t));
-  return code(ldp::device::randomize(call.p->block, call.p->fingerprint, item, call.r->rng, words,
-                                     {out, capacity}, written));
+  if (!call.ok) return code(status::invalid_argument);
+  return randomize_with<ldp::device::frequency_context>(call, item, workspace, workspace_size, out, capacity,
+                                                        written);
 }
 
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
                                size_t* written) noexcept {
   const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
   if (!call.ok) return code(status::invalid_argument);
-  return code(ldp::device::randomize_value(call.p->block, call.p->fingerprint, x, call.r->rng, {out, capacity},
-                                           written));
+  return randomize_with<ldp::device::mean_context>(call, x, nullptr, 0, out, capacity, written);
 }
 
 ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
                                 size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
   const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
   if (!call.ok || (x == nullptr && d != 0)) return code(status::invalid_argument);
-  const ldp::wire::params& block = call.p->block;
-  const ldp::span<const int64_t> vector(x, d);
-  if (block.mech == ldp::wire::mechanism::laplace_vector) {
-    const ldp::span<int64_t> values(static_cast<int64_t*>(workspace), workspace_size / sizeof(int64_t));
-    return code(ldp::device::randomize_vector(block, call.p->fingerprint, vector, call.r->rng, values,
-                                              {out, capacity}, written));
-  }
-  if (block.mech != ldp::wire::mechanism::vector_duchi && block.mech != ldp::wire::mechanism::vector_laplace) {
-    return code(status::invalid_argument);
-  }
-  // The rotation signs, then the rotated vector: both 32-bit, in the caller's workspace.
-  if (workspace_size < workspace_bytes(block)) return code(status::workspace_too_small);
-  const std::size_t sign_words = vector_mean::sign_words(block);
-  auto* signs = static_cast<uint32_t*>(workspace);
-  ldp::device::vector_mean_context context;
-  const status s = context.init(block, {signs, sign_words});
-  if (s != status::ok) return code(s);
-  const ldp::span<int32_t> rotated(reinterpret_cast<int32_t*>(signs + sign_words), vector_mean::workspace_values(block));
-  return code(context.randomize(vector, call.r->rng, rotated, {out, capacity}, written));
+  return randomize_with<ldp::device::vector_mean_context>(call, ldp::span<const int64_t>(x, d), workspace,
+                                                          workspace_size, out, capacity, written);
 }
 
 ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations,
@@ -279,20 +258,8 @@ ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, co
                                       size_t capacity, size_t* written) noexcept {
   const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
   if (!call.ok || (observations == nullptr && count != 0)) return code(status::invalid_argument);
-  const ldp::wire::params& block = call.p->block;
-  if (!ldp::device::is_user_level(block)) return code(status::invalid_argument);
-  if (workspace_size < workspace_bytes(block)) return code(status::workspace_too_small);
-  // The vote bits, the rotation signs, then the rotated mean, in the order of workspace_bytes().
-  const std::size_t vote_words = ldp::device::user_level_vote_words(block);
-  const std::size_t sign_words = ldp::device::user_level_sign_words(block);
-  auto* votes = static_cast<uint64_t*>(workspace);
-  auto* signs = reinterpret_cast<uint32_t*>(votes + vote_words);
-  const ldp::device::user_level_workspace spans{
-      {votes, vote_words},
-      {reinterpret_cast<int32_t*>(signs + sign_words), ldp::device::user_level_rotation_values(block)},
-      {signs, sign_words}};
-  return code(ldp::device::randomize_user_level(block, call.p->fingerprint, {observations, count}, call.r->rng,
-                                                spans, {out, capacity}, written));
+  return randomize_with<ldp::device::user_level_context>(call, ldp::span<const int64_t>(observations, count),
+                                                         workspace, workspace_size, out, capacity, written);
 }
 
 }  // extern "C"

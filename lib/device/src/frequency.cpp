@@ -2,25 +2,26 @@
 
 namespace ldp::device {
 
-status randomize_payload(const wire::params& p, uint32_t value, random::drbg& rng,
-                         span<uint64_t> workspace, span<unsigned char> out,
-                         std::size_t* written) noexcept {
-  *written = 0;
-  drbg_coins coins(rng);
-  wire::report r;
-  const status s = randomize_fields(p, value, coins, workspace, &r);
-  if (s != status::ok) return s;
-  return wire::encode_payload(p, r, out, written);
+status frequency_context::init(span<std::byte> workspace, const wire::params& p, frequency_context* out) noexcept {
+  *out = frequency_context{};
+  if (family_of(p.mech) != family::frequency) return status::invalid_argument;
+  const status valid = wire::validate(p);
+  if (valid != status::ok) return valid;
+  if (p.get(wire::field::threshold_bits) != wire::oracle_threshold_bits) return status::unsupported;
+  const std::size_t size = workspace_size(p);
+  const status checked = check_workspace(workspace, size);
+  if (checked != status::ok) return checked;
+  out->params_ = p;
+  out->fingerprint_ = wire::fingerprint(p);
+  out->bits_ = carve<uint64_t>(workspace, 0, bit_words(p));
+  out->ready_ = true;
+  return status::ok;
 }
 
-status randomize(const wire::params& p, uint64_t fingerprint, uint32_t value, random::drbg& rng,
-                 span<uint64_t> workspace, span<unsigned char> out, std::size_t* written) noexcept {
-  *written = 0;
+status frequency_context::randomize(uint32_t item, random::drbg& rng, span<unsigned char> out, framing f,
+                                    std::size_t* written) noexcept {
   drbg_coins coins(rng);
-  wire::report r;
-  const status s = randomize_fields(p, value, coins, workspace, &r);
-  if (s != status::ok) return s;
-  return wire::encode_report(p, fingerprint, r, out, written);
+  return emit(params_, fingerprint_, [&](wire::report* r) { return fields(item, coins, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

@@ -7,6 +7,12 @@ namespace {
 
 using wire::field;
 
+// The kept pairs, in the context's workspace.
+struct sparse_workspace {
+  span<uint32_t> indices;
+  span<int64_t> values;
+};
+
 uint64_t magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
 
 void swap_entries(sparse_workspace ws, std::size_t a, std::size_t b) {
@@ -106,44 +112,42 @@ std::size_t clip_to_ball(int64_t radius, sparse_workspace ws, std::size_t n) {
 
 }  // namespace
 
-status sparse_projection_fields(const wire::params& p, span<const uint32_t> indices, span<const int64_t> values,
-                            sparse_workspace ws, wire::report* r) noexcept {
+status sparse_projection_context::init(span<std::byte> workspace, const wire::params& p,
+                                       sparse_projection_context* out) noexcept {
+  *out = sparse_projection_context{};
+  if (p.mech != wire::mechanism::sparse_projection) return status::invalid_argument;
+  const status valid = wire::validate(p);
+  if (valid != status::ok) return valid;
+  const placement at = layout(p);
+  const status checked = check_workspace(workspace, at.bytes.size());
+  if (checked != status::ok) return checked;
+  const auto s = static_cast<std::size_t>(p.get(field::sparsity));
+  out->params_ = p;
+  out->fingerprint_ = wire::fingerprint(p);
+  out->values_ = carve<int64_t>(workspace, at.values, s);
+  out->indices_ = carve<uint32_t>(workspace, at.indices, s);
+  out->ready_ = true;
+  return status::ok;
+}
+
+status sparse_projection_context::fields(sparse_input x, wire::report* r) noexcept {
   *r = wire::report{};
-  if (p.mech != wire::mechanism::sparse_projection || wire::validate(p) != status::ok) {
-    return status::invalid_argument;
-  }
-  if (indices.size() != values.size()) return status::invalid_argument;
-  const std::size_t s = sparse_workspace_size(p);
-  if (ws.indices.size() < s || ws.values.size() < s) return status::workspace_too_small;
+  if (!ready_ || x.indices.size() != x.values.size()) return status::invalid_argument;
+  const sparse_workspace ws{indices_, values_};
   std::size_t n = 0;
-  const status selected = select_strongest(p.get(field::domain), s, indices, values, ws, &n);
+  const status selected = select_strongest(params_.get(field::domain), ws.indices.size(), x.indices, x.values, ws, &n);
   if (selected != status::ok) return selected;
   sort_by_index(ws, n);
-  n = clip_to_ball(wire::sparse_radius(p), ws, n);
-  r->mech = p.mech;
+  n = clip_to_ball(wire::sparse_radius(params_), ws, n);
+  r->mech = params_.mech;
   r->indices = span<const uint32_t>(ws.indices.data(), n);
   r->values = span<const int64_t>(ws.values.data(), n);
   return status::ok;
 }
 
-status encode_sparse_projection_payload(const wire::params& p, span<const uint32_t> indices,
-                                    span<const int64_t> values, sparse_workspace ws, span<unsigned char> out,
-                                    std::size_t* written) noexcept {
-  *written = 0;
-  wire::report r;
-  const status s = sparse_projection_fields(p, indices, values, ws, &r);
-  if (s != status::ok) return s;
-  return wire::encode_payload(p, r, out, written);
-}
-
-status encode_sparse_projection(const wire::params& p, uint64_t fingerprint, span<const uint32_t> indices,
-                            span<const int64_t> values, sparse_workspace ws, span<unsigned char> out,
-                            std::size_t* written) noexcept {
-  *written = 0;
-  wire::report r;
-  const status s = sparse_projection_fields(p, indices, values, ws, &r);
-  if (s != status::ok) return s;
-  return wire::encode_report(p, fingerprint, r, out, written);
+status sparse_projection_context::randomize(sparse_input x, random::drbg&, span<unsigned char> out, framing f,
+                                            std::size_t* written) noexcept {
+  return emit(params_, fingerprint_, [&](wire::report* r) { return fields(x, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

@@ -4,6 +4,7 @@
 #include "ldp/device/coins.h"
 #include "ldp/device/mean.h"
 #include "ldp/kernels/kernel_table.h"
+#include "ldp/wire/vector_params.h"
 
 namespace ldp::device {
 namespace {
@@ -59,58 +60,52 @@ int64_t normalized(int64_t t, unsigned log2n) {
   return floor_shift(scaled + (int64_t{1} << (k - 1)), k);
 }
 
-unsigned log2_of(uint64_t power_of_two) {
-  unsigned l = 0;
-  while ((uint64_t{1} << l) < power_of_two) ++l;
-  return l;
+}  // namespace
+
+status user_level_context::init(span<std::byte> workspace, const wire::params& p, user_level_context* out) noexcept {
+  *out = user_level_context{};
+  if (!is_user_level(p)) return status::invalid_argument;
+  const status valid = wire::validate(p);
+  if (valid != status::ok) return valid;
+  if (p.mech == wire::mechanism::kent_vote && p.get(field::threshold_bits) != wire::oracle_threshold_bits) {
+    return status::unsupported;
+  }
+  const placement at = layout(p);
+  const status checked = check_workspace(workspace, at.bytes.size());
+  if (checked != status::ok) return checked;
+  out->vote_bits_ = carve<uint64_t>(workspace, at.vote_bits, vote_words(p));
+  if (is_rotated(p)) {
+    const status s = carve_rotation(workspace, at.rotation, p, &out->rotation_);
+    if (s != status::ok) return s;
+  }
+  out->params_ = p;
+  out->fingerprint_ = wire::fingerprint(p);
+  out->ready_ = true;
+  return status::ok;
 }
 
-// M3: the local mean vector, padded and rotated in workspace.rotation; coordinate j of U x.
-status rotated_value(const wire::params& p, span<const int64_t> observations, std::size_t d, std::size_t used,
-                     const user_level_workspace& workspace, int64_t* value) {
-  const auto padded = static_cast<uint32_t>(p.get(field::hadamard_dim));
-  if (workspace.rotation.size() < padded || workspace.signs.size() < user_level_sign_words(p)) {
-    return status::workspace_too_small;
-  }
+// M3: the local mean vector, padded and rotated in the workspace; coordinate j of U x.
+status user_level_context::rotated_value(span<const int64_t> observations, std::size_t d, std::size_t used,
+                                         int64_t* value) noexcept {
+  const wire::params& p = params_;
+  const span<int32_t> rotated = rotation_.values;
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
   // Valid M3 blocks have d~ * R < 2^31: each mean fits in int32 and no FWHT stage overflows.
-  for (std::size_t i = 0; i < padded; ++i) {
-    workspace.rotation[i] = i < d ? static_cast<int32_t>(local_mean(observations, d, i, used, lo, hi)) : 0;
+  for (std::size_t i = 0; i < rotated.size(); ++i) {
+    rotated[i] = i < d ? static_cast<int32_t>(local_mean(observations, d, i, used, lo, hi)) : 0;
   }
-  const status s = random::rotation_signs(p.rotation_seed, padded, workspace.signs);
-  if (s != status::ok) return s;
-  const unsigned log2n = log2_of(padded);
-  kernels::native().rotate_i32(workspace.rotation.data(), workspace.signs.data(), log2n);
+  const unsigned log2n = wire::rotation_log2(p);
+  kernels::native().rotate_i32(rotated.data(), rotation_.signs.data(), log2n);
   const auto j = static_cast<std::size_t>(p.get(field::fold_coordinate));
-  const int64_t z = normalized(workspace.rotation[j], log2n);
+  const int64_t z = normalized(rotated[j], log2n);
   *value = z < lo ? lo : z > hi ? hi : z;
   return status::ok;
 }
 
-status report_fields(const wire::params& p, span<const int64_t> observations, random::drbg& rng,
-                     const user_level_workspace& workspace, wire::report* r) noexcept {
-  if (p.mech == wire::mechanism::kent_vote) {
-    drbg_coins coins(rng);
-    return user_level_vote_fields(p, observations, coins, workspace, r);
-  }
-  *r = wire::report{};
-  r->mech = p.mech;
-  if (p.mech != wire::mechanism::kent_refine) return status::invalid_argument;
-  int64_t value = 0;
-  const status s = user_level_value(p, observations, workspace, &value);
-  if (s != status::ok) return s;
-  r->value = laplace_noisy(p, value, rng);  // P2: clamp to the broadcast interval, add DLap
-  return status::ok;
-}
-
-}  // namespace
-
-status user_level_value(const wire::params& p, span<const int64_t> observations,
-                        const user_level_workspace& workspace, int64_t* value) noexcept {
+status user_level_context::value(span<const int64_t> observations, int64_t* value) noexcept {
   *value = 0;
-  if (!is_user_level(p)) return status::invalid_argument;
-  const status valid = wire::validate(p);
-  if (valid != status::ok) return valid;
+  if (!ready_) return status::invalid_argument;
+  const wire::params& p = params_;
   const bool vector = p.has(field::vector_dim);
   const auto d = static_cast<std::size_t>(vector ? p.get(field::vector_dim) : 1);
   if (observations.size() == 0 || observations.size() % d != 0) return status::invalid_argument;
@@ -118,29 +113,29 @@ status user_level_value(const wire::params& p, span<const int64_t> observations,
   const std::size_t count = observations.size() / d;
   const auto cap = static_cast<std::size_t>(p.get(field::observations));
   const std::size_t used = count < cap ? count : cap;
-  if (is_rotated(p)) return rotated_value(p, observations, d, used, workspace, value);
+  if (is_rotated(p)) return rotated_value(observations, d, used, value);
   const auto coordinate = static_cast<std::size_t>(vector ? p.get(field::fold_coordinate) : 0);
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
   *value = local_mean(observations, d, coordinate, used, lo, hi);
   return status::ok;
 }
 
-status randomize_user_level(const wire::params& p, uint64_t fingerprint, span<const int64_t> observations,
-                            random::drbg& rng, const user_level_workspace& workspace, span<unsigned char> out,
-                            std::size_t* written) noexcept {
-  *written = 0;
-  wire::report r;
-  const status s = report_fields(p, observations, rng, workspace, &r);
-  return s != status::ok ? s : wire::encode_report(p, fingerprint, r, out, written);
-}
-
-status randomize_user_level_payload(const wire::params& p, span<const int64_t> observations,
-                                    random::drbg& rng, const user_level_workspace& workspace,
-                                    span<unsigned char> out, std::size_t* written) noexcept {
-  *written = 0;
-  wire::report r;
-  const status s = report_fields(p, observations, rng, workspace, &r);
-  return s != status::ok ? s : wire::encode_payload(p, r, out, written);
+status user_level_context::randomize(span<const int64_t> observations, random::drbg& rng, span<unsigned char> out,
+                                     framing f, std::size_t* written) noexcept {
+  const auto fields = [&](wire::report* r) {
+    if (params_.mech == wire::mechanism::kent_vote) {
+      drbg_coins coins(rng);
+      return vote_fields(observations, coins, r);
+    }
+    *r = wire::report{};
+    r->mech = params_.mech;
+    int64_t v = 0;
+    const status s = value(observations, &v);
+    if (s != status::ok) return s;
+    r->value = laplace_noisy(params_, v, rng);  // P2: clamp to the broadcast interval, add DLap
+    return status::ok;
+  };
+  return emit(params_, fingerprint_, fields, f, out, written);
 }
 
 }  // namespace ldp::device

@@ -67,39 +67,31 @@ void clip_to_ball(span<const int64_t> x, int64_t radius, unsigned log2_dim, span
   for (std::size_t i = d; i < padded; ++i) out[i] = 0;
 }
 
-status vector_mean_context::init(const wire::params& p, span<uint32_t> signs, const kernels::table& k) noexcept {
-  *this = vector_mean_context{};
-  if (p.mech != wire::mechanism::vector_duchi && p.mech != wire::mechanism::vector_laplace) {
-    return status::invalid_argument;
-  }
+status vector_mean_context::init(span<std::byte> workspace, const wire::params& p, vector_mean_context* out,
+                                 const kernels::table& k) noexcept {
+  *out = vector_mean_context{};
+  if (family_of(p.mech) != family::vector_mean) return status::invalid_argument;
   const status valid = wire::validate(p);
   if (valid != status::ok) return valid;
-  const std::size_t words = sign_words(p);
-  if (signs.size() < words) return status::workspace_too_small;
-  const status s = random::rotation_signs(p.rotation_seed, static_cast<uint32_t>(p.get(wire::field::hadamard_dim)), signs);
-  if (s != status::ok) return s;
-  params_ = p;
-  fingerprint_ = wire::fingerprint(p);
-  signs_ = span<const uint32_t>(signs.data(), words);
-  kernels_ = &k;
-  log2_dim_ = wire::rotation_log2(p);
+  const placement at = layout(p);
+  const status checked = check_workspace(workspace, at.bytes.size());
+  if (checked != status::ok) return checked;
+  if (is_rotated(p)) {
+    const status s = carve_rotation(workspace, at.rotation, p, &out->rotation_);
+    if (s != status::ok) return s;
+    out->log2_dim_ = wire::rotation_log2(p);
+  } else {
+    out->noisy_ = carve<int64_t>(workspace, at.noisy, static_cast<std::size_t>(p.get(wire::field::domain)));
+  }
+  out->params_ = p;
+  out->fingerprint_ = wire::fingerprint(p);
+  out->kernels_ = &k;
   return status::ok;
 }
 
-status vector_mean_context::randomize(span<const int64_t> x, random::drbg& rng, span<int32_t> workspace,
-                                      span<unsigned char> out, std::size_t* written) const noexcept {
-  *written = 0;
-  wire::report r;
-  const status s = fields(x, rng, workspace, &r);
-  return s != status::ok ? s : wire::encode_report(params_, fingerprint_, r, out, written);
-}
-
-status vector_mean_context::randomize_payload(span<const int64_t> x, random::drbg& rng, span<int32_t> workspace,
-                                              span<unsigned char> out, std::size_t* written) const noexcept {
-  *written = 0;
-  wire::report r;
-  const status s = fields(x, rng, workspace, &r);
-  return s != status::ok ? s : wire::encode_payload(params_, r, out, written);
+status vector_mean_context::randomize(span<const int64_t> x, random::drbg& rng, span<unsigned char> out, framing f,
+                                      std::size_t* written) noexcept {
+  return emit(params_, fingerprint_, [&](wire::report* r) { return fields(x, rng, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

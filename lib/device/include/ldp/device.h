@@ -3,6 +3,7 @@
 #define LDP_DEVICE_H
 
 #include "ldp/device/coins.h"
+#include "ldp/device/context.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/sparse_projection.h"

@@ -1,7 +1,7 @@
 // Device side of the frequency oracles (MECHANISMS.md A.1-A.6): GRR, SUE, OUE, BLH, OLH, HR, CMS and
 // HCMS. A device holds one item v in [0, d) and writes one wire report (docs/wire_format.md). No
-// heap, no exceptions: unary and sketch encodings take a caller workspace of workspace_words(p)
-// 64-bit words, and every size is a constant expression of the parameter block.
+// heap, no exceptions: unary and sketch encodings use a caller workspace of
+// frequency_context::workspace_size(p) bytes, and every size is a constant expression of the block.
 #ifndef LDP_DEVICE_FREQUENCY_H
 #define LDP_DEVICE_FREQUENCY_H
 
@@ -12,6 +12,7 @@
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
 #include "ldp/device/coins.h"
+#include "ldp/device/context.h"
 #include "ldp/random/drbg.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/params.h"
@@ -19,36 +20,56 @@
 
 namespace ldp::device {
 
-// 64-bit words of workspace the oracle needs: d bits for SUE/OUE, m bits for CMS, else none.
-[[nodiscard]] constexpr std::size_t workspace_words(const wire::params& p) noexcept {
-  switch (p.mech) {
-    case wire::mechanism::sue:
-    case wire::mechanism::oue: return static_cast<std::size_t>((p.get(wire::field::domain) + 63) / 64);
-    case wire::mechanism::cms:
-      return static_cast<std::size_t>((p.get(wire::field::sketch_columns) + 63) / 64);
-    default: return 0;
+// A frequency oracle ready to randomize items (see context.h). The workspace holds the unary or
+// sketch bits (SUE, OUE: d bits; CMS: m bits; none for the others), which a report's bits point to
+// until the next randomization.
+class frequency_context {
+ public:
+  [[nodiscard]] static constexpr std::size_t workspace_size(const wire::params& p) noexcept {
+    return layout(p).size();
   }
-}
 
-// Fills the report fields for `value` with coins from `coins`. For SUE, OUE and CMS, r->bits points
-// into `workspace` afterwards. invalid_argument for a block that is not a frequency oracle or a
-// workspace that is too small; out_of_range for value >= d.
-template <class Coins>
-status randomize_fields(const wire::params& p, uint32_t value, Coins& coins, span<uint64_t> workspace,
-                        wire::report* r) noexcept;
+  // invalid_argument for a block that is not a frequency oracle (or a misaligned workspace),
+  // validate()'s status for an invalid one, unsupported for thresholds out of another 2^w than
+  // 2^32 (the coins compare 32-bit words, coins.h: such a block would be misread as different
+  // probabilities), workspace_too_small below workspace_size(p). *out randomizes nothing
+  // (invalid_argument) unless init succeeded.
+  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
+                                   frequency_context* out) noexcept;
 
-// The report bytes (header + payload) for `value`.
-[[nodiscard]] status randomize(const wire::params& p, uint64_t fingerprint, uint32_t value,
-                               random::drbg& rng, span<uint64_t> workspace, span<unsigned char> out,
-                               std::size_t* written) noexcept;
+  const wire::params& parameters() const noexcept { return params_; }
+  uint64_t fingerprint() const noexcept { return fingerprint_; }
 
-// The payload only, for a batch record.
-[[nodiscard]] status randomize_payload(const wire::params& p, uint32_t value, random::drbg& rng,
-                                       span<uint64_t> workspace, span<unsigned char> out,
-                                       std::size_t* written) noexcept;
+  // The report fields of `item` with coins from `coins` (drbg_coins on the device; the privacy
+  // audits pass their own). out_of_range for item >= d; nothing is drawn then.
+  template <class Coins>
+  status fields(uint32_t item, Coins& coins, wire::report* r) noexcept;
+
+  // The report or payload of `item` (out: max_output_size(p, f) bytes always suffice).
+  [[nodiscard]] status randomize(uint32_t item, random::drbg& rng, span<unsigned char> out, framing f,
+                                 std::size_t* written) noexcept;
+
+ private:
+  static constexpr workspace_layout layout(const wire::params& p) noexcept {
+    workspace_layout l;
+    l.place<uint64_t>(bit_words(p));
+    return l;
+  }
+  static constexpr std::size_t bit_words(const wire::params& p) noexcept {
+    const bool unary = p.mech == wire::mechanism::sue || p.mech == wire::mechanism::oue;
+    const uint64_t n = unary ? p.get(wire::field::domain)
+                             : p.mech == wire::mechanism::cms ? p.get(wire::field::sketch_columns) : 0;
+    return static_cast<std::size_t>((n + 63) / 64);
+  }
+
+  wire::params params_{};
+  uint64_t fingerprint_ = 0;
+  span<uint64_t> bits_{};
+  bool ready_ = false;
+};
 
 // ---------------------------------------------------------------------------------------------
-// Implementation (templates: the audit instantiates them with its own coins).
+// Implementation (templates: the audits instantiate them with their own coins).
 
 namespace detail {
 
@@ -96,18 +117,16 @@ status unary_encode(const wire::params& p, uint32_t value, Coins& coins, span<ui
 }  // namespace detail
 
 template <class Coins>
-status randomize_fields(const wire::params& p, uint32_t value, Coins& coins, span<uint64_t> workspace,
-                        wire::report* r) noexcept {
+status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) noexcept {
   using wire::field;
   using wire::mechanism;
+  const wire::params& p = params_;
+  const span<uint64_t> workspace = bits_;
   *r = wire::report{};
   r->mech = p.mech;
+  if (!ready_) return status::invalid_argument;
   const uint64_t d = p.get(field::domain);
   if (value >= d) return status::out_of_range;
-  if (workspace.size() < workspace_words(p)) return status::workspace_too_small;
-  // The coins compare 32-bit words (coins.h); thresholds out of another 2^w would be misread as
-  // different probabilities, so such a block is refused rather than randomized.
-  if (p.get(field::threshold_bits) != wire::oracle_threshold_bits) return status::unsupported;
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
   switch (p.mech) {
     case mechanism::grr: r->index = detail::grr(value, d, keep, coins); return status::ok;
@@ -159,8 +178,19 @@ status randomize_fields(const wire::params& p, uint32_t value, Coins& coins, spa
       r->bit = static_cast<uint8_t>(plus != flip ? 1 : 0);
       return status::ok;
     }
-    default: return status::invalid_argument;
+    case mechanism::none:
+    case mechanism::kent_vote:
+    case mechanism::laplace:
+    case mechanism::laplace_vector:
+    case mechanism::duchi:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::kent_refine:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;  // init() refused these
   }
+  return status::invalid_argument;
 }
 
 }  // namespace ldp::device

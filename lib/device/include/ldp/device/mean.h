@@ -1,8 +1,8 @@
 // Device side of the scalar numeric mechanisms (MECHANISMS.md B.0-B.2): `laplace` and `kent-refine`
-// (clamp to the block's range, add exact discrete Laplace noise on the fixed-point grid),
-// `laplace-vector` (the same per coordinate, scale from the L1 sensitivity) and `duchi` (one bit
-// from an exact integer threshold). Inputs are fixed-point integers x * 2^f (wire::to_fixed rounds
-// a real, mean_params.h describes the grid). No floating point, no heap, no exceptions.
+// (clamp to the block's range, add exact discrete Laplace noise on the fixed-point grid) and `duchi`
+// (one bit from an exact integer threshold). `laplace-vector` (B.1 per coordinate, scale from the
+// L1 sensitivity) takes a vector: vector_mean.h randomizes it. Inputs are fixed-point integers
+// x * 2^f (wire::to_fixed rounds a real, mean_params.h describes the grid). No floating point, no heap, no exceptions.
 //
 // The cores laplace_noisy and duchi_bit are templates on the generator (anything with next_u32 and
 // next_u64, e.g. random::drbg) so that the vector mechanisms and the Kent protocols use the same
@@ -16,6 +16,7 @@
 #include "ldp/base/fixed_point.h"
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
+#include "ldp/device/context.h"
 #include "ldp/random/drbg.h"
 #include "ldp/random/samplers.h"
 #include "ldp/wire/mean_params.h"
@@ -45,31 +46,28 @@ uint8_t duchi_bit(const wire::params& p, int64_t x, Rng& rng) noexcept {
   return u < wire::duchi_threshold(p, x) ? 1 : 0;
 }
 
-// The report (header + payload) of value x for a laplace, kent-refine or duchi block.
-// invalid_argument for other mechanisms, validate()'s status for an invalid block (nothing is drawn
-// then); buffer_too_small for a short `out` (wire::max_report_size(p) always suffices).
-[[nodiscard]] status randomize_value(const wire::params& p, uint64_t fingerprint, int64_t x,
-                                     random::drbg& rng, span<unsigned char> out,
-                                     std::size_t* written) noexcept;
-// The payload only, for a batch record.
-[[nodiscard]] status randomize_value_payload(const wire::params& p, int64_t x, random::drbg& rng,
-                                             span<unsigned char> out, std::size_t* written) noexcept;
+// A laplace, duchi or kent-refine block ready to randomize fixed-point values (see context.h;
+// kent-refine for a local mean the caller computed, user_level.h computes it). No workspace.
+class mean_context {
+ public:
+  [[nodiscard]] static constexpr std::size_t workspace_size(const wire::params&) noexcept { return 0; }
 
-// Values of workspace randomize_vector needs: d for laplace-vector (the noisy coordinates before
-// encoding), else 0.
-[[nodiscard]] constexpr std::size_t vector_workspace_values(const wire::params& p) noexcept {
-  return p.mech == wire::mechanism::laplace_vector ? static_cast<std::size_t>(p.get(wire::field::domain)) : 0;
-}
+  // invalid_argument for a block of another mechanism, validate()'s status for an invalid one.
+  // *out randomizes nothing (invalid_argument) unless init succeeded.
+  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p, mean_context* out) noexcept;
 
-// The report of a laplace-vector block for x (exactly d fixed-point coordinates; invalid_argument
-// otherwise); workspace_too_small below vector_workspace_values(p). The vector mechanisms with a
-// rotation (vector-duchi, vector-laplace) are in vector_mean.h.
-[[nodiscard]] status randomize_vector(const wire::params& p, uint64_t fingerprint, span<const int64_t> x,
-                                      random::drbg& rng, span<int64_t> workspace,
-                                      span<unsigned char> out, std::size_t* written) noexcept;
-[[nodiscard]] status randomize_vector_payload(const wire::params& p, span<const int64_t> x,
-                                              random::drbg& rng, span<int64_t> workspace,
-                                              span<unsigned char> out, std::size_t* written) noexcept;
+  const wire::params& parameters() const noexcept { return params_; }
+  uint64_t fingerprint() const noexcept { return fingerprint_; }
+
+  // The report or payload of x (out: max_output_size(p, f) bytes always suffice).
+  [[nodiscard]] status randomize(int64_t x, random::drbg& rng, span<unsigned char> out, framing f,
+                                 std::size_t* written) const noexcept;
+
+ private:
+  wire::params params_{};
+  uint64_t fingerprint_ = 0;
+  bool ready_ = false;
+};
 
 }  // namespace ldp::device
 

@@ -2,7 +2,7 @@
 // vector in fixed point keeps its s largest-magnitude coordinates, clips them to the l2 ball of
 // radius L and sends (index, value) pairs in a sparse-projection report (docs/wire_format.md table 5,
 // sparse_pairs). The device adds no randomness: a trusted server (or secure aggregation) adds the
-// noise. Integer arithmetic only, no heap: the caller lends a workspace of s entries.
+// noise. Integer arithmetic only, no heap: the caller lends a workspace of s pairs (context.h).
 //
 // [impl] Order of the steps and rounding:
 //   1. keep the s coordinates of largest |x_j| (ties go to the lower index); zeros are never sent;
@@ -21,41 +21,68 @@
 
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
+#include "ldp/device/context.h"
+#include "ldp/random/drbg.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
 
 namespace ldp::device {
 
-// Caller memory for the kept coordinates: both spans hold at least sparse_workspace_size(p) entries.
-struct sparse_workspace {
-  span<uint32_t> indices;
-  span<int64_t> values;
+// A vector as its non-zero candidates (indices[i], values[i]) in fixed point (the block's
+// frac_bits): indices strictly increase and lie below d, coordinates not listed are 0 (a dense
+// vector passes indices 0..d-1).
+struct sparse_input {
+  span<const uint32_t> indices;
+  span<const int64_t> values;
 };
 
-// s, the entries each span of a sparse_workspace needs.
-[[nodiscard]] constexpr std::size_t sparse_workspace_size(const wire::params& p) noexcept {
-  return static_cast<std::size_t>(p.get(wire::field::sparsity));
-}
+// A sparse-projection block ready to project vectors (see context.h). The workspace holds the s
+// kept (index, value) pairs a report points to.
+class sparse_projection_context {
+ public:
+  [[nodiscard]] static constexpr std::size_t workspace_size(const wire::params& p) noexcept {
+    return layout(p).bytes.size();
+  }
 
-// The report fields for the vector whose non-zero candidates are (indices[i], values[i]) in fixed
-// point (the block's frac_bits); indices strictly increase and lie below d, and coordinates not
-// listed are 0 (a dense vector passes indices 0..d-1). r->indices and r->values point into `ws`.
-// invalid_argument for a block that is not a valid sparse-projection block, spans of different sizes,
-// or indices that do not strictly increase; out_of_range for an index >= d; workspace_too_small.
-[[nodiscard]] status sparse_projection_fields(const wire::params& p, span<const uint32_t> indices,
-                                          span<const int64_t> values, sparse_workspace ws,
-                                          wire::report* r) noexcept;
+  // invalid_argument for a block that is not sparse-projection (or a misaligned workspace),
+  // validate()'s status for an invalid one, workspace_too_small below workspace_size(p). *out
+  // projects nothing (invalid_argument) unless init succeeded.
+  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
+                                   sparse_projection_context* out) noexcept;
 
-// The report bytes (header + payload); out needs wire::max_report_size(p) bytes at most.
-[[nodiscard]] status encode_sparse_projection(const wire::params& p, uint64_t fingerprint,
-                                          span<const uint32_t> indices, span<const int64_t> values,
-                                          sparse_workspace ws, span<unsigned char> out,
-                                          std::size_t* written) noexcept;
+  const wire::params& parameters() const noexcept { return params_; }
+  uint64_t fingerprint() const noexcept { return fingerprint_; }
 
-// The payload only, for a batch record.
-[[nodiscard]] status encode_sparse_projection_payload(const wire::params& p, span<const uint32_t> indices,
-                                                  span<const int64_t> values, sparse_workspace ws,
-                                                  span<unsigned char> out, std::size_t* written) noexcept;
+  // The report fields of x; r->indices and r->values point into the workspace. invalid_argument for
+  // spans of different sizes or indices that do not strictly increase, out_of_range for an index
+  // >= d.
+  [[nodiscard]] status fields(sparse_input x, wire::report* r) noexcept;
+
+  // The report or payload of x (out: max_output_size(p, f) bytes always suffice). The device adds
+  // no randomness: the generator is not drawn from.
+  [[nodiscard]] status randomize(sparse_input x, random::drbg& rng, span<unsigned char> out, framing f,
+                                 std::size_t* written) noexcept;
+
+ private:
+  struct placement {
+    workspace_layout bytes;
+    std::size_t values = 0, indices = 0;  // byte offsets
+  };
+  static constexpr placement layout(const wire::params& p) noexcept {
+    const auto s = p.mech == wire::mechanism::sparse_projection
+                       ? static_cast<std::size_t>(p.get(wire::field::sparsity)) : 0;
+    placement at;
+    at.values = at.bytes.place<int64_t>(s);
+    at.indices = at.bytes.place<uint32_t>(s);
+    return at;
+  }
+
+  wire::params params_{};
+  uint64_t fingerprint_ = 0;
+  span<uint32_t> indices_{};
+  span<int64_t> values_{};
+  bool ready_ = false;
+};
 
 }  // namespace ldp::device
 

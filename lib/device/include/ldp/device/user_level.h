@@ -25,6 +25,7 @@
 
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
+#include "ldp/device/context.h"
 #include "ldp/device/frequency.h"
 #include "ldp/random/drbg.h"
 #include "ldp/random/rotation.h"
@@ -35,13 +36,6 @@
 
 namespace ldp::device {
 
-// Caller memory, sized by the functions below (empty spans where they give 0).
-struct user_level_workspace {
-  span<uint64_t> vote_bits;  // the N bits of a vote
-  span<int32_t> rotation;    // M3: the padded local mean, rotated in place
-  span<uint32_t> signs;      // M3: the sign words of D
-};
-
 [[nodiscard]] constexpr bool is_user_level(const wire::params& p) noexcept {
   return p.mech == wire::mechanism::kent_vote || p.mech == wire::mechanism::kent_refine;
 }
@@ -50,56 +44,77 @@ struct user_level_workspace {
   return is_user_level(p) && p.has(wire::field::hadamard_dim);
 }
 
-[[nodiscard]] constexpr std::size_t user_level_vote_words(const wire::params& p) noexcept {
-  const uint64_t cells = p.get(wire::field::domain);
-  return p.mech == wire::mechanism::kent_vote ? static_cast<std::size_t>((cells + 63) / 64) : 0;
-}
-
-[[nodiscard]] constexpr std::size_t user_level_rotation_values(const wire::params& p) noexcept {
-  return is_rotated(p) ? static_cast<std::size_t>(p.get(wire::field::hadamard_dim)) : 0;
-}
-
-[[nodiscard]] constexpr std::size_t user_level_sign_words(const wire::params& p) noexcept {
-  const auto padded = static_cast<uint32_t>(p.get(wire::field::hadamard_dim));
-  return is_rotated(p) ? random::rotation_sign_words(padded) : 0;
-}
-
-// The fixed-point value the device reports on (see the top of this file). `observations` holds
-// T >= 1 observations, each of d = vector_dim coordinates (1 for M1) one after the other:
-// coordinate i of observation t is observations[t * d + i]. invalid_argument for a block that is
-// not a valid Kent block, or a size that is 0 or not a multiple of d; workspace_too_small.
-[[nodiscard]] status user_level_value(const wire::params& p, span<const int64_t> observations,
-                                      const user_level_workspace& workspace, int64_t* value) noexcept;
-
-// The vote's report fields (P1) with coins from `coins` (the audit passes its enumerator): the
-// cell of the value, unary-encoded. r->bits points into workspace.vote_bits afterwards.
-template <class Coins>
-status user_level_vote_fields(const wire::params& vote, span<const int64_t> observations, Coins& coins,
-                              const user_level_workspace& workspace, wire::report* r) noexcept {
-  *r = wire::report{};
-  r->mech = vote.mech;
-  // The coins draw thresholds out of 2^32 (coins.h).
-  if (vote.mech != wire::mechanism::kent_vote ||
-      vote.get(wire::field::threshold_bits) != wire::oracle_threshold_bits) {
-    return status::invalid_argument;
+// A kent-vote or kent-refine block ready to randomize a device's observations (see context.h).
+// The workspace holds the N bits of a vote (a report's bits point to them), and for M3 the sign
+// words of D, derived once by init(), and the d~ values of the padded local mean rotated in place.
+class user_level_context {
+ public:
+  [[nodiscard]] static constexpr std::size_t workspace_size(const wire::params& p) noexcept {
+    return layout(p).bytes.size();
   }
-  if (workspace.vote_bits.size() < user_level_vote_words(vote)) return status::workspace_too_small;
-  int64_t value = 0;
-  const status s = user_level_value(vote, observations, workspace, &value);
-  if (s != status::ok) return s;
-  return detail::unary_encode(vote, wire::kent_cell(vote, value), coins, workspace.vote_bits, r);
-}
 
-// The one report of this device for a kent-vote or kent-refine block (header + payload);
-// buffer_too_small for a short `out` (wire::max_report_size(p) always suffices).
-[[nodiscard]] status randomize_user_level(const wire::params& p, uint64_t fingerprint,
-                                          span<const int64_t> observations, random::drbg& rng,
-                                          const user_level_workspace& workspace, span<unsigned char> out,
-                                          std::size_t* written) noexcept;
-// The payload only, for a batch record.
-[[nodiscard]] status randomize_user_level_payload(const wire::params& p, span<const int64_t> observations,
-                                                  random::drbg& rng, const user_level_workspace& workspace,
-                                                  span<unsigned char> out, std::size_t* written) noexcept;
+  // invalid_argument for a block that is not a Kent block (or a misaligned workspace), validate()'s
+  // status for an invalid one, unsupported for a vote whose thresholds are out of another 2^w than
+  // 2^32 (the coins draw 32-bit thresholds, coins.h), workspace_too_small below workspace_size(p).
+  // *out randomizes nothing (invalid_argument) unless init succeeded.
+  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
+                                   user_level_context* out) noexcept;
+
+  const wire::params& parameters() const noexcept { return params_; }
+  uint64_t fingerprint() const noexcept { return fingerprint_; }
+
+  // The fixed-point value the device reports on (see the top of this file). `observations` holds
+  // T >= 1 observations, each of d = vector_dim coordinates (1 for M1) one after the other:
+  // coordinate i of observation t is observations[t * d + i]. invalid_argument for a size that is 0
+  // or not a multiple of d.
+  [[nodiscard]] status value(span<const int64_t> observations, int64_t* value) noexcept;
+
+  // The vote's report fields (P1) with coins from `coins` (drbg_coins on the device; the audits
+  // pass their own): the cell of the value, unary-encoded. r->bits points into the workspace.
+  // invalid_argument for a kent-refine block.
+  template <class Coins>
+  status vote_fields(span<const int64_t> observations, Coins& coins, wire::report* r) noexcept;
+
+  // The one report (or payload) of this device in the round its block names: a vote, or the
+  // refined value with discrete Laplace noise (out: max_output_size(p, f) bytes always suffice).
+  [[nodiscard]] status randomize(span<const int64_t> observations, random::drbg& rng, span<unsigned char> out,
+                                 framing f, std::size_t* written) noexcept;
+
+ private:
+  struct placement {
+    workspace_layout bytes;
+    std::size_t vote_bits = 0;  // byte offset
+    rotation_offsets rotation;
+  };
+  static constexpr std::size_t vote_words(const wire::params& p) noexcept {
+    const uint64_t cells = p.mech == wire::mechanism::kent_vote ? p.get(wire::field::domain) : 0;
+    return static_cast<std::size_t>((cells + 63) / 64);
+  }
+  static constexpr placement layout(const wire::params& p) noexcept {
+    placement at;
+    at.vote_bits = at.bytes.place<uint64_t>(vote_words(p));
+    at.rotation = place_rotation(at.bytes, is_rotated(p) ? static_cast<uint32_t>(p.get(wire::field::hadamard_dim)) : 0);
+    return at;
+  }
+  status rotated_value(span<const int64_t> observations, std::size_t d, std::size_t used, int64_t* value) noexcept;
+
+  wire::params params_{};
+  uint64_t fingerprint_ = 0;
+  span<uint64_t> vote_bits_{};
+  rotation_memory rotation_{};
+  bool ready_ = false;
+};
+
+template <class Coins>
+status user_level_context::vote_fields(span<const int64_t> observations, Coins& coins, wire::report* r) noexcept {
+  *r = wire::report{};
+  r->mech = params_.mech;
+  if (params_.mech != wire::mechanism::kent_vote) return status::invalid_argument;
+  int64_t v = 0;
+  const status s = value(observations, &v);
+  if (s != status::ok) return s;
+  return detail::unary_encode(params_, wire::kent_cell(params_, v), coins, vote_bits_, r);
+}
 
 }  // namespace ldp::device
 

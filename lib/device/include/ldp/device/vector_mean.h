@@ -1,4 +1,5 @@
-// Device side of vector mean estimation, MECHANISMS.md B.5 (`vector-duchi`, `vector-laplace`): clip
+// Device side of the vector mean mechanisms: `laplace-vector` (MECHANISMS.md B.1, discrete Laplace
+// noise on every coordinate, mean.h's core) and, B.5 (`vector-duchi`, `vector-laplace`): clip
 // the vector to the L2 ball of radius R, rotate it with U = d~^-1/2 H D (B.4, the signs D from the
 // block's public seed), draw one coordinate j uniformly (private but revealed), and randomize the
 // rotated coordinate with Duchi's one-bit mechanism (B.2) or discrete Laplace (B.1) on [-r, r]. The
@@ -7,9 +8,8 @@
 // Everything is integer arithmetic on the block's fixed-point grid, so a seed gives the same report
 // bytes on every architecture: the clip (below), the exact int32 rotation (valid blocks keep every
 // partial sum below 2^31), and the scale d~^-1/2 as the exact rational wire::scale_of_rotation with
-// unbiased randomized rounding to the grid (B.0). No heap, no exceptions: the rotation signs live in
-// caller memory (vector_mean_context, ARCHITECTURE.md's init(span) pattern), the rotated vector in a
-// caller workspace of d~ int32 values.
+// unbiased randomized rounding to the grid (B.0). No heap, no exceptions: the rotation signs and the
+// rotated vector live in the caller's workspace (vector_mean_context, context.h's pattern).
 #ifndef LDP_DEVICE_VECTOR_MEAN_H
 #define LDP_DEVICE_VECTOR_MEAN_H
 
@@ -18,6 +18,7 @@
 
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
+#include "ldp/device/context.h"
 #include "ldp/device/mean.h"
 #include "ldp/kernels/kernel_table.h"
 #include "ldp/random/drbg.h"
@@ -56,65 +57,79 @@ int64_t scale_randomized(int64_t v, wire::rotation_scale s, Rng& rng) noexcept {
   return down + (u < remainder ? 1 : 0);
 }
 
-// A vector-duchi or vector-laplace block ready to randomize: the block, its fingerprint, the
-// rotation signs D derived once from its public seed into caller memory (which must outlive the
-// context), and the kernel table that rotates. A small value type (a copy of the block and a few
-// words), so firmware may keep it in .bss.
+// A vector block ready to randomize (see context.h): vector-duchi or vector-laplace (B.5), whose
+// rotation signs D init() derives once from the block's public seed into the workspace, followed by
+// the d~ int32 values each randomization rotates; or laplace-vector (B.1 per coordinate), whose
+// workspace holds the d noisy coordinates a report points to. The kernel table rotates.
 class vector_mean_context {
  public:
-  // uint32 words of sign memory init() needs: ceil(d~ / 32), at least 1.
-  [[nodiscard]] static constexpr std::size_t sign_words(const wire::params& p) noexcept {
-    return random::rotation_sign_words(static_cast<uint32_t>(p.get(wire::field::hadamard_dim)));
-  }
-  // int32 values of workspace each randomization needs: d~ (the padded, rotated vector).
-  [[nodiscard]] static constexpr std::size_t workspace_values(const wire::params& p) noexcept {
-    return static_cast<std::size_t>(p.get(wire::field::hadamard_dim));
+  [[nodiscard]] static constexpr std::size_t workspace_size(const wire::params& p) noexcept {
+    return layout(p).bytes.size();
   }
 
-  // invalid_argument for a block of another mechanism, validate()'s status for an invalid one,
-  // workspace_too_small when `signs` holds fewer than sign_words(p) words. Until init succeeds the
-  // context randomizes nothing (invalid_argument).
-  [[nodiscard]] status init(const wire::params& p, span<uint32_t> signs,
-                            const kernels::table& k = kernels::native()) noexcept;
+  // invalid_argument for a block of another mechanism (or a misaligned workspace), validate()'s
+  // status for an invalid one, workspace_too_small below workspace_size(p). *out randomizes nothing
+  // (invalid_argument) unless init succeeded.
+  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p, vector_mean_context* out,
+                                   const kernels::table& k = kernels::native()) noexcept;
 
   const wire::params& parameters() const noexcept { return params_; }
   uint64_t fingerprint() const noexcept { return fingerprint_; }
-  span<const uint32_t> signs() const noexcept { return signs_; }
+  span<const uint32_t> signs() const noexcept { return rotation_.signs; }
 
-  // The report fields of x (exactly d fixed-point coordinates, else invalid_argument; a workspace
-  // below workspace_values() is workspace_too_small): r->index = j, and r->bit (Duchi) or r->value
-  // (Laplace). Nothing is drawn unless the arguments are good.
+  // The report fields of x (exactly d fixed-point coordinates, else invalid_argument; nothing is
+  // drawn then). Rotated: r->index = j, and r->bit (Duchi) or r->value (Laplace); laplace-vector:
+  // r->values, in the workspace.
   template <class Rng>
-  status fields(span<const int64_t> x, Rng& rng, span<int32_t> workspace, wire::report* r) const noexcept;
+  status fields(span<const int64_t> x, Rng& rng, wire::report* r) noexcept;
 
-  // The report (header + payload); buffer_too_small for a short `out` (wire::max_report_size of the
-  // block always suffices).
-  [[nodiscard]] status randomize(span<const int64_t> x, random::drbg& rng, span<int32_t> workspace,
-                                 span<unsigned char> out, std::size_t* written) const noexcept;
-  // The payload only, for a batch record.
-  [[nodiscard]] status randomize_payload(span<const int64_t> x, random::drbg& rng, span<int32_t> workspace,
-                                         span<unsigned char> out, std::size_t* written) const noexcept;
+  // The report or payload of x (out: max_output_size(p, f) bytes always suffice).
+  [[nodiscard]] status randomize(span<const int64_t> x, random::drbg& rng, span<unsigned char> out, framing f,
+                                 std::size_t* written) noexcept;
 
  private:
+  struct placement {
+    workspace_layout bytes;
+    rotation_offsets rotation;
+    std::size_t noisy = 0;  // byte offset
+  };
+  static constexpr bool is_rotated(const wire::params& p) noexcept {
+    return p.mech == wire::mechanism::vector_duchi || p.mech == wire::mechanism::vector_laplace;
+  }
+  static constexpr placement layout(const wire::params& p) noexcept {
+    placement at;
+    if (is_rotated(p)) {
+      at.rotation = place_rotation(at.bytes, static_cast<uint32_t>(p.get(wire::field::hadamard_dim)));
+    } else if (p.mech == wire::mechanism::laplace_vector) {
+      at.noisy = at.bytes.place<int64_t>(static_cast<std::size_t>(p.get(wire::field::domain)));
+    }
+    return at;
+  }
+
   wire::params params_{};
   uint64_t fingerprint_ = 0;
-  span<const uint32_t> signs_{};
-  const kernels::table* kernels_ = nullptr;
+  rotation_memory rotation_{};
+  span<int64_t> noisy_{};
+  const kernels::table* kernels_ = nullptr;  // null until init succeeded
   unsigned log2_dim_ = 0;
 };
 
 template <class Rng>
-status vector_mean_context::fields(span<const int64_t> x, Rng& rng, span<int32_t> workspace,
-                                   wire::report* r) const noexcept {
+status vector_mean_context::fields(span<const int64_t> x, Rng& rng, wire::report* r) noexcept {
   *r = wire::report{};
   r->mech = params_.mech;
   if (kernels_ == nullptr || x.size() != params_.get(wire::field::domain)) return status::invalid_argument;
-  if (workspace.size() < workspace_values(params_)) return status::workspace_too_small;
-  clip_to_ball(x, params_.get_signed(wire::field::radius), log2_dim_, workspace);
-  kernels_->rotate_i32(workspace.data(), signs_.data(), log2_dim_);
+  if (params_.mech == wire::mechanism::laplace_vector) {
+    for (std::size_t i = 0; i < x.size(); ++i) noisy_[i] = laplace_noisy(params_, x[i], rng);
+    r->values = noisy_;
+    return status::ok;
+  }
+  const span<int32_t> rotated = rotation_.values;
+  clip_to_ball(x, params_.get_signed(wire::field::radius), log2_dim_, rotated);
+  kernels_->rotate_i32(rotated.data(), rotation_.signs.data(), log2_dim_);
   // j first, from the generator alone: it is revealed and must not depend on the data (B.5 step 3).
-  const uint32_t j = random::uniform_below(rng, static_cast<uint32_t>(workspace_values(params_)));
-  const int64_t y = scale_randomized(workspace[j], wire::scale_of_rotation(log2_dim_), rng);
+  const uint32_t j = random::uniform_below(rng, static_cast<uint32_t>(rotated.size()));
+  const int64_t y = scale_randomized(rotated[j], wire::scale_of_rotation(log2_dim_), rng);
   r->index = j;
   // The scalar cores clamp y to [-r, r] (B.5 step 4) and randomize it (step 5).
   if (params_.mech == wire::mechanism::vector_duchi) {
