@@ -164,8 +164,17 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case wire::mechanism::winsorized_bins:
     case wire::mechanism::winsorized_sums:
       return std::make_unique<winsorized_program>(p, device_input(p, data), span<const unsigned char>(block.windows));
-    default: return std::make_unique<frequency_program>(p, item_input(data));
+    case wire::mechanism::grr:
+    case wire::mechanism::sue:
+    case wire::mechanism::oue:
+    case wire::mechanism::blh:
+    case wire::mechanism::olh:
+    case wire::mechanism::hr:
+    case wire::mechanism::cms:
+    case wire::mechanism::hcms: return std::make_unique<frequency_program>(p, item_input(data));
+    case wire::mechanism::none: break;
   }
+  fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));
 }
 
 truth_table truth_of(const parameter_block& block, const dataset& data) {
