@@ -72,6 +72,9 @@ void set_windows(server::aggregator& agg, const aggregate_options& o, const std:
 }
 
 void run(const aggregate_options& o) {
+  std::vector<named_file> inputs{{"--windows", o.windows}};
+  for (const std::string& path : o.batches) inputs.push_back({"input batch", path});
+  refuse_overlaps(inputs, {{"--out", o.out}});
   // Every header first: a file of other parameters fails before any counting.
   std::unique_ptr<server::aggregator> agg;
   uint64_t total_bytes = 0;
