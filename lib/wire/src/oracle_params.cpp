@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "derivation.h"
+#include "ldp/base/bits.h"
 #include "ldp/wire/det_math.h"
 
 namespace ldp::wire {
@@ -86,6 +87,44 @@ double olh_leading_term(uint64_t t, uint64_t g) {
 uint64_t detail::binary_flip_threshold(double epsilon) noexcept {
   const auto level = [](uint64_t t) { return keep_epsilon(one - t, 1); };
   return flip_threshold(1 / (1 + det_exp(epsilon)), epsilon, level);
+}
+
+namespace {
+
+// The true value is reported with keep / 2^w, each of `others` other values with
+// (2^w - keep) / (2^w others): the first is larger when keep * others > 2^w - keep.
+bool keep_more_likely(uint64_t keep, uint64_t others, uint64_t w) {
+  uint64_t product = 0;
+  return !checked_mul(keep, others, &product) || product > (uint64_t{1} << w) - keep;
+}
+
+}  // namespace
+
+bool detail::oracle_rules_hold(const params& p) noexcept {
+  const uint64_t w = p.get(field::threshold_bits);
+  const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
+  switch (p.mech) {
+    case mechanism::grr: return keep_more_likely(keep, p.get(field::domain) - 1, w);
+    case mechanism::blh:
+    case mechanism::olh: return keep_more_likely(keep, p.get(field::hash_range) - 1, w);
+    case mechanism::hr: return keep_more_likely(keep, 1, w);
+    case mechanism::sue:
+    case mechanism::oue:
+    case mechanism::kent_vote: return keep > other;
+    case mechanism::cms:
+    case mechanism::hcms: return keep_more_likely((uint64_t{1} << w) - other, 1, w);
+    case mechanism::none:
+    case mechanism::laplace:
+    case mechanism::laplace_vector:
+    case mechanism::duchi:
+    case mechanism::vector_duchi:
+    case mechanism::vector_laplace:
+    case mechanism::sparse_projection:
+    case mechanism::kent_refine:
+    case mechanism::winsorized_bins:
+    case mechanism::winsorized_sums: break;
+  }
+  return true;
 }
 
 double implemented_epsilon(const params& p) noexcept {
