@@ -101,30 +101,16 @@ bool keep_more_likely(uint64_t keep, uint64_t others, uint64_t w) {
 }  // namespace
 
 bool detail::oracle_rules_hold(const params& p) noexcept {
+  if (!in_family(p.mech, mechanism_family::frequency_oracle) && !in_family(p.mech, mechanism_family::user_level_vote)) {
+    return true;
+  }
   const uint64_t w = p.get(field::threshold_bits);
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
-  switch (p.mech) {
-    case mechanism::grr: return keep_more_likely(keep, p.get(field::domain) - 1, w);
-    case mechanism::blh:
-    case mechanism::olh: return keep_more_likely(keep, p.get(field::hash_range) - 1, w);
-    case mechanism::hr: return keep_more_likely(keep, 1, w);
-    case mechanism::sue:
-    case mechanism::oue:
-    case mechanism::kent_vote: return keep > other;
-    case mechanism::cms:
-    case mechanism::hcms: return keep_more_likely((uint64_t{1} << w) - other, 1, w);
-    case mechanism::none:
-    case mechanism::laplace:
-    case mechanism::laplace_vector:
-    case mechanism::duchi:
-    case mechanism::vector_duchi:
-    case mechanism::vector_laplace:
-    case mechanism::sparse_projection:
-    case mechanism::kent_refine:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: break;
-  }
-  return true;
+  if (kind_of(p.mech) == payload_kind::unary_bits) return keep > other;  // SUE, OUE, the vote
+  if (p.has(field::sketch_rows)) return keep_more_likely((uint64_t{1} << w) - other, 1, w);  // CMS, HCMS
+  // GRR over the domain, OLH and BLH over the hash range, HR over a sign.
+  const uint64_t values = p.mech == mechanism::hr ? 2 : p.get(p.has(field::hash_range) ? field::hash_range : field::domain);
+  return keep_more_likely(keep, values - 1, w);
 }
 
 double implemented_epsilon(const params& p) noexcept {
