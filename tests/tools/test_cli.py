@@ -938,6 +938,7 @@ def case_integer_options():
     refused(*base, "--devices", "18446744073709551616", message=r"--devices.*(too large|at most)")
     refused(*base, "--devices", "10", "--threads", "-2", message=r"--threads")
     refused(*base, "--devices", "10", "--threads", "4294967296", message=r"--threads")
+    refused(*base, "--devices", "10", "--threads", "100000", message=r"--threads must be at most 1024")
     refused("simulate", "-m", "grr", "-e", "1", "-d", "10", "--data", "uniform", "--devices", "10", "--out",
             path("x.ldpb"), "--seed", "9" * 100000, message=r"--seed.*(too large|at most)")
     refused("simulate", "-m", "grr", "-e", "1", "-d", "-10", "--data", "uniform", "--devices", "10", "--seed", "1",

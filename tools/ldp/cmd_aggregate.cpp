@@ -119,7 +119,7 @@ void run(const aggregate_options& o) {
                                 format_count(total_rejected(*agg) - rejected_before)));
   }
   bar.finish();
-  for (const std::string& w : warnings) fmt::print(stderr, "ldp: warning: {}\n", w);
+  for (const std::string& w : warnings) fmt::print(stderr, "ldp: warning: {}\n", escaped(w, 4000));
   for (const std::string& line : lines) fmt::print("{}\n", line);
 
   const uint64_t rejected = total_rejected(*agg);

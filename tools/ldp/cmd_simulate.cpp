@@ -81,6 +81,7 @@ void refuse_large_state(const parameter_block& block, uint64_t devices, uint64_t
 void run(const simulate_options& options) {
   const user_level_run& o = options.run;
   const input_kind input = checked_mechanism(options.mech).input;
+  if (o.threads > max_threads) fail("--threads must be at most {}, got {}", max_threads, o.threads);
   refuse_overlapping_files(options.mech, o, input);
   if (!o.release_out.empty() && input != input_kind::samples && input != input_kind::observations) {
     fail("--release-out applies to --mechanism winsorized-mean and kent with --dim d > 1 only");
