@@ -881,6 +881,161 @@ def case_demo():
     check("mechanism: hr" in out and "plot:" not in out, f"demo with options:\n{out}")
 
 
+# ---- Issue 21: hostile and careless input ---------------------------------------------------------
+
+def refused(*args, message):
+    """fails(), refused up front (in seconds), and the error names what it refused without echoing
+    megabytes."""
+    where = "ldp " + " ".join(a[:60] for a in args)
+    try:
+        proc = subprocess.run([LDP, *args], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"{where}: still running after 60 s instead of refusing")
+    err = proc.stderr
+    check(proc.returncode == 2, f"{where}: exit code {proc.returncode}, expected 2\n{proc.stdout[:2000]}\n{err[:2000]}")
+    check(re.search(message, err), f"{where}: stderr does not match {message!r}:\n{err[:2000]}")
+    check(len(err) < 2000, f"{where}: error of {len(err)} bytes")
+
+
+def case_same_file():
+    """Finding 4: an output that is an input, or another output, is refused before any work (exit 2,
+    both options named), by identity: the same string, another spelling, or a hard link."""
+    simulate("grr", "b.ldpb", devices=2000, extra=["--truth-out", path("t.csv")])
+    run("aggregate", path("b.ldpb"), "--out", path("s.ldps"))
+    batch, state, truth = read("b.ldpb"), read("s.ldps"), read("t.csv")
+    os.link(path("s.ldps"), path("link.ldps"))
+    os.makedirs(path("sub"))
+    other = os.path.join(WORK, "sub", "..", "s.ldps")
+    grr = ["simulate", "-m", "grr", "-e", "1", "-d", "10", "-n", "100", "--seed", "1"]
+    refused("aggregate", path("b.ldpb"), "--out", path("b.ldpb"), message=r"--out .*b\.ldpb.*same file as.*batch")
+    refused("estimate", path("s.ldps"), "--plot", path("s.ldps"), message=r"--plot .*same file as.*state")
+    refused("estimate", path("s.ldps"), "--plot", path("link.ldps"), message=r"--plot .*same file as")
+    refused("estimate", path("s.ldps"), "--truth", path("t.csv"), "--plot", path("t.csv"), message=r"--plot.*--truth")
+    refused("merge", path("s.ldps"), "--out", other, message=r"--out .*same file as")
+    refused("merge", path("s.ldps"), "--out", path("link.ldps"), message=r"--out .*same file as")
+    refused(*grr, "--data", "uniform", "--out", path("f.ldpb"), "--truth-out", path("f.ldpb"),
+            message=r"--truth-out .*same file as --out|--out .*same file as --truth-out")
+    refused(*grr, "--data", "uniform", "--out", path("f.ldpb"), "--truth-out", os.path.join(WORK, "sub", "..", "f.ldpb"),
+            message=r"same file as")
+    write("d.csv", "1\n2\n3\n")
+    refused("simulate", "-m", "grr", "-e", "1", "-d", "10", "--seed", "1", "--data", f"csv:{path('d.csv')}",
+            "--out", path("d.csv"), message=r"--out .*same file as --data")
+    refused("simulate", "-m", "kent", "-e", "1", "--range", "-1:1", "--observations", "10", "--dim", "2", "-n", "100",
+            "--data", "uniform", "--seed", "1", "--out", path("k.ldpb"), "--truth-out", path("k.fold1.ldpb"),
+            message=r"same file as")
+    refused("simulate", "-m", "winsorized-mean", "-e", "1", "--dim", "2", "--range", "-1:1", "--observations", "5",
+            "--queries", "2", "-n", "100", "--data", "uniform", "--seed", "1", "--out", path("w.ldpb"),
+            "--truth-out", path("w.query1.ldpb"), message=r"same file as")
+    check(read("b.ldpb") == batch and read("s.ldps") == state and read("t.csv") == truth, "an input was overwritten")
+    check(not os.path.exists(path("f.ldpb")) and not os.path.exists(path("k.fold0.ldpb")) and
+          not os.path.exists(path("w.query0.ldpb")), "a refused command wrote files")
+
+
+def case_integer_options():
+    """Finding 5: integer options are range-checked, never wrapped."""
+    base = ["simulate", "-m", "grr", "-e", "1", "-d", "10", "--data", "uniform", "--seed", "1", "--out", path("x.ldpb")]
+    refused(*base, "--devices", "-1", message=r"--devices.*non-negative integer")
+    refused(*base, "--devices", "18446744073709551616", message=r"--devices.*(too large|at most)")
+    refused(*base, "--devices", "10", "--threads", "-2", message=r"--threads")
+    refused(*base, "--devices", "10", "--threads", "4294967296", message=r"--threads")
+    refused(*base, "--devices", "10", "--threads", "100000", message=r"--threads must be at most 1024")
+    refused("simulate", "-m", "grr", "-e", "1", "-d", "10", "--data", "uniform", "--devices", "10", "--out",
+            path("x.ldpb"), "--seed", "9" * 100000, message=r"--seed.*(too large|at most)")
+    refused("simulate", "-m", "grr", "-e", "1", "-d", "-10", "--data", "uniform", "--devices", "10", "--seed", "1",
+            "--out", path("x.ldpb"), message=r"--domain.*non-negative integer")
+    refused("simulate", "-m", "laplace-vector", "-e", "1", "--dim", "-1", "--range", "0:1", "--data", "uniform",
+            "--devices", "10", "--seed", "1", "--out", path("x.ldpb"), message=r"--dim")
+    refused("simulate", "-m", "kent", "-e", "1", "--range", "0:1", "--observations", "-5", "--data", "uniform",
+            "--devices", "10", "--seed", "1", "--out", path("x.ldpb"), message=r"--observations")
+    refused("simulate", "-m", "sparse-projection", "-e", "1", "--dim", "4", "--sparsity", "-1", "--radius", "1",
+            "--data", "uniform", "--devices", "10", "--seed", "1", "--out", path("x.ldpb"), message=r"--sparsity")
+    refused("simulate", "-m", "winsorized-mean", "-e", "1", "--dim", "2", "--range", "0:1", "--observations", "5",
+            "--queries", "-1", "--data", "uniform", "--devices", "10", "--seed", "1", "--out", path("x.ldpb"),
+            message=r"--queries")
+    refused("mechanisms", "--domain", "10", "--epsilon", "1", "--devices", "-1", message=r"--devices")
+    refused("demo", "--top", "-1", message=r"--top")
+    refused("inspect", path("x.ldpb"), "--records", "-1", message=r"--records")
+    check(not os.path.exists(path("x.ldpb")), "a refused simulate wrote its batch")
+    simulate("grr", "g.ldpb", devices=100)
+    run("aggregate", path("g.ldpb"), "--out", path("g.ldps"))
+    refused("estimate", path("g.ldps"), "--top", "-1", message=r"--top.*non-negative integer")
+
+
+def case_tiny_epsilon():
+    """Finding 6: an epsilon so small that the integer thresholds implement epsilon <= 0 is refused,
+    naming the smallest usable epsilon."""
+    for m in ("grr", "sue", "oue", "blh", "olh", "hr", "cms", "hcms"):
+        refused("simulate", "-m", m, "-e", "1e-12", "-d", "10", "--data", "uniform", "--devices", "10", "--seed", "1",
+                "--out", path("x.ldpb"), message=r"smallest usable epsilon.* is about [0-9.e-]+")
+    refused("simulate", "-m", "duchi", "-e", "1e-12", "--range", "0:1", "--data", "uniform", "--devices", "10",
+            "--seed", "1", "--out", path("x.ldpb"), message=r"smallest usable epsilon")
+    check(not os.path.exists(path("x.ldpb")), "a refused simulate wrote its batch")
+    # The smallest usable epsilon the message names works, and implements a positive level.
+    _, err = run("simulate", "-m", "grr", "-e", "1e-12", "-d", "10", "--data", "uniform", "--devices", "10", "--seed",
+                 "1", "--out", path("x.ldpb"), expect=2)
+    smallest = re.search(r"is about ([0-9.e-]+)", err).group(1)
+    out, _ = run("simulate", "-m", "grr", "-e", smallest, "-d", "10", "--data", "uniform", "--devices", "10",
+                 "--seed", "1", "--out", path("x.ldpb"))
+    implemented = float(re.search(r"implemented ([0-9.e-]+)\)", out).group(1))
+    check(implemented > 0, f"epsilon {smallest}: implemented {implemented}")
+
+
+def case_hygiene():
+    """Finding 7: memory bound of simulate, stdout failures, stale temporary files, untrusted bytes
+    in messages, bounded truth and CSV reads, long output names."""
+    refused("simulate", "-m", "grr", "-e", "1", "-d", str(2 ** 27), "--data", "uniform", "--devices", "10", "--seed",
+            "1", "--out", path("x.ldpb"), message=r"--max-state-bytes")
+    run("simulate", "-m", "grr", "-e", "1", "-d", "1000", "--data", "uniform", "--devices", "10", "--seed", "1",
+        "--out", path("x.ldpb"), "--max-state-bytes", "100000")
+    refused("simulate", "-m", "grr", "-e", "1", "-d", "1000", "--data", "uniform", "--devices", "10", "--seed", "1",
+            "--out", path("x.ldpb"), "--max-state-bytes", "1000", message=r"--max-state-bytes")
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([LDP, "mechanisms", "--domain", "10", "--epsilon", "1"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    check(proc.returncode == 2 and "standard output" in proc.stderr,
+          f"stdout to /dev/full: exit {proc.returncode}, stderr {proc.stderr!r}")
+
+    # A temporary file of a killed run (its writer's pid is dead, not modified for an hour) is
+    # removed when ldp writes into that directory; one of a live writer or a recent one is kept.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale, live, young = path(f".ldp-{dead.pid}.aaaaaa"), path(f".ldp-{os.getpid()}.bbbbbb"), path(f".ldp-{dead.pid}.cccccc")
+    for name in (stale, live, young):
+        write(os.path.basename(name), b"partial")
+    hour_ago = os.path.getmtime(stale) - 3600
+    os.utime(stale, (hour_ago, hour_ago))
+    os.utime(live, (hour_ago, hour_ago))
+    _, err = run("aggregate", path("x.ldpb"), "--out", path("x.ldps"))
+    check(not os.path.exists(stale) and "removed stale temporary file" in err, f"stale temp file kept: {err}")
+    check(os.path.exists(live) and os.path.exists(young), "a live or recent temporary file was removed")
+    leftovers = [n for n in os.listdir(WORK) if n.startswith(".ldp-") and n not in (os.path.basename(live), os.path.basename(young))]
+    check(not leftovers, f"temporary files left: {leftovers}")
+
+    # Untrusted bytes in a message are escaped: no raw control bytes reach the terminal.
+    write("evil.csv", b"item\n\x1b[31mred\x07\xff\n")
+    proc = subprocess.run([LDP, "simulate", "-m", "grr", "-e", "1", "-d", "10", "--data", f"csv:{path('evil.csv')}",
+                           "--seed", "1", "--out", path("e.ldpb")], capture_output=True, timeout=60)
+    check(proc.returncode == 2, f"evil CSV: exit {proc.returncode}")
+    check(b"\x1b" not in proc.stderr and b"\x07" not in proc.stderr and b"\xff" not in proc.stderr and
+          b"\\x1b" in proc.stderr, f"raw bytes in the message: {proc.stderr!r}")
+    evil_name = "bad\x1b]0;title\x07.ldps"
+    proc = subprocess.run([LDP, "estimate", path(evil_name)], capture_output=True, timeout=60)
+    check(proc.returncode == 2 and b"\x1b" not in proc.stderr and b"\x07" not in proc.stderr,
+          f"raw bytes of a file name in the message: {proc.stderr!r}")
+
+    # Bounded reads: an endless truth file or CSV is refused, not read until memory runs out.
+    refused("estimate", path("x.ldps"), "--truth", "/dev/zero", message=r"truth file /dev/zero.*(too long|bytes)")
+    refused("simulate", "-m", "grr", "-e", "1", "-d", "10", "--data", "csv:/dev/zero", "--seed", "1", "--out",
+            path("z.ldpb"), message=r"CSV file /dev/zero.*(too long|bytes)")
+
+    # Output names of up to 255 bytes (NAME_MAX) work: the temporary name does not extend them.
+    for length in (245, 255):
+        name = "n" * (length - 5) + ".ldps"
+        run("aggregate", path("x.ldpb"), "--out", path(name))
+        check(read(name) == read("x.ldps"), f"a {length}-byte output name")
+
+
 def main():
     global LDP, WORK
     parser = argparse.ArgumentParser()

@@ -243,7 +243,7 @@ TEST_CASE("validation rules of the numeric blocks (wire_format.md 3.3)") {
   CHECK(validate(zero) == status::invalid_parameters);
   auto equal = ldp::test::example_params(mechanism::duchi);
   equal.set(field::threshold_keep, uint64_t{1} << 31).set(field::threshold_other, uint64_t{1} << 31);
-  CHECK(validate(equal) == status::ok);  // epsilon 0: a valid block, with no estimator
+  CHECK(validate(equal) == status::invalid_parameters);  // epsilon 0: no privacy meaning, no estimator (issue 21)
   auto wide = ldp::test::example_params(mechanism::duchi);
   wide.set_signed(field::clip_lo, 0).set_signed(field::clip_hi, int64_t{1} << 32);
   CHECK(validate(wide) == status::ok);  // 2^32 * 2^32 = 2^64

@@ -111,7 +111,7 @@ TEST_CASE("create serves vector-duchi and vector-laplace, and refuses a Duchi bl
   CHECK_FALSE(ldp::server::is_vector_mean_mechanism(mechanism::duchi));
   auto p = block(mechanism::vector_duchi, 10);
   p.set(field::threshold_keep, uint64_t{1} << 31).set(field::threshold_other, uint64_t{1} << 31);
-  REQUIRE(ldp::wire::validate(p) == status::ok);
+  CHECK(ldp::wire::validate(p) == status::invalid_parameters);  // epsilon 0 (issue 21)
   std::unique_ptr<aggregator> a;
   CHECK(aggregator::create(p, &a) == status::invalid_parameters);
 }

@@ -130,6 +130,38 @@ TEST_CASE("bad arguments are refused") {
   CHECK(ldp::wire::make_hcms(1.0, 10, 8, 100, seed).code == status::invalid_parameters);  // m not 2^k
 }
 
+TEST_CASE("an epsilon the thresholds cannot implement above 0 is refused (issue 21)") {
+  // At 1e-12 the rounded thresholds give GRR a negative level and the others 0: every oracle's
+  // builder refuses, and validate() refuses such blocks however they were made.
+  for (mechanism m : oracles) {
+    CAPTURE(ldp::wire::mechanism_name(m));
+    const auto tiny = derive(m, 1e-12, 10);
+    CHECK(tiny.code == status::invalid_parameters);
+    const auto usable = derive(m, 1e-6, 10);
+    REQUIRE(usable.code == status::ok);
+    CHECK(usable.epsilon_impl > 0);
+    CHECK(ldp::wire::validate(tiny.block) == status::invalid_parameters);
+  }
+  ldp::wire::kent_shape shape;
+  shape.clip_hi = 1 << 16;
+  CHECK(ldp::wire::make_kent_vote(1e-12, 4, shape).code == status::invalid_parameters);
+  CHECK(ldp::wire::make_kent_vote(1e-6, 4, shape).code == status::ok);
+  // The boundary, by hand: GRR on 4 values keeps with 2^30 / 2^32 = 1/4, as likely as each other value.
+  auto grr = derive(mechanism::grr, 1.0, 4).block;
+  grr.set(field::threshold_keep, uint64_t{1} << 30);
+  CHECK(ldp::wire::validate(grr) == status::invalid_parameters);
+  grr.set(field::threshold_keep, (uint64_t{1} << 30) + 1);
+  CHECK(ldp::wire::validate(grr) == status::ok);
+  auto oue = derive(mechanism::oue, 1.0, 4).block;
+  oue.set(field::threshold_other, oue.get(field::threshold_keep));
+  CHECK(ldp::wire::validate(oue) == status::invalid_parameters);
+  auto cms = derive(mechanism::cms, 1.0, 4).block;
+  cms.set(field::threshold_other, uint64_t{1} << 31);
+  CHECK(ldp::wire::validate(cms) == status::invalid_parameters);
+  cms.set(field::threshold_other, (uint64_t{1} << 31) - 1);
+  CHECK(ldp::wire::validate(cms) == status::ok);
+}
+
 TEST_CASE("the universal hash: golden values, ranges and row independence") {
   const auto k = ldp::wire::report_hash_key(0x0123456789abcdefu);
   const auto k2 = ldp::wire::report_hash_key(0x0123456789abcdeeu);

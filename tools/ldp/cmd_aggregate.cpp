@@ -72,6 +72,9 @@ void set_windows(server::aggregator& agg, const aggregate_options& o, const std:
 }
 
 void run(const aggregate_options& o) {
+  std::vector<named_file> inputs{{"--windows", o.windows}};
+  for (const std::string& path : o.batches) inputs.push_back({"input batch", path});
+  refuse_overlaps(inputs, {{"--out", o.out}});
   // Every header first: a file of other parameters fails before any counting.
   std::unique_ptr<server::aggregator> agg;
   uint64_t total_bytes = 0;
@@ -116,7 +119,7 @@ void run(const aggregate_options& o) {
                                 format_count(total_rejected(*agg) - rejected_before)));
   }
   bar.finish();
-  for (const std::string& w : warnings) fmt::print(stderr, "ldp: warning: {}\n", w);
+  for (const std::string& w : warnings) fmt::print(stderr, "ldp: warning: {}\n", escaped(w, 4000));
   for (const std::string& line : lines) fmt::print("{}\n", line);
 
   const uint64_t rejected = total_rejected(*agg);

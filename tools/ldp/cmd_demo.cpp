@@ -45,6 +45,7 @@ std::string recommended(uint32_t d, double epsilon, uint64_t n) {
 void run(demo_options o) {
   const bool chosen = o.mech.name.empty();
   if (o.devices == 0) fail("--devices must be at least 1");
+  if (o.threads > max_threads) fail("--threads must be at most {}, got {}", max_threads, o.threads);
   if (chosen) o.mech.name = recommended(o.mech.domain, o.mech.epsilon, o.devices);
   if (checked_mechanism(o.mech).input != input_kind::item) fail("the demo runs frequency oracles, not {}", o.mech.name);
   const parameter_block block = build_block(o.mech);

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "errors.h"
 #include "estimates.h"
+#include "files.h"
 #include "state_io.h"
 #include "svg_plot.h"
 
@@ -56,6 +57,7 @@ estimate_report central_report(const server::aggregator& agg, const estimate_opt
 
 void run(const estimate_options& o) {
   if (!(o.confidence > 0 && o.confidence < 1)) fail("--confidence must be in (0, 1), got {}", o.confidence);
+  refuse_overlaps({{"input state", o.state}, {"--truth", o.truth}}, {{"--plot", o.plot}});
   const std::unique_ptr<server::aggregator> agg = load_state(o.state);
   const bool central = is_central(agg->parameters().mech);
   const wire::mechanism mech = agg->parameters().mech;

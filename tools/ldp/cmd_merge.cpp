@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "errors.h"
+#include "files.h"
 #include "output.h"
 #include "state_io.h"
 
@@ -19,6 +20,9 @@ struct merge_options {
 };
 
 void run(const merge_options& o) {
+  std::vector<named_file> inputs;
+  for (const std::string& path : o.states) inputs.push_back({"input state", path});
+  refuse_overlaps(inputs, {{"--out", o.out}});
   std::unique_ptr<server::aggregator> total = load_state(o.states.front());
   for (std::size_t i = 1; i < o.states.size(); ++i) {
     const std::unique_ptr<server::aggregator> next = load_state(o.states[i]);

@@ -1,14 +1,19 @@
 // ldp simulate (docs/cli.md): the real device code once per simulated device, into a batch file.
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "block_text.h"
 #include "commands.h"
+#include "csv.h"
 #include "datasets.h"
 #include "errors.h"
+#include "files.h"
 #include "fleet.h"
+#include "ldp/server/aggregator.h"
 #include "mechanism_options.h"
 #include "output.h"
 #include "randomizers.h"
@@ -21,11 +26,63 @@ namespace {
 struct simulate_options {
   mechanism_options mech;
   user_level_run run;  // the fleet and the files, whatever the mechanism
+  uint64_t max_state_bytes = uint64_t{1} << 30;
 };
+
+// Every file the run will write, under the names it will write them (kent --dim d > 1: fold f's
+// batches with ".fold<f>"; winsorized-mean --queries K > 1: query q's with ".query<q>"), against
+// --data's CSV file and each other, before any work (docs/cli.md "Files").
+void refuse_overlapping_files(const mechanism_options& m, const user_level_run& o, input_kind input) {
+  const char* tag = nullptr;
+  uint64_t copies = 1;
+  if (input == input_kind::observations && m.dim > 1) {
+    tag = "fold";
+    copies = m.dim;  // M2: a fold per coordinate; M3: per rotated coordinate, d~ = 2^ceil(log2 d)
+    if (m.ball == "l2") copies = uint64_t{1} << (64 - __builtin_clzll(copies - 1));
+  }
+  if (input == input_kind::samples && m.queries > 1) {
+    tag = "query";
+    copies = m.queries;
+  }
+  copies = std::min<uint64_t>(copies, uint64_t{1} << 24);  // larger runs are refused before writing
+  std::vector<named_file> outputs{{"--truth-out", o.truth_out}, {"--release-out", o.release_out}};
+  for (const named_file& f : {named_file{"--out", o.out}, named_file{"--round1-out", o.round1_out},
+                              named_file{"--windows-out", o.windows_out}}) {
+    if (tag == nullptr || f.path.empty()) {
+      outputs.push_back(f);
+      continue;
+    }
+    for (uint64_t i = 0; i < copies; ++i) outputs.push_back({f.option, indexed_path(f.path, tag, i)});
+  }
+  std::vector<named_file> inputs;
+  if (o.data.rfind("csv:", 0) == 0) {
+    std::string path, column;
+    split_csv_spec(o.data.substr(4), &path, &column);
+    inputs.push_back({"--data", path});
+  }
+  refuse_overlaps(inputs, outputs);
+}
+
+// docs/cli.md "simulate": the memory a fleet needs, the state its batch aggregates into
+// (server::state_bytes) or for items the data's three tables of 8 bytes per item (weights,
+// allocation, truth), whichever is larger, is refused above --max-state-bytes before any work.
+void refuse_large_state(const parameter_block& block, uint64_t devices, uint64_t max_bytes) {
+  uint64_t need = 0;
+  const status s = server::state_bytes(block.params, devices, &need);
+  if (s != status::ok && s != status::overflow) fail("internal: no aggregator for {}: {}", block.mechanism->name, describe(s));
+  if (block.mechanism->input == input_kind::item) need = std::max(need, 24 * block.params.get(wire::field::domain));
+  if (s == status::overflow || need > max_bytes) {
+    fail("{} {} needs {} of memory for its state or data, above --max-state-bytes {} (docs/cli.md)", block.mechanism->name,
+         describe_block(block.params), s == status::overflow ? std::string("more than 2^64 bytes") : format_bytes(need),
+         max_bytes);
+  }
+}
 
 void run(const simulate_options& options) {
   const user_level_run& o = options.run;
   const input_kind input = checked_mechanism(options.mech).input;
+  if (o.threads > max_threads) fail("--threads must be at most {}, got {}", max_threads, o.threads);
+  refuse_overlapping_files(options.mech, o, input);
   if (!o.release_out.empty() && input != input_kind::samples && input != input_kind::observations) {
     fail("--release-out applies to --mechanism winsorized-mean and kent with --dim d > 1 only");
   }
@@ -34,6 +91,7 @@ void run(const simulate_options& options) {
   if (input == input_kind::samples) return simulate_winsorized(options.mech, o);
   if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent and winsorized-mean only");
   const parameter_block block = build_block(options.mech);
+  refuse_large_state(block, o.devices, options.max_state_bytes);
   const std::unique_ptr<dataset> data = make_dataset(o.data, shape_of(block), o.devices);
   const simulated_batch batch =
       simulate_to_file(o.out, block, *data, o.seed, seed_purpose::device_block, o.threads, "simulate");
@@ -71,6 +129,8 @@ command add_simulate(CLI::App& parent) {
   app->add_option("--release-out", o->run.release_out, "winsorized-mean, kent with --dim d > 1: also write the estimates as ldp estimate's JSON");
   app->add_option("--windows-out", o->run.windows_out, "winsorized-mean: also write the broadcast window list (for ldp aggregate --windows)");
   app->add_option("--threads", o->run.threads, "worker threads (default: one per hardware thread); the output does not depend on it");
+  app->add_option("--max-state-bytes", o->max_state_bytes,
+                  "refuse a block whose state or item data needs more memory (default 1 GiB = 1073741824)");
   return {app, [o] { run(*o); }};
 }
 

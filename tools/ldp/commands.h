@@ -9,6 +9,10 @@
 
 namespace ldp::tools {
 
+// --threads of simulate and demo: worker threads beyond this are a typo, not a machine (each holds
+// a device program and a block's reports).
+inline constexpr unsigned max_threads = 1024;
+
 struct command {
   CLI::App* app;
   std::function<void()> run;  // throws cli_error on bad input

@@ -12,10 +12,20 @@
 
 namespace ldp::tools {
 
+// How much of a file read_csv reads (docs/cli.md "Data", "Files"): a longer line or a larger file
+// is an error, so /dev/zero or an endless pipe costs bounded memory and time.
+struct csv_limits {
+  const char* what = "CSV file";  // names the file in errors
+  uint64_t max_line_bytes = uint64_t{64} << 20;
+  uint64_t max_bytes = UINT64_MAX;
+};
+
 // Calls row(values, line) for every data row with `width` numbers taken from consecutive columns
 // starting at `column` ("" = the first). Throws cli_error naming the file and line of a bad field.
+// `header`, if set, receives the header line ("" if the file has none).
 void read_csv(const std::string& path, const std::string& column, std::size_t width,
-              const std::function<void(span<const double> values, uint64_t line)>& row);
+              const std::function<void(span<const double> values, uint64_t line)>& row,
+              const csv_limits& limits = {}, std::string* header = nullptr);
 
 // Splits "<path>[:<column>]" at the last ':' when what follows names a column, not part of the
 // path (no '/').

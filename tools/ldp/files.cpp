@@ -1,15 +1,24 @@
 #include "files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "errors.h"
+#include "output.h"
 
 namespace ldp::tools {
 namespace {
@@ -20,6 +29,80 @@ std::string directory_of(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string name_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Temporary outputs are ".ldp-<pid>.XXXXXX" (mkstemp's six letters and digits): short, so a name
+// of NAME_MAX bytes still has room, and the pid says whether the writer may still be running.
+constexpr char temp_prefix[] = ".ldp-";
+constexpr std::size_t temp_random = 6;
+
+// The writer pid of a name of the tool's temporary pattern, or 0.
+pid_t temp_writer(const char* name) {
+  const std::size_t prefix = sizeof temp_prefix - 1;
+  if (std::strncmp(name, temp_prefix, prefix) != 0) return 0;
+  const char* digits = name + prefix;
+  const char* dot = std::strchr(digits, '.');
+  if (dot == nullptr || dot == digits || dot - digits > 9 || std::strlen(dot + 1) != temp_random) return 0;
+  for (const char* c = digits; c != dot; ++c) {
+    if (!std::isdigit(static_cast<unsigned char>(*c))) return 0;
+  }
+  for (const char* c = dot + 1; *c != '\0'; ++c) {
+    if (!std::isalnum(static_cast<unsigned char>(*c))) return 0;
+  }
+  return static_cast<pid_t>(std::strtol(digits, nullptr, 10));
+}
+
+// docs/cli.md "Files": a temporary file of the tool's pattern is stale when its writer is not
+// running on this host and it has not been modified for 10 minutes (a writer on another host
+// sharing the directory writes more often than that). Removed once per directory per run, with a
+// line on stderr; one that cannot be removed is left and reported.
+void remove_stale_temporaries(const std::string& dir) {
+  static std::set<std::string> cleaned;
+  if (!cleaned.insert(dir).second) return;
+  DIR* listing = ::opendir(dir.c_str());
+  if (listing == nullptr) return;  // creating the output reports the problem
+  const std::time_t cutoff = std::time(nullptr) - 600;
+  std::vector<std::string> stale;
+  while (const dirent* entry = ::readdir(listing)) {
+    const pid_t writer = temp_writer(entry->d_name);
+    if (writer <= 0 || writer == ::getpid()) continue;
+    if (::kill(writer, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    const std::string path = dir + "/" + entry->d_name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime > cutoff) continue;
+    stale.push_back(path);
+  }
+  ::closedir(listing);
+  for (const std::string& path : stale) {
+    if (::unlink(path.c_str()) == 0) {
+      fmt::print(stderr, "ldp: removed stale temporary file {} (its writer is no longer running)\n", escaped(path));
+    } else {
+      fmt::print(stderr, "ldp: warning: cannot remove stale temporary file {}: {}\n", escaped(path), reason());
+    }
+  }
+}
+
+// What names a file for refuse_overlaps: device and inode of an existing file; else those of its
+// directory and its name; else (no such directory) the path itself.
+struct file_identity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  std::string name;
+  bool operator<(const file_identity& o) const {
+    return std::tie(device, inode, name) < std::tie(o.device, o.inode, o.name);
+  }
+};
+
+file_identity identity_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return {st.st_dev, st.st_ino, ""};
+  if (::stat(directory_of(path).c_str(), &st) == 0) return {st.st_dev, st.st_ino, name_of(path)};
+  return {0, 0, path};
 }
 
 // The directory entry of a rename is durable only once the directory itself is synced.
@@ -78,7 +161,9 @@ std::vector<unsigned char> read_file(const std::string& path, const char* what, 
 
 atomic_output::atomic_output(const std::string& path, const char* what) : path_(path), what_(what) {
   if (path.empty()) fail("empty {} path", what_);
-  std::string pattern = path + ".tmp-XXXXXX";
+  const std::string dir = directory_of(path);
+  remove_stale_temporaries(dir);
+  std::string pattern = fmt::format("{}/{}{}.{}", dir, temp_prefix, ::getpid(), std::string(temp_random, 'X'));
   fd_ = ::mkstemp(pattern.data());
   if (fd_ < 0) fail("cannot create {} {}: {}", what_, path_, reason());
   temp_ = pattern;
@@ -113,6 +198,21 @@ void atomic_output::commit() {
   if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot write {} {}: {}", what_, path_, reason());
   temp_.clear();
   sync_directory(directory_of(path_), path_);
+}
+
+void refuse_overlaps(const std::vector<named_file>& inputs, const std::vector<named_file>& outputs) {
+  std::map<file_identity, const named_file*> seen;
+  for (const named_file& in : inputs) {
+    if (!in.path.empty()) seen.emplace(identity_of(in.path), &in);
+  }
+  for (const named_file& out : outputs) {
+    if (out.path.empty()) continue;
+    const auto [at, added] = seen.emplace(identity_of(out.path), &out);
+    if (!added) {
+      fail("{} {} is the same file as {} {}: an output never replaces an input or another output", out.option,
+           out.path, at->second->option, at->second->path);
+    }
+  }
 }
 
 void write_file_atomically(const std::string& path, const char* what, span<const unsigned char> bytes) {

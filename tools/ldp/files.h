@@ -1,7 +1,8 @@
 // File access for the tool: whole small files, streamed large ones, and atomic replacement of an
 // output (temporary file in the same directory, fsync, rename, fsync of the directory), so a
-// crash or an error never leaves a half-written batch, state or plot under the requested name.
-// POSIX only. Every failure throws cli_error naming the path and the system's reason.
+// crash or an error never leaves a half-written batch, state or plot under the requested name;
+// the check that no output is an input or another output (docs/cli.md "Files"). POSIX only.
+// Every failure throws cli_error naming the path and the system's reason.
 #ifndef LDP_TOOLS_FILES_H
 #define LDP_TOOLS_FILES_H
 
@@ -40,7 +41,10 @@ class input_file {
   uint64_t position_ = 0;
 };
 
-// Writes to a temporary file next to `path`; commit() makes it appear under `path` atomically.
+// Writes to a temporary file next to `path`, named ".ldp-<pid>.XXXXXX" (short, so that any legal
+// name can be written; the pid tells a later run whether its writer is alive). The first output
+// into a directory removes the stale temporary files there (docs/cli.md "Files": of a writer that
+// is no longer running, not modified for 10 minutes) and says so on stderr. commit() makes it appear under `path` atomically.
 // Destroyed without commit(), the temporary file is removed and `path` is untouched.
 class atomic_output {
  public:
@@ -65,6 +69,17 @@ class atomic_output {
 // PATH with ".<tag><index>" before its extension (kent.ldpb, "fold", 3 -> kent.fold3.ldpb): the
 // names of the per-fold and per-query files of one simulate run.
 std::string indexed_path(const std::string& path, const char* tag, uint64_t index);
+
+// A file a command names: the option (or argument) that names it, and the path.
+struct named_file {
+  std::string option;  // "--out", "--truth", "batch" (an argument), ...
+  std::string path;
+};
+
+// Refuses (cli_error naming both options) an output that is the same file as an input or as
+// another output: the same device and inode when it exists, otherwise the same directory (device
+// and inode) and name. Empty paths are skipped. Every command calls it before any work.
+void refuse_overlaps(const std::vector<named_file>& inputs, const std::vector<named_file>& outputs);
 
 // Whole-buffer convenience for small outputs (state files, plots).
 void write_file_atomically(const std::string& path, const char* what, span<const unsigned char> bytes);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <limits>
 
@@ -270,14 +272,51 @@ parameter_block sparse_block(const tool_mechanism& m, const mechanism_options& o
 
 }  // namespace
 
+namespace {
+
+// The smallest epsilon above `epsilon` (and at most 40) for which `builds` succeeds, found by
+// doubling from `epsilon`, then 64 bisection steps on the builder's success; printed rounded up
+// to 3 significant digits when that value builds too. Empty if the builder fails at 40 as well.
+std::string smallest_usable_epsilon(double epsilon, const std::function<bool(double)>& builds) {
+  double lo = epsilon, hi = epsilon;
+  while (!builds(hi)) {
+    if (hi >= 40) return {};
+    lo = hi;
+    hi = std::min(40.0, hi * 2);
+  }
+  for (int step = 0; step < 64; ++step) {
+    const double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    (builds(mid) ? hi : lo) = mid;
+  }
+  const std::string rounded = fmt::format("{:.3g}", hi * (1 + 5e-3));
+  return builds(std::strtod(rounded.c_str(), nullptr)) ? rounded : fmt::format("{:.17g}", hi);
+}
+
+}  // namespace
+
 parameter_block build_block(const mechanism_options& o) {
   const tool_mechanism& m = checked_mechanism(o);
   if (m.input == input_kind::observations || m.input == input_kind::samples) {
     fail("internal: {} blocks come from its protocol", m.name);
   }
   if (m.input == input_kind::sparse) return sparse_block(m, o);
-  const wire::derived_params derived = m.input == input_kind::item ? frequency_block(m, o) : numeric_block(m, o);
+  const auto derive = [&](double epsilon) {
+    mechanism_options at = o;
+    at.epsilon = epsilon;
+    return m.input == input_kind::item ? frequency_block(m, at) : numeric_block(m, at);
+  };
+  const wire::derived_params derived = derive(o.epsilon);
   if (derived.code != status::ok) {
+    // Issue 21: an epsilon so small that the integer thresholds implement no privacy (epsilon <= 0,
+    // a degenerate threshold) or the noise scale passes its limit is refused with the way out.
+    const std::string smallest =
+        smallest_usable_epsilon(o.epsilon, [&](double e) { return derive(e).code == status::ok; });
+    if (!smallest.empty()) {
+      fail("cannot build a {} block with epsilon {} and these options: {}; the smallest usable epsilon for these "
+           "parameters is about {} (found by doubling, then bisection on the block builder)",
+           m.name, o.epsilon, describe(derived.code), smallest);
+    }
     fail("cannot build a {} block with epsilon {} and these options ({}): {}; see the limits in docs/wire_format.md 3.3",
          m.name, o.epsilon, m.usage, describe(derived.code));
   }

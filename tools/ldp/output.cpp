@@ -36,6 +36,45 @@ std::string format_seconds(double s) {
   return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.0f} ms", s * 1000);
 }
 
+namespace {
+
+// The length of the UTF-8 sequence at text[i] (2 to 4 bytes, no overlong forms, no surrogates, at
+// most U+10FFFF), 1 for printable ASCII, 0 for anything to escape.
+std::size_t printable_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b = byte(i);
+  if (b < 0x80) return b >= 0x20 && b != 0x7f ? 1 : 0;
+  const std::size_t n = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 0;
+  if (n == 0 || b > 0xf4 || i + n > text.size()) return 0;
+  uint32_t cp = b & (0x7f >> n);
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3f);
+  }
+  static const uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < smallest[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string escaped(std::string_view text, std::size_t max_bytes) {
+  const std::size_t end = std::min(text.size(), max_bytes);
+  std::string out;
+  for (std::size_t i = 0; i < end;) {
+    const std::size_t n = printable_length(text, i);
+    if (n == 0) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  if (end < text.size()) out += "...";
+  return out;
+}
+
 void print_text(std::FILE* out, const table& t, const std::string& indent) {
   std::vector<std::size_t> width(t.header.size());
   for (std::size_t c = 0; c < t.header.size(); ++c) width[c] = t.header[c].size();

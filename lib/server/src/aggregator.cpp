@@ -207,6 +207,21 @@ status aggregator::merge(const aggregator& other) noexcept {
   return status::ok;
 }
 
+status state_bytes(const wire::params& p, uint64_t reports, uint64_t* bytes) noexcept {
+  *bytes = 0;
+  unsigned char block[wire::params_max_size];
+  std::size_t block_size = 0;
+  const status s = wire::encode_params(p, block, &block_size);
+  if (s != status::ok) return s;
+  const detail::family* f = detail::family_of(p.mech);
+  if (f == nullptr) return status::invalid_parameters;
+  // serialize()'s layout: header, block length and block, n, the rejection counters, the counts.
+  const uint64_t fixed = wire::state_header_size + 2 + block_size + 8 + 8 * uint64_t{status_count};
+  uint64_t body = 0;
+  if (!f->body_size(p, reports, &body) || !checked_add(body, fixed, bytes)) return status::overflow;
+  return status::ok;
+}
+
 std::vector<unsigned char> aggregator::serialize() const {
   try {
     unsigned char block[wire::params_max_size];

@@ -21,6 +21,12 @@ namespace ldp::wire::detail {
 // checked by validate() after the field ranges of table 3 hold.
 [[nodiscard]] bool numeric_rules_hold(const params& p) noexcept;
 
+// The frequency oracles' thresholds implement a mechanism with privacy meaning (issue 21): the true
+// value more likely than any other one (GRR, OLH, BLH, HR: T (values - 1) > 2^w - T; unary
+// encodings and the vote: keep > other; CMS, HCMS: a flip below 1/2), so epsilon_impl > 0 and the
+// estimators do not divide by zero. Checked by validate() (oracle_params.cpp).
+[[nodiscard]] bool oracle_rules_hold(const params& p) noexcept;
+
 }  // namespace ldp::wire::detail
 
 #endif

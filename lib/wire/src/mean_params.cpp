@@ -180,11 +180,11 @@ bool numeric_rules_hold(const params& p) noexcept {
   }
   const payload_kind kind = kind_of(p.mech);
   if (kind == payload_kind::bit || kind == payload_kind::coordinate_bit) {
-    // Duchi (B.2): symmetric thresholds T_lo + T_hi = 2^w with 1 <= T_lo <= T_hi (a finite level,
-    // an unbiased estimator), and a uniform in [0, 2^w * Q) that fits 64 bits.
+    // Duchi (B.2): symmetric thresholds T_lo + T_hi = 2^w with 1 <= T_lo < T_hi (a finite level
+    // above 0, an unbiased estimator), and a uniform in [0, 2^w * Q) that fits 64 bits.
     const uint64_t w = p.get(field::threshold_bits);
     const uint64_t t_hi = p.get(field::threshold_keep), t_lo = p.get(field::threshold_other);
-    if (t_lo == 0 || t_lo > t_hi || t_lo + t_hi != (uint64_t{1} << w)) return false;
+    if (t_lo == 0 || t_lo >= t_hi || t_lo + t_hi != (uint64_t{1} << w)) return false;
     if (q > (uint64_t{1} << (64 - w))) return false;
   }
   return true;

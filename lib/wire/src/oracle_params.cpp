@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "derivation.h"
+#include "ldp/base/bits.h"
 #include "ldp/wire/det_math.h"
 
 namespace ldp::wire {
@@ -84,6 +85,30 @@ double olh_leading_term(uint64_t t, uint64_t g) {
 uint64_t detail::binary_flip_threshold(double epsilon) noexcept {
   const auto level = [](uint64_t t) { return keep_epsilon(one - t, 1); };
   return flip_threshold(1 / (1 + det_exp(epsilon)), epsilon, level);
+}
+
+namespace {
+
+// The true value is reported with keep / 2^w, each of `others` other values with
+// (2^w - keep) / (2^w others): the first is larger when keep * others > 2^w - keep.
+bool keep_more_likely(uint64_t keep, uint64_t others, uint64_t w) {
+  uint64_t product = 0;
+  return !checked_mul(keep, others, &product) || product > (uint64_t{1} << w) - keep;
+}
+
+}  // namespace
+
+bool detail::oracle_rules_hold(const params& p) noexcept {
+  if (!in_family(p.mech, mechanism_family::frequency_oracle) && !in_family(p.mech, mechanism_family::user_level_vote)) {
+    return true;
+  }
+  const uint64_t w = p.get(field::threshold_bits);
+  const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
+  if (kind_of(p.mech) == payload_kind::unary_bits) return keep > other;  // SUE, OUE, the vote
+  if (p.has(field::sketch_rows)) return keep_more_likely((uint64_t{1} << w) - other, 1, w);  // CMS, HCMS
+  // GRR over the domain, OLH and BLH over the hash range, HR over a sign.
+  const uint64_t values = p.mech == mechanism::hr ? 2 : p.get(p.has(field::hash_range) ? field::hash_range : field::domain);
+  return keep_more_likely(keep, values - 1, w);
 }
 
 double implemented_epsilon(const params& p) noexcept {

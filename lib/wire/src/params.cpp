@@ -131,7 +131,7 @@ bool ranges_hold(const params& p) {
     if (!checked_mul(squared, get(field::hadamard_dim), &bound) || bound >= (uint64_t{1} << 62)) return false;
     if (r < 1 || r > radius || p.get_signed(field::clip_lo) != -r) return false;
   }
-  return detail::numeric_rules_hold(p);
+  return detail::oracle_rules_hold(p) && detail::numeric_rules_hold(p);
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ uint64_t divide(u128 n, uint64_t d, uint64_t* remainder) {
 derived_params make_kent_vote(double alpha, uint32_t cells, const kent_shape& shape) noexcept {
   // The vote is SUE on the cells: one derivation of the thresholds for both (D.1).
   const derived_params sue = make_sue(alpha, cells);
+  if (sue.code == status::invalid_parameters) return sue;  // an alpha the thresholds cannot implement
   if (sue.code != status::ok) return fail();
   params p;
   p.mech = mechanism::kent_vote;

@@ -114,6 +114,12 @@ class aggregator {
   void reject(status s, uint64_t count) noexcept;  // saturating counter update
 };
 
+// The bytes of the saved state (serialize()) of an aggregator of block p holding `reports`
+// reports, from the block alone: the size of what create() and the counts will hold, so a caller
+// can refuse a block before allocating for it (docs/cli.md "simulate", --max-state-bytes).
+// invalid_parameters / unknown_mechanism as create(); overflow when it does not fit 64 bits.
+[[nodiscard]] status state_bytes(const wire::params& p, uint64_t reports, uint64_t* bytes) noexcept;
+
 }  // namespace ldp::server
 
 #endif
