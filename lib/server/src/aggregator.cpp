@@ -23,16 +23,20 @@
 #include <algorithm>
 #include <limits>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
+#include "kernel_access.h"
 #include "ldp/base/bits.h"
 #include "ldp/server/frequency.h"
-#include "ldp/server/vector_mean.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/sparse_projection.h"
+#include "ldp/server/vector_mean.h"
 #include "ldp/server/winsorized.h"
 #include "ldp/wire/batch.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
+#include "report_cap.h"
+#include "state_io.h"
 
 namespace ldp::server {
 namespace {

@@ -10,8 +10,12 @@
 // HR when that is too much). The saved state holds only (seed, bucket), sorted.
 #include <algorithm>
 
-#include "detail.h"
+#include "estimation.h"
+#include "factories.h"
+#include "kernel_access.h"
 #include "ldp/wire/hash.h"
+#include "state_io.h"
+#include "support_model.h"
 
 namespace ldp::server::detail {
 namespace {

@@ -12,9 +12,11 @@
 #include <memory>
 #include <vector>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
 #include "ldp/server/mean.h"
 #include "ldp/wire/mean_params.h"
+#include "state_io.h"
 #include "wide_sum.h"
 
 namespace ldp::server {

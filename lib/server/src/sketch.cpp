@@ -21,9 +21,15 @@
 #include <algorithm>
 #include <cmath>
 
-#include "detail.h"
+#include "estimation.h"
+#include "factories.h"
+#include "integer_fwht.h"
+#include "kernel_access.h"
 #include "ldp/base/bits.h"
 #include "ldp/wire/hash.h"
+#include "popcount_queue.h"
+#include "state_io.h"
+#include "support_model.h"
 
 namespace ldp::server::detail {
 namespace {

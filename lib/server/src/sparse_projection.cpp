@@ -11,12 +11,14 @@
 #include <new>
 #include <stdexcept>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
 #include "ldp/base/bits.h"
 #include "ldp/server/discrete_gaussian.h"
 #include "ldp/server/l1_projection.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
+#include "state_io.h"
 
 namespace ldp::server {
 namespace {

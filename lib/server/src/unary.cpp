@@ -7,7 +7,11 @@
 // when the block is full, and before any merge. Const readers (serialize, estimate) see the pending
 // block without changing the aggregator: they add it to a copy of ones[], so concurrent const calls
 // stay safe.
-#include "detail.h"
+#include "factories.h"
+#include "kernel_access.h"
+#include "popcount_queue.h"
+#include "state_io.h"
+#include "support_model.h"
 
 namespace ldp::server::detail {
 namespace {

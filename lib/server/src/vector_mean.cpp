@@ -31,11 +31,15 @@
 #include <memory>
 #include <vector>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
+#include "integer_fwht.h"
+#include "kernel_access.h"
 #include "ldp/random/rotation.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/vector_mean.h"
 #include "ldp/wire/vector_params.h"
+#include "state_io.h"
 #include "wide_sum.h"
 
 namespace ldp::server {

@@ -13,11 +13,15 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
+#include "integer_fwht.h"
+#include "kernel_access.h"
 #include "ldp/base/bits.h"
 #include "ldp/random/rotation.h"
 #include "ldp/server/winsorized.h"
 #include "ldp/wire/central_params.h"
+#include "state_io.h"
 #include "winsorized_detail.h"
 
 namespace ldp::server {

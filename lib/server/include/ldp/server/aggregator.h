@@ -94,7 +94,7 @@ class aggregator {
   // Appends the counts in their canonical little-endian form.
   virtual void write_body(std::vector<unsigned char>& out) const = 0;
   // Reads the counts (whose length deserialize() checked against the family's body size for
-  // reports(); src/detail.h), checking every invariant (never trusts them).
+  // reports(); src/family.h), checking every invariant (never trusts them).
   virtual status read_body(span<const unsigned char> body) = 0;
   // All estimates; z is the normal quantile of the requested confidence.
   virtual std::vector<estimate> estimate_impl(double z) const = 0;
