@@ -14,7 +14,7 @@
 #include "ldp/device/winsorized.h"
 #include "ldp/random.h"
 #include "ldp/server/aggregator.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/state.h"

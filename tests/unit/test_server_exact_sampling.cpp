@@ -1,9 +1,9 @@
-// The 128-bit arithmetic under the server's exact samplers (ldp/server/exact_sampling.h): it runs on
+// The 128-bit arithmetic under the server's exact samplers (ldp/server/central/exact_sampling.h): it runs on
 // 32-bit targets without __int128, so it is checked by its defining inequalities, not by a wider type.
 #include <doctest/doctest.h>
 
 #include "ldp/random.h"
-#include "ldp/server/exact_sampling.h"
+#include "ldp/server/central/exact_sampling.h"
 #include "tables.h"
 
 namespace {

@@ -6,8 +6,8 @@
 
 #include "errors.h"
 #include "ldp/random/drbg.h"
-#include "ldp/server/sparse_projection.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/sparse_projection.h"
+#include "ldp/server/central/winsorized.h"
 #include "seeding.h"
 #include "winsorized_session.h"
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/params.h"
 
 namespace ldp::tools {

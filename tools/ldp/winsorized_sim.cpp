@@ -17,7 +17,7 @@
 #include "files.h"
 #include "fleet.h"
 #include "ldp/random/drbg.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
 #include "output.h"

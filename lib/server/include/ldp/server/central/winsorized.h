@@ -31,8 +31,8 @@
 //     sensitivity. winsorized_mean_highd runs the same two aggregators on users' means in one call,
 //     drawing the same random numbers in the same order: with the same DRBG seed both forms give the
 //     same estimate.
-#ifndef LDP_SERVER_WINSORIZED_H
-#define LDP_SERVER_WINSORIZED_H
+#ifndef LDP_SERVER_CENTRAL_WINSORIZED_H
+#define LDP_SERVER_CENTRAL_WINSORIZED_H
 
 #include <cstdint>
 #include <vector>

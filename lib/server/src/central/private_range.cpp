@@ -7,8 +7,8 @@
 
 #include "ldp/base/bits.h"
 #include "ldp/random/samplers.h"
-#include "ldp/server/exact_sampling.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/exact_sampling.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
 #include "winsorized_detail.h"

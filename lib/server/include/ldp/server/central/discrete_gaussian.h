@@ -4,14 +4,14 @@
 // sigma^2 = sigma2. Every step is integer arithmetic on uniform words (lib/random samplers for the
 // discrete Laplace proposal; 128-bit integers for the acceptance test), so the law is exact.
 // Server-only: it needs 128-bit products, which Cortex-M devices never run here.
-#ifndef LDP_SERVER_DISCRETE_GAUSSIAN_H
-#define LDP_SERVER_DISCRETE_GAUSSIAN_H
+#ifndef LDP_SERVER_CENTRAL_DISCRETE_GAUSSIAN_H
+#define LDP_SERVER_CENTRAL_DISCRETE_GAUSSIAN_H
 
 #include <cstdint>
 
 #include "ldp/base/bits.h"
 #include "ldp/random/samplers.h"
-#include "ldp/server/exact_sampling.h"
+#include "ldp/server/central/exact_sampling.h"
 #include "ldp/wire/central_params.h"
 
 namespace ldp::server {

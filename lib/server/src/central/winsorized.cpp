@@ -19,7 +19,7 @@
 #include "kernel_access.h"
 #include "ldp/base/bits.h"
 #include "ldp/random/rotation.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "state_io.h"
 #include "winsorized_detail.h"

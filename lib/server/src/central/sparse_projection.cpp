@@ -4,7 +4,7 @@
 // State body (after the common part of aggregator.cpp): d x i64, sums[j] = sum over accepted
 // reports of coordinate j in grid units. Invariants checked on reading: |sums[j]| <= n L and
 // sum_j |sums[j]| <= n R1 (each report has ||x||_2 <= L, so ||x||_1 <= R1), else malformed_report.
-#include "ldp/server/sparse_projection.h"
+#include "ldp/server/central/sparse_projection.h"
 
 #include <cmath>
 #include <limits>
@@ -14,8 +14,8 @@
 #include "estimation.h"
 #include "family.h"
 #include "ldp/base/bits.h"
-#include "ldp/server/discrete_gaussian.h"
-#include "ldp/server/l1_projection.h"
+#include "ldp/server/central/discrete_gaussian.h"
+#include "ldp/server/central/l1_projection.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
 #include "state_io.h"

@@ -3,8 +3,8 @@
 // Bernoulli(exp(-a/b)) on it, and Bernoulli(65 / (24 e)), the piece that lets PrivateRange's
 // exponential mechanism (C.2) weigh bins by powers of e with rational arithmetic alone. Used by the
 // discrete Gaussian (C.3) and PrivateRange; server-only.
-#ifndef LDP_SERVER_EXACT_SAMPLING_H
-#define LDP_SERVER_EXACT_SAMPLING_H
+#ifndef LDP_SERVER_CENTRAL_EXACT_SAMPLING_H
+#define LDP_SERVER_CENTRAL_EXACT_SAMPLING_H
 
 #include <cstdint>
 
