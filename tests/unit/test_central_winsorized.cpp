@@ -430,6 +430,34 @@ TEST_CASE("round 1 and round 2 aggregators: ingest, rejections, merge, saved sta
   CHECK(rel.mean.size() == 5);
 }
 
+TEST_CASE("merging round 2 without the other's windows is parameter_mismatch, not overflow") {
+  // The window list is state, not block: an aggregator that never received it cannot take counts
+  // made under it. merge() once reported every refusal of merge_counts as overflow.
+  const auto p = round1_block(5, 8, 5 * 256, 64);
+  auto rng = ldp::test::seeded_drbg("winsorized window mismatch");
+  std::unique_ptr<ldp::server::aggregator> round1;
+  REQUIRE(ldp::server::aggregator::create(p, &round1) == status::ok);
+  device_buffers buf(p);
+  std::vector<unsigned char> bytes(ldp::wire::max_report_size(p));
+  const std::vector<int64_t> samples(5 * 8, 7);
+  std::size_t written = 0;
+  REQUIRE(ldp::device::encode_winsorized(p, ldp::wire::fingerprint(p), {}, samples, 8, buf.ws(), bytes, &written) == status::ok);
+  REQUIRE(round1->add_report({bytes.data(), written}) == status::ok);
+  ldp::server::window_selection sel;
+  REQUIRE(ldp::server::select_windows(*round1, 2.0, ldp::server::window_rule::safe, rng, &sel) == status::ok);
+  std::unique_ptr<ldp::server::aggregator> with, without;
+  REQUIRE(ldp::server::aggregator::create(sel.round2, &with) == status::ok);
+  REQUIRE(ldp::server::aggregator::create(sel.round2, &without) == status::ok);
+  REQUIRE(dynamic_cast<ldp::server::winsorized_sums_aggregator&>(*with).set_windows(sel.window_list) == status::ok);
+  REQUIRE(ldp::device::encode_winsorized(sel.round2, ldp::wire::fingerprint(sel.round2), sel.window_list, samples, 8,
+                                         buf.ws(), bytes, &written) == status::ok);
+  REQUIRE(with->add_report({bytes.data(), written}) == status::ok);
+  CHECK(without->merge(*with) == status::parameter_mismatch);
+  CHECK(without->reports() == 0);
+  CHECK(with->merge(*without) == status::ok);  // an empty state without windows adds nothing
+  CHECK(with->reports() == 1);
+}
+
 TEST_CASE("two rounds from device reports == one shot on the same data and noise seed") {
   for (uint32_t d : {1u, 3u, 8u, 13u}) {
     const auto p = round1_block(d, 6, uint64_t{d} * 256, 16);

@@ -192,8 +192,9 @@ status aggregator::merge(const aggregator& other) noexcept {
     return status::overflow;
   }
   try {
-    merge_counts(other);  // all-or-nothing: implementations allocate before they modify
-  } catch (...) {
+    const status s = merge_counts(other);  // all-or-nothing: implementations allocate before they modify
+    if (s != status::ok) return s;
+  } catch (...) {  // std::bad_alloc, std::length_error: memory runs out
     return status::overflow;
   }
   reports_ = total;

@@ -12,9 +12,10 @@ status histogram_aggregator::ingest(const wire::report& r) noexcept {
   return status::ok;
 }
 
-void histogram_aggregator::merge_counts(const aggregator& other) {
+status histogram_aggregator::merge_counts(const aggregator& other) {
   const auto& o = static_cast<const histogram_aggregator&>(other);
   for (std::size_t y = 0; y < hist_.size(); ++y) hist_[y] += o.hist_[y];
+  return status::ok;
 }
 
 void histogram_aggregator::write_body(std::vector<unsigned char>& out) const { put_u64s(out, hist_); }

@@ -20,7 +20,7 @@ class histogram_aggregator : public frequency_aggregator {
       : frequency_aggregator(p), model_(model), hist_(cells) {}
 
   status ingest(const wire::report& r) noexcept final;
-  void merge_counts(const aggregator& other) final;
+  status merge_counts(const aggregator& other) final;
   void write_body(std::vector<unsigned char>& out) const final;
   status read_body(span<const unsigned char> body) final;
 

@@ -57,7 +57,7 @@ class local_hash_aggregator final : public frequency_aggregator {
     return status::ok;
   }
 
-  void merge_counts(const aggregator& other) override {
+  status merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const local_hash_aggregator&>(other);
     const std::size_t theirs = o.seeds_.size();
     reserve(theirs);  // may throw; nothing has changed yet
@@ -68,6 +68,7 @@ class local_hash_aggregator final : public frequency_aggregator {
       b_.push_back(o.b_[i]);
       buckets_.push_back(o.buckets_[i]);
     }
+    return status::ok;
   }
 
   // Sorted, so the bytes do not depend on the order reports arrived or states were merged.

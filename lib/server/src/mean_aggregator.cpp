@@ -50,9 +50,10 @@ class laplace_mean final : public aggregator {
     return status::ok;
   }
 
-  void merge_counts(const aggregator& other) override {
+  status merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const laplace_mean&>(other);
     for (std::size_t j = 0; j < sums_.size(); ++j) sums_[j].add(o.sums_[j]);
+    return status::ok;
   }
 
   void write_body(std::vector<unsigned char>& out) const override {
@@ -113,7 +114,10 @@ class duchi_mean final : public aggregator {
     return true;
   }
 
-  void merge_counts(const aggregator& other) override { ones_ += static_cast<const duchi_mean&>(other).ones_; }
+  status merge_counts(const aggregator& other) override {
+    ones_ += static_cast<const duchi_mean&>(other).ones_;
+    return status::ok;
+  }
 
   void write_body(std::vector<unsigned char>& out) const override { detail::put_u64(out, ones_); }
 

@@ -62,10 +62,11 @@ class sketch_aggregator : public frequency_aggregator {
     return status::ok;
   }
 
-  void merge_counts(const aggregator& other) final {
+  status merge_counts(const aggregator& other) final {
     const auto& o = static_cast<const sketch_aggregator&>(other);
     merge_cells(o);
     for (std::size_t j = 0; j < rows_.size(); ++j) rows_[j] += o.rows_[j];
+    return status::ok;
   }
 
   void write_body(std::vector<unsigned char>& out) const final {

@@ -57,7 +57,7 @@ class unary_aggregator final : public frequency_aggregator {
     return true;
   }
 
-  void merge_counts(const aggregator& other) override {
+  status merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const unary_aggregator&>(other);
     queue_.flush(ones_.data());  // also flushes o when it is *this
     if (o.queue_.empty()) {
@@ -66,6 +66,7 @@ class unary_aggregator final : public frequency_aggregator {
       const std::vector<uint64_t> theirs = o.counts();  // may throw; nothing has changed yet
       for (std::size_t v = 0; v < ones_.size(); ++v) ones_[v] += theirs[v];
     }
+    return status::ok;
   }
 
   void write_body(std::vector<unsigned char>& out) const override {

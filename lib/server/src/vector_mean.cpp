@@ -82,7 +82,7 @@ class vector_mean final : public aggregator {
     return status::ok;
   }
 
-  void merge_counts(const aggregator& other) override {
+  status merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const vector_mean&>(other);
     for (std::size_t j = 0; j < counts_.size(); ++j) {
       counts_[j] += o.counts_[j];
@@ -92,6 +92,7 @@ class vector_mean final : public aggregator {
         sums_[j].add(o.sums_[j]);
       }
     }
+    return status::ok;
   }
 
   void write_body(std::vector<unsigned char>& out) const override {

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <limits>
 #include <new>
-#include <stdexcept>
 
 #include "estimation.h"
 #include "family.h"
@@ -68,13 +67,14 @@ status sparse_projection_aggregator::ingest(const wire::report& r) noexcept {
   return status::ok;
 }
 
-void sparse_projection_aggregator::merge_counts(const aggregator& other) {
+status sparse_projection_aggregator::merge_counts(const aggregator& other) {
   const auto& o = static_cast<const sparse_projection_aggregator&>(other);
   std::vector<int64_t> merged(sums_.size());
   for (std::size_t j = 0; j < sums_.size(); ++j) {
-    if (!add_exact(sums_[j], o.sums_[j], &merged[j])) throw std::overflow_error("sparse sums");
+    if (!add_exact(sums_[j], o.sums_[j], &merged[j])) return status::overflow;
   }
   sums_.swap(merged);
+  return status::ok;
 }
 
 void sparse_projection_aggregator::write_body(std::vector<unsigned char>& out) const {

@@ -160,7 +160,7 @@ class winsorized_bins_aggregator : public aggregator {
 
  protected:
   status ingest(const wire::report& r) noexcept override;
-  void merge_counts(const aggregator& other) override;
+  status merge_counts(const aggregator& other) override;
   void write_body(std::vector<unsigned char>& out) const override;
   status read_body(span<const unsigned char> body) override;
   std::vector<estimate> estimate_impl(double z) const override;
@@ -199,7 +199,7 @@ class winsorized_sums_aggregator : public aggregator {
 
  protected:
   status ingest(const wire::report& r) noexcept override;
-  void merge_counts(const aggregator& other) override;
+  status merge_counts(const aggregator& other) override;
   void write_body(std::vector<unsigned char>& out) const override;
   status read_body(span<const unsigned char> body) override;
   std::vector<estimate> estimate_impl(double z) const override;
