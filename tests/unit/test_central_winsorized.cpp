@@ -252,6 +252,20 @@ TEST_CASE("budget arithmetic: eps/2 + eps/2, eps' paper and tight, K queries, ta
   CHECK(session.next_query(&q) == status::ok);
   CHECK(session.next_query(&q) == status::invalid_argument);
   CHECK(session.remaining() == 0);
+  // The session's loss: advanced composition of its K d~ mechanisms, within epsilon for tight; the
+  // paper's rule at a large epsilon and delta composes above it (basic and advanced alike).
+  const ldp::server::privacy_loss spent = session.loss(session.eps_coordinate());
+  CHECK(!spent.basic);
+  CHECK(spent.delta == 1e-6);
+  CHECK(spent.epsilon == ldp::server::advanced_composition(session.eps_coordinate(), 256, 1e-6));
+  CHECK(session.within_budget(spent));
+  ldp::server::winsorized_session paper_session;
+  REQUIRE(ldp::server::winsorized_session::create(10.0, 0.5, 1, 8, ldp::server::budget_rule::paper, &paper_session) == status::ok);
+  CHECK(!paper_session.within_budget(paper_session.loss(paper_session.eps_coordinate())));
+  ldp::server::winsorized_session pure;
+  REQUIRE(ldp::server::winsorized_session::create(1.0, 0, 2, 4, ldp::server::budget_rule::tight, &pure) == status::ok);
+  CHECK(pure.loss(pure.eps_coordinate()).basic);
+  CHECK(pure.loss(pure.eps_coordinate()).epsilon == doctest::Approx(1.0));
   // tau': capped at tau; Hoeffding about 7x tighter than the paper's constant.
   const double paper = ldp::server::rotated_tau(1.0, 1 << 20, 1000, 1e-3, ldp::server::tau_rule::paper);
   const double hoeffding = ldp::server::rotated_tau(1.0, 1 << 20, 1000, 1e-3, ldp::server::tau_rule::hoeffding);

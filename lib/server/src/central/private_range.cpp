@@ -192,8 +192,12 @@ status winsorized_session::create(double epsilon, double delta, uint64_t queries
   double eps = 0;
   const status s = query_step_epsilon(epsilon, delta, queries, rotated_dim, rule, &eps);
   if (s != status::ok) return s;
-  out->eps_coordinate_ = eps;
+  out->epsilon_ = epsilon;
+  out->delta_ = delta;
   out->queries_ = queries;
+  out->rotated_dim_ = rotated_dim;
+  out->rule_ = rule;
+  out->eps_coordinate_ = eps;
   return status::ok;
 }
 
@@ -203,6 +207,21 @@ status winsorized_session::next_query(double* eps_coordinate) noexcept {
   ++used_;
   *eps_coordinate = eps_coordinate_;
   return status::ok;
+}
+
+privacy_loss winsorized_session::loss(double per_coordinate) const noexcept {
+  privacy_loss spent;
+  spent.epsilon = per_coordinate * static_cast<double>(mechanisms());
+  spent.basic = true;
+  if (delta_ > 0) {
+    const double advanced = advanced_composition(per_coordinate, mechanisms(), delta_);
+    if (advanced < spent.epsilon) spent = {advanced, delta_, false};
+  }
+  return spent;
+}
+
+bool winsorized_session::within_budget(const privacy_loss& spent) const noexcept {
+  return !(spent.epsilon > epsilon_ * (1 + 1e-12));
 }
 
 status private_range_epsilon(double epsilon, double* epsilon_impl) noexcept {
