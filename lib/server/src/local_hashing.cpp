@@ -13,6 +13,7 @@
 #include "estimation.h"
 #include "factories.h"
 #include "kernel_access.h"
+#include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/hash.h"
 #include "state_io.h"
 #include "support_model.h"
@@ -87,10 +88,10 @@ class local_hash_aggregator final : public frequency_aggregator {
     if (body.size() % entry_bytes != 0 || body.size() / entry_bytes != reports_) return status::wrong_length;
     local_hash_aggregator read(params_, model_);
     read.reserve(body.size() / entry_bytes);
-    body_reader in(body);
+    wire::byte_reader in(body);
     entry last{0, 0};
     for (uint64_t i = 0; i < reports_; ++i) {
-      const entry e{in.u64(), static_cast<uint32_t>(in.u32())};
+      const entry e{in.get_le(8), static_cast<uint32_t>(in.get_le(4))};
       if (e.bucket >= g_) return status::out_of_range;
       if (i != 0 && e < last) return status::malformed_report;  // not canonical
       read.append(e.seed, e.bucket);

@@ -15,6 +15,7 @@
 #include "estimation.h"
 #include "family.h"
 #include "ldp/server/mean.h"
+#include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/mean_params.h"
 #include "state_io.h"
 #include "wide_sum.h"
@@ -122,9 +123,9 @@ class duchi_mean final : public aggregator {
   void write_body(std::vector<unsigned char>& out) const override { detail::put_u64(out, ones_); }
 
   status read_body(span<const unsigned char> body) override {
-    detail::body_reader in(body);
-    const uint64_t ones = in.u64();
-    if (!in.ok || !in.rest.empty()) return status::wrong_length;
+    wire::byte_reader in(body);
+    const uint64_t ones = in.get_le(8);
+    if (!in.ok() || !in.rest().empty()) return status::wrong_length;
     if (ones > reports_) return status::malformed_report;
     ones_ = ones;
     return status::ok;

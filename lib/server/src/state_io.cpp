@@ -29,31 +29,6 @@ void put_u64s(std::vector<unsigned char>& out, const std::vector<uint64_t>& valu
   for (uint64_t v : values) put_u64(out, v);
 }
 
-span<const unsigned char> body_reader::bytes(std::size_t n) noexcept {
-  if (!ok || rest.size() < n) {
-    ok = false;
-    return {};
-  }
-  const span<const unsigned char> out = rest.first(n);
-  rest = rest.subspan(n);
-  return out;
-}
-
-uint64_t body_reader::u16() noexcept {
-  const span<const unsigned char> b = bytes(2);
-  return ok ? uint64_t{b[0]} | uint64_t{b[1]} << 8 : 0;
-}
-
-uint64_t body_reader::u32() noexcept {
-  const span<const unsigned char> b = bytes(4);
-  return ok ? load_le32(b.data()) : 0;
-}
-
-uint64_t body_reader::u64() noexcept {
-  const span<const unsigned char> b = bytes(8);
-  return ok ? load_le64(b.data()) : 0;
-}
-
 status read_u64s(span<const unsigned char> bytes, std::vector<uint64_t>& values) noexcept {
   if (bytes.size() / 8 != values.size() || bytes.size() % 8 != 0) return status::wrong_length;
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = load_le64(bytes.data() + 8 * i);

@@ -1,4 +1,5 @@
 // Little-endian I/O of the state body (frequency_aggregator.cpp documents the layout; state_io.cpp).
+// Bodies are read with wire::byte_reader (ldp/wire/byte_cursor.h), the codecs' cursor.
 #ifndef LDP_SERVER_SRC_STATE_IO_H
 #define LDP_SERVER_SRC_STATE_IO_H
 
@@ -15,18 +16,6 @@ void put_u16(std::vector<unsigned char>& out, uint16_t v);
 void put_u32(std::vector<unsigned char>& out, uint32_t v);
 void put_u64(std::vector<unsigned char>& out, uint64_t v);
 void put_u64s(std::vector<unsigned char>& out, const std::vector<uint64_t>& values);
-
-// A bounds-checked cursor: a read past the end clears `ok` and returns 0 (or an empty span).
-struct body_reader {
-  span<const unsigned char> rest;
-  bool ok = true;
-
-  explicit body_reader(span<const unsigned char> bytes) noexcept : rest(bytes) {}
-  span<const unsigned char> bytes(std::size_t n) noexcept;
-  uint64_t u16() noexcept;
-  uint64_t u32() noexcept;
-  uint64_t u64() noexcept;
-};
 
 // Reads exactly values.size() u64 from `bytes` (wrong_length otherwise).
 [[nodiscard]] status read_u64s(span<const unsigned char> bytes, std::vector<uint64_t>& values) noexcept;

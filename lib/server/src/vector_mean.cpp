@@ -38,6 +38,7 @@
 #include "ldp/random/rotation.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/vector_mean.h"
+#include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/vector_params.h"
 #include "state_io.h"
 #include "wide_sum.h"
@@ -94,25 +95,25 @@ class vector_mean final : public aggregator {
   }
 
   status read_body(span<const unsigned char> body) override {
-    detail::body_reader in(body);
+    wire::byte_reader in(body);
     uint64_t total = 0;
     for (std::size_t j = 0; j < counts_.size(); ++j) {
-      const uint64_t n = in.u64();
+      const uint64_t n = in.get_le(8);
       if (duchi_) {
-        const uint64_t ones = in.u64();
-        if (in.ok && ones > n) return status::malformed_report;
+        const uint64_t ones = in.get_le(8);
+        if (in.ok() && ones > n) return status::malformed_report;
         ones_[j] = ones;
       } else {
-        const span<const unsigned char> sum = in.bytes(detail::wide_sum_bytes);
-        if (!in.ok) break;
+        const span<const unsigned char> sum = in.get_bytes(detail::wide_sum_bytes);
+        if (!in.ok()) break;
         sums_[j] = detail::load_wide_sum(sum.data());
         if (!detail::reachable(sums_[j], n)) return status::malformed_report;
       }
-      if (!in.ok) break;
+      if (!in.ok()) break;
       counts_[j] = n;
       if (!checked_add(total, n, &total)) return status::malformed_report;
     }
-    if (!in.ok || !in.rest.empty()) return status::wrong_length;
+    if (!in.ok() || !in.rest().empty()) return status::wrong_length;
     return total == reports_ ? status::ok : status::malformed_report;
   }
 
