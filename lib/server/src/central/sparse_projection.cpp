@@ -26,13 +26,6 @@ using wire::field;
 
 uint64_t magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
 
-// a + b, or false when it leaves the int64 range.
-bool add_exact(int64_t a, int64_t b, int64_t* out) {
-  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
-  *out = a + b;
-  return true;
-}
-
 // n * bound, saturated at 2^64 - 1 (only compared with, never stored).
 uint64_t saturating_mul(uint64_t n, uint64_t bound) {
   uint64_t out = 0;
@@ -61,7 +54,7 @@ status sparse_projection_aggregator::ingest(const wire::report& r) noexcept {
   if (squares > l * l) return status::out_of_range;
   int64_t unused = 0;
   for (uint32_t i = 0; i < r.count; ++i) {
-    if (!add_exact(sums_[indices_[i]], values_[i], &unused)) return status::overflow;
+    if (!checked_add(sums_[indices_[i]], values_[i], &unused)) return status::overflow;
   }
   for (uint32_t i = 0; i < r.count; ++i) sums_[indices_[i]] += values_[i];
   return status::ok;
@@ -71,7 +64,7 @@ status sparse_projection_aggregator::merge_counts(const aggregator& other) {
   const auto& o = static_cast<const sparse_projection_aggregator&>(other);
   std::vector<int64_t> merged(sums_.size());
   for (std::size_t j = 0; j < sums_.size(); ++j) {
-    if (!add_exact(sums_[j], o.sums_[j], &merged[j])) return status::overflow;
+    if (!checked_add(sums_[j], o.sums_[j], &merged[j])) return status::overflow;
   }
   sums_.swap(merged);
   return status::ok;

@@ -203,10 +203,8 @@ status winsorized_sums_aggregator::ingest(const wire::report& r) noexcept {
   for (std::size_t j = 0; j < scratch_.size(); ++j) {
     const int64_t mid = wire::winsorized_midpoint(params_, bins_[j]);
     if (scratch_[j] < mid - w || scratch_[j] > mid + w) return status::out_of_range;
-    if ((scratch_[j] > 0 && sums_[j] > INT64_MAX - scratch_[j]) ||
-        (scratch_[j] < 0 && sums_[j] < INT64_MIN - scratch_[j])) {
-      return status::overflow;
-    }
+    int64_t unused = 0;
+    if (!checked_add(sums_[j], scratch_[j], &unused)) return status::overflow;
   }
   for (std::size_t j = 0; j < scratch_.size(); ++j) sums_[j] += scratch_[j];
   return status::ok;
@@ -219,9 +217,7 @@ status winsorized_sums_aggregator::merge_counts(const aggregator& other) {
   if (o.windows_ != windows_ && !(o.reports() == 0 && !o.has_windows())) return status::parameter_mismatch;
   std::vector<int64_t> merged(sums_.size());
   for (std::size_t j = 0; j < sums_.size(); ++j) {
-    const int64_t a = sums_[j], b = o.sums_[j];
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return status::overflow;
-    merged[j] = a + b;
+    if (!checked_add(sums_[j], o.sums_[j], &merged[j])) return status::overflow;
   }
   sums_.swap(merged);
   return status::ok;

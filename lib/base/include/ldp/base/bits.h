@@ -72,6 +72,13 @@ constexpr bool checked_add(uint64_t a, uint64_t b, uint64_t* out) noexcept {
   return *out >= a;
 }
 
+// a + b, or false (and *out untouched) when the sum leaves the int64 range.
+constexpr bool checked_add(int64_t a, int64_t b, int64_t* out) noexcept {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
+  *out = a + b;
+  return true;
+}
+
 // floor(sqrt(v)), exact for every 64-bit v (integer only: identical on every target).
 [[nodiscard]] constexpr uint64_t isqrt64(uint64_t v) noexcept {
   // Two bits of v per step, from the top.
