@@ -14,6 +14,7 @@
 
 #include "estimation.h"
 #include "family.h"
+#include "ldp/base/int128.h"
 #include "ldp/server/mean.h"
 #include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/mean_params.h"

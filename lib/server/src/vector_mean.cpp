@@ -35,6 +35,7 @@
 #include "family.h"
 #include "integer_fwht.h"
 #include "kernel_access.h"
+#include "ldp/base/int128.h"
 #include "ldp/random/rotation.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/vector_mean.h"

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ldp/base/bits.h"
+#include "ldp/base/int128.h"
 #include "ldp/random/samplers.h"
 #include "ldp/server/central/exact_sampling.h"
 #include "ldp/server/central/winsorized.h"

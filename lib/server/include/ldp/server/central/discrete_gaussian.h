@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "ldp/base/bits.h"
+#include "ldp/base/int128.h"
 #include "ldp/random/samplers.h"
 #include "ldp/server/central/exact_sampling.h"
 #include "ldp/wire/central_params.h"
