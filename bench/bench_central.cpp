@@ -16,7 +16,7 @@
 
 #include "bench_util.h"
 #include "ldp/random/drbg.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 
 namespace ldp_bench {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ldp/random.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "stats.h"
 #include "tables.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ldp/random.h"
-#include "ldp/server/exact_sampling.h"
+#include "ldp/server/central/exact_sampling.h"
 #include "stats.h"
 #include "tables.h"
 

@@ -118,3 +118,16 @@ TEST_CASE("little-endian loads and stores are independent of the host") {
   ldp::secure_zero(secret, sizeof secret);
   for (unsigned char c : secret) CHECK(c == 0);
 }
+
+TEST_CASE("checked_add on int64: exact or refused at both ends") {
+  int64_t out = 7;
+  CHECK(ldp::checked_add(int64_t{-5}, int64_t{3}, &out));
+  CHECK(out == -2);
+  CHECK(ldp::checked_add(INT64_MAX, int64_t{-1}, &out));
+  CHECK(out == INT64_MAX - 1);
+  CHECK_FALSE(ldp::checked_add(INT64_MAX, int64_t{1}, &out));
+  CHECK_FALSE(ldp::checked_add(INT64_MIN, int64_t{-1}, &out));
+  CHECK(out == INT64_MAX - 1);  // untouched on refusal
+  CHECK(ldp::checked_add(INT64_MIN, INT64_MAX, &out));
+  CHECK(out == -1);
+}

@@ -15,7 +15,7 @@
 #include "ldp/device/winsorized.h"
 #include "ldp/random.h"
 #include "ldp/server/aggregator.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/state.h"
@@ -265,6 +265,20 @@ TEST_CASE("budget arithmetic: eps/2 + eps/2, eps' paper and tight, K queries, ta
   CHECK(session.next_query(&q) == status::ok);
   CHECK(session.next_query(&q) == status::invalid_argument);
   CHECK(session.remaining() == 0);
+  // The session's loss: advanced composition of its K d~ mechanisms, within epsilon for tight; the
+  // paper's rule at a large epsilon and delta composes above it (basic and advanced alike).
+  const ldp::server::privacy_loss spent = session.loss(session.eps_coordinate());
+  CHECK(!spent.basic);
+  CHECK(spent.delta == 1e-6);
+  CHECK(spent.epsilon == ldp::server::advanced_composition(session.eps_coordinate(), 256, 1e-6));
+  CHECK(session.within_budget(spent));
+  ldp::server::winsorized_session paper_session;
+  REQUIRE(ldp::server::winsorized_session::create(10.0, 0.5, 1, 8, ldp::server::budget_rule::paper, &paper_session) == status::ok);
+  CHECK(!paper_session.within_budget(paper_session.loss(paper_session.eps_coordinate())));
+  ldp::server::winsorized_session pure;
+  REQUIRE(ldp::server::winsorized_session::create(1.0, 0, 2, 4, ldp::server::budget_rule::tight, &pure) == status::ok);
+  CHECK(pure.loss(pure.eps_coordinate()).basic);
+  CHECK(pure.loss(pure.eps_coordinate()).epsilon == doctest::Approx(1.0));
   // tau': capped at tau; Hoeffding about 7x tighter than the paper's constant.
   const double paper = ldp::server::rotated_tau(1.0, 1 << 20, 1000, 1e-3, ldp::server::tau_rule::paper);
   const double hoeffding = ldp::server::rotated_tau(1.0, 1 << 20, 1000, 1e-3, ldp::server::tau_rule::hoeffding);
@@ -437,6 +451,32 @@ TEST_CASE("round 1 and round 2 aggregators: ingest, rejections, merge, saved sta
   REQUIRE(ldp::server::release_winsorized_mean(*s2, 1.0, 61, rng, &rel) == status::ok);  // one user lost
   CHECK(rel.users == 61);
   CHECK(rel.mean.size() == 5);
+}
+
+TEST_CASE("merging round 2 without the other's windows is parameter_mismatch, not overflow") {
+  // The window list is state, not block: an aggregator that never received it cannot take counts
+  // made under it. merge() once reported every refusal of merge_counts as overflow.
+  const auto p = round1_block(5, 8, 5 * 256, 64);
+  auto rng = ldp::test::seeded_drbg("winsorized window mismatch");
+  std::unique_ptr<ldp::server::aggregator> round1;
+  REQUIRE(ldp::server::aggregator::create(p, &round1) == status::ok);
+  std::vector<unsigned char> bytes(ldp::wire::max_report_size(p));
+  const std::vector<int64_t> samples(5 * 8, 7);  // 8 samples of d = 5
+  std::size_t written = winsorized_report(p, {}, samples, bytes);
+  REQUIRE(round1->add_report({bytes.data(), written}) == status::ok);
+  ldp::server::window_selection sel;
+  REQUIRE(ldp::server::select_windows(*round1, 2.0, ldp::server::window_rule::safe, rng, &sel) == status::ok);
+  std::unique_ptr<ldp::server::aggregator> with, without;
+  REQUIRE(ldp::server::aggregator::create(sel.round2, &with) == status::ok);
+  REQUIRE(ldp::server::aggregator::create(sel.round2, &without) == status::ok);
+  REQUIRE(dynamic_cast<ldp::server::winsorized_sums_aggregator&>(*with).set_windows(sel.window_list) == status::ok);
+  bytes.resize(ldp::wire::max_report_size(sel.round2));
+  written = winsorized_report(sel.round2, sel.window_list, samples, bytes);
+  REQUIRE(with->add_report({bytes.data(), written}) == status::ok);
+  CHECK(without->merge(*with) == status::parameter_mismatch);
+  CHECK(without->reports() == 0);
+  CHECK(with->merge(*without) == status::ok);  // an empty state without windows adds nothing
+  CHECK(with->reports() == 1);
 }
 
 TEST_CASE("two rounds from device reports == one shot on the same data and noise seed") {

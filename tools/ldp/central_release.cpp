@@ -7,8 +7,8 @@
 
 #include "errors.h"
 #include "ldp/random/drbg.h"
-#include "ldp/server/sparse_projection.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/sparse_projection.h"
+#include "ldp/server/central/winsorized.h"
 #include "mechanism_options.h"
 #include "seeding.h"
 #include "winsorized_session.h"
@@ -90,17 +90,17 @@ estimate_report winsorized_release_report(const server::aggregator& agg, const r
   const wire::params& p = agg.parameters();
   random::drbg rng = release_drbg(agg, q);
   const uint64_t padded = p.get(wire::field::hadamard_dim);
-  const winsorized_budget budget = plan_budget(q.epsilon, q.delta, q.queries, padded, budget_rule_of(q.budget));
+  const server::winsorized_session budget = plan_session(q.epsilon, q.delta, q.queries, padded, budget_rule_of(q.budget));
   if (q.users != 0 && q.users < agg.reports()) {
     fail("--users {} is below the state's {} reports (n counts every user of round 1)", q.users, agg.reports());
   }
   server::winsorized_release rel;
-  const status s = server::release_winsorized_mean(agg, budget.eps_coordinate, q.users, rng, &rel);
+  const status s = server::release_winsorized_mean(agg, budget.eps_coordinate(), q.users, rng, &rel);
   if (s != status::ok) {
-    fail("the release refused this state at epsilon' {:.6g} per coordinate: {}", budget.eps_coordinate, describe(s));
+    fail("the release refused this state at epsilon' {:.6g} per coordinate: {}", budget.eps_coordinate(), describe(s));
   }
-  const double per_coordinate = private_range_level(budget.eps_coordinate / 2) + rel.epsilon_impl;
-  const privacy_loss loss = session_loss(budget, per_coordinate);
+  const double per_coordinate = private_range_level(budget.eps_coordinate() / 2) + rel.epsilon_impl;
+  const server::privacy_loss loss = checked_loss(budget, per_coordinate);
   const char* window = window_rule_name(p);
   estimate_report r = make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, top);
   release_summary summary;
@@ -111,10 +111,10 @@ estimate_report winsorized_release_report(const server::aggregator& agg, const r
       "{}): epsilon {:.15g} implemented{}, delta {:g} ({} composition of {} x d~ = {} coordinate mechanisms at "
       "epsilon' {:.6g} each, --budget {}); intervals of the noise alone (not of the winsorization)",
       window, q.seed, loss.epsilon, q.queries > 1 ? " for the session" : "", loss.delta,
-      loss.basic ? "basic" : "advanced", q.queries, padded, per_coordinate, budget_rule_name(budget.rule));
+      loss.basic ? "basic" : "advanced", q.queries, padded, per_coordinate, budget_rule_name(budget.rule()));
   summary.details = {{"kind", "winsorized-mean"},
                      {"window_rule", window},
-                     {"budget_rule", budget_rule_name(budget.rule)},
+                     {"budget_rule", budget_rule_name(budget.rule())},
                      {"queries", q.queries},
                      {"epsilon_coordinate", per_coordinate},
                      {"composition", loss.basic ? "basic" : "advanced"},

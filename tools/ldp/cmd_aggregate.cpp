@@ -11,7 +11,7 @@
 #include "errors.h"
 #include "files.h"
 #include "ldp/base/bits.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/state.h"
 #include "output.h"

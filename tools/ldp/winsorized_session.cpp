@@ -8,39 +8,25 @@ namespace ldp::tools {
 
 using wire::field;
 
-winsorized_budget plan_budget(double epsilon, double delta, uint64_t queries, uint64_t rotated_dim,
-                              server::budget_rule rule) {
+server::winsorized_session plan_session(double epsilon, double delta, uint64_t queries, uint64_t rotated_dim,
+                                        server::budget_rule rule) {
   if (queries < 1) fail("--queries must be at least 1, got {}", queries);
-  winsorized_budget b;
-  b.epsilon = epsilon;
-  b.delta = delta;
-  b.queries = queries;
-  b.rotated_dim = rotated_dim;
-  b.rule = rule;
-  const status s = server::query_step_epsilon(epsilon, delta, queries, rotated_dim, rule, &b.eps_coordinate);
+  server::winsorized_session session;
+  const status s = server::winsorized_session::create(epsilon, delta, queries, rotated_dim, rule, &session);
   if (s != status::ok) {
     fail("cannot split --epsilon {} --delta {} over --queries {} of d~ = {} rotated coordinates: {}", epsilon, delta,
          queries, rotated_dim, describe(s));
   }
-  session_loss(b, b.eps_coordinate);  // refuses a rule that overspends before anything runs
-  return b;
+  static_cast<void>(checked_loss(session, session.eps_coordinate()));  // refuses an overspending rule before anything runs
+  return session;
 }
 
-privacy_loss session_loss(const winsorized_budget& b, double per_coordinate) {
-  const uint64_t mechanisms = b.queries * b.rotated_dim;  // query_step_epsilon checked the product
-  privacy_loss loss;
-  loss.epsilon = per_coordinate * static_cast<double>(mechanisms);
-  loss.basic = true;
-  if (b.delta > 0) {
-    const double advanced = server::advanced_composition(per_coordinate, mechanisms, b.delta);
-    if (advanced < loss.epsilon) loss = {advanced, b.delta, false};
-  }
-  // The bisection of the tight rule may land a few ulps above epsilon; anything more is the paper
-  // rule outside its assumptions.
-  if (loss.epsilon > b.epsilon * (1 + 1e-12)) {
+server::privacy_loss checked_loss(const server::winsorized_session& session, double per_coordinate) {
+  const server::privacy_loss loss = session.loss(per_coordinate);
+  if (!session.within_budget(loss)) {
     fail("--budget {} gives epsilon' {:.6g} per coordinate, which composes to epsilon {:.6g} over {} mechanisms, above "
          "--epsilon {} (the paper's calibration assumes a small epsilon): use --budget tight",
-         budget_rule_name(b.rule), per_coordinate, loss.epsilon, mechanisms, b.epsilon);
+         budget_rule_name(session.rule()), per_coordinate, loss.epsilon, session.mechanisms(), session.epsilon());
   }
   return loss;
 }

@@ -17,7 +17,7 @@
 #include "files.h"
 #include "fleet.h"
 #include "ldp/random/drbg.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
 #include "output.h"
@@ -81,13 +81,13 @@ struct session {
   const tool_mechanism& mech;
   double lo = 0, hi = 0;
   const dataset& data;
-  winsorized_budget budget;
+  server::winsorized_session budget;
   std::optional<truth_table> truth;
 };
 
 // The file of query q: the name itself for a single query, ".query<q>" before the extension for K.
 std::string query_path(const session& s, const std::string& path, uint32_t q) {
-  return path.empty() || s.budget.queries == 1 ? path : indexed_path(path, "query", q);
+  return path.empty() || s.budget.queries() == 1 ? path : indexed_path(path, "query", q);
 }
 
 struct query_result {
@@ -97,11 +97,12 @@ struct query_result {
 
 // One WinsorizedMeanHighD query over all users: round 1 in memory (and in --round1-out), the
 // windows from the server's DRBG, round 2 against the broadcast list, the release.
-query_result run_query(const session& s, uint32_t q) {
+query_result run_query(session& s, uint32_t q) {
   const mechanism_options& m = s.m;
   const user_level_run& r = s.r;
   const uint64_t n = s.data.devices();
-  const double eps = s.budget.eps_coordinate;
+  double eps = 0;
+  if (s.budget.next_query(&eps) != status::ok) fail("internal: query {} beyond the session's {}", q, s.budget.queries());
   const parameter_block round1 = block_of(round1_block(m, s.lo, s.hi, n, q), s.mech);
   const std::unique_ptr<server::aggregator> bins = make_aggregator(round1.params);
   const std::string round1_out = query_path(s, r.round1_out, q);
@@ -122,8 +123,8 @@ query_result run_query(const session& s, uint32_t q) {
   const status selected = server::select_windows(*bins, eps, rule, rng, &windows);
   if (selected != status::ok) fail("the window selection refused round 1: {}", describe(selected));
   if (windows.epsilon_impl != private_range_level(eps / 2)) fail("internal: PrivateRange ran at another level");
-  if (s.budget.queries > 1) {
-    fmt::print("query {} of {}: rotation signs from --public-seed {} index {}\n", q, s.budget.queries, m.public_seed, q);
+  if (s.budget.queries() > 1) {
+    fmt::print("query {} of {}: rotation signs from --public-seed {} index {}\n", q, s.budget.queries(), m.public_seed, q);
   }
   fmt::print("round 1: {} users report the bins of their rotated mean ({}){}\n", format_count(bins->reports()),
              describe_block(round1.params), round1_out.empty() ? "" : ", batch " + round1_out);
@@ -167,7 +168,7 @@ query_result run_query(const session& s, uint32_t q) {
   out.report = winsorized_release_report(*out.sums, release, 0.95, 0);
   fmt::print("release seed {} (ldp estimate STATE --epsilon {} --delta {:g}{} --release-seed {} repeats the release)\n",
              release.seed, m.epsilon, m.delta,
-             (s.budget.queries > 1 ? fmt::format(" --queries {}", s.budget.queries) : std::string()) +
+             (s.budget.queries() > 1 ? fmt::format(" --queries {}", s.budget.queries()) : std::string()) +
                  (m.budget != "tight" ? " --budget " + m.budget : std::string()),
              release.seed);
   if (s.truth) attach_truth(out.report, *s.truth);
@@ -199,13 +200,13 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   // Every query's block has the same d~ (only the rotation signs differ).
   const parameter_block first = block_of(round1_block(m, lo, hi, n, 0), mech);
   const uint64_t padded = first.params.get(field::hadamard_dim);
-  session s{m, r, mech, lo, hi, *data, plan_budget(m.epsilon, m.delta, m.queries, padded, budget_rule_of(m.budget)), {}};
+  session s{m, r, mech, lo, hi, *data, plan_session(m.epsilon, m.delta, m.queries, padded, budget_rule_of(m.budget)), {}};
   fmt::print("winsorized-mean (Levy et al., central DP): {} users with {} samples of {} reals in [{:g}, {:g}] each, "
              "epsilon {} delta {:g} per user, data {}, seed {}\n",
              format_count(n), m.observations, m.dim, lo, hi, m.epsilon, m.delta, r.data, r.seed);
   fmt::print("budget: {} {} x d~ = {} coordinate mechanisms at epsilon' {:.6g} each (--budget {}), half to "
              "PrivateRange, half to the noise\n",
-             m.queries, m.queries == 1 ? "query" : "queries", padded, s.budget.eps_coordinate, m.budget);
+             m.queries, m.queries == 1 ? "query" : "queries", padded, s.budget.eps_coordinate(), m.budget);
   if (!r.truth_out.empty()) {
     s.truth = truth_of(first, *data);
     write_truth(r.truth_out, *s.truth);

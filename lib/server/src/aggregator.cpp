@@ -23,11 +23,16 @@
 #include <algorithm>
 #include <limits>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
+#include "kernel_access.h"
 #include "ldp/base/bits.h"
 #include "ldp/wire/batch.h"
+#include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
+#include "report_cap.h"
+#include "state_io.h"
 
 namespace ldp::server {
 namespace {
@@ -198,8 +203,9 @@ status aggregator::merge(const aggregator& other) noexcept {
     return status::overflow;
   }
   try {
-    merge_counts(other);  // all-or-nothing: implementations allocate before they modify
-  } catch (...) {
+    const status s = merge_counts(other);  // all-or-nothing: implementations allocate before they modify
+    if (s != status::ok) return s;
+  } catch (...) {  // std::bad_alloc, std::length_error: memory runs out
     return status::overflow;
   }
   reports_ = total;
@@ -255,26 +261,26 @@ status aggregator::deserialize(span<const unsigned char> bytes,
     status s = wire::decode_state(bytes, &header, &body);
     if (s != status::ok) return s;
 
-    detail::body_reader in(body);
-    const span<const unsigned char> block = in.bytes(static_cast<std::size_t>(in.u16()));
-    if (!in.ok) return status::wrong_length;
+    wire::byte_reader in(body);
+    const span<const unsigned char> block = in.get_bytes(static_cast<std::size_t>(in.get_le(2)));
+    if (!in.ok()) return status::wrong_length;
     wire::params p;
     s = wire::decode_params(block, &p);
     if (s != status::ok) return s;
     if (p.mech != header.mech || wire::fingerprint(p) != header.fingerprint) {
       return status::parameter_mismatch;
     }
-    const uint64_t n = in.u64();
+    const uint64_t n = in.get_le(8);
     rejection_counts rejected{};
-    for (uint64_t& c : rejected) c = in.u64();
-    if (!in.ok) return status::wrong_length;
+    for (uint64_t& c : rejected) c = in.get_le(8);
+    if (!in.ok()) return status::wrong_length;
 
     const detail::family* f = detail::family_of(p.mech);
     if (f == nullptr) return status::invalid_parameters;  // as create() says
     if (n > detail::max_reports) return status::overflow;
     if (rejected[0] != 0) return status::malformed_report;
     uint64_t expected = 0;
-    if (!f->body_size(p, n, &expected) || expected != static_cast<uint64_t>(in.rest.size())) {
+    if (!f->body_size(p, n, &expected) || expected != static_cast<uint64_t>(in.rest().size())) {
       return status::wrong_length;
     }
 
@@ -283,7 +289,7 @@ status aggregator::deserialize(span<const unsigned char> bytes,
     if (s != status::ok) return s;
     agg->reports_ = n;
     agg->rejected_ = rejected;
-    s = agg->read_body(in.rest);
+    s = agg->read_body(in.rest());
     if (s != status::ok) return s;
     *out = std::move(agg);
     return status::ok;

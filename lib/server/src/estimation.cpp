@@ -1,12 +1,10 @@
 // Shared estimation pieces: MECHANISMS.md A.0 (the variance template, plug-in c_v clipped to
-// [0, n]), A.5/A.6 (the FWHT decode of HR and HCMS), the normal-approximation interval, and the
-// server's kernel table (chosen once from the CPU's features).
+// [0, n]), the implemented support models of the pure oracles and the normal-approximation interval.
 #include <cmath>
 #include <limits>
 
-#include "detail.h"
-#include "ldp/base/bits.h"
-#include "ldp/platform/cpu.h"
+#include "estimation.h"
+#include "support_model.h"
 
 namespace ldp::server::detail {
 
@@ -91,82 +89,6 @@ estimate make_estimate(uint32_t item, double count, double variance, double z) n
   return e;
 }
 
-const kernels::table& kernel_table() noexcept {
-  static const kernels::table& table = kernels::select(platform::detect_cpu());
-  return table;
-}
-
-bool fwht_fits_i32(std::size_t size, uint64_t bound) noexcept {
-  return size <= (std::size_t{1} << 30) && bound < (uint64_t{1} << 31);
-}
-
-void fwht_i32(span<int32_t> x) noexcept {
-  unsigned log2n = 0;
-  while ((std::size_t{1} << log2n) < x.size()) ++log2n;
-  kernel_table().fwht_i32(x.data(), log2n);
-}
-
-void put_u16(std::vector<unsigned char>& out, uint16_t v) {
-  out.push_back(static_cast<unsigned char>(v));
-  out.push_back(static_cast<unsigned char>(v >> 8));
-}
-
-void put_u32(std::vector<unsigned char>& out, uint32_t v) {
-  unsigned char b[4];
-  store_le32(b, v);
-  out.insert(out.end(), b, b + 4);
-}
-
-void put_u64(std::vector<unsigned char>& out, uint64_t v) {
-  unsigned char b[8];
-  store_le64(b, v);
-  out.insert(out.end(), b, b + 8);
-}
-
-void put_u64s(std::vector<unsigned char>& out, const std::vector<uint64_t>& values) {
-  out.reserve(out.size() + 8 * values.size());
-  for (uint64_t v : values) put_u64(out, v);
-}
-
-span<const unsigned char> body_reader::bytes(std::size_t n) noexcept {
-  if (!ok || rest.size() < n) {
-    ok = false;
-    return {};
-  }
-  const span<const unsigned char> out = rest.first(n);
-  rest = rest.subspan(n);
-  return out;
-}
-
-uint64_t body_reader::u16() noexcept {
-  const span<const unsigned char> b = bytes(2);
-  return ok ? uint64_t{b[0]} | uint64_t{b[1]} << 8 : 0;
-}
-
-uint64_t body_reader::u32() noexcept {
-  const span<const unsigned char> b = bytes(4);
-  return ok ? load_le32(b.data()) : 0;
-}
-
-uint64_t body_reader::u64() noexcept {
-  const span<const unsigned char> b = bytes(8);
-  return ok ? load_le64(b.data()) : 0;
-}
-
-status read_u64s(span<const unsigned char> bytes, std::vector<uint64_t>& values) noexcept {
-  if (bytes.size() / 8 != values.size() || bytes.size() % 8 != 0) return status::wrong_length;
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = load_le64(bytes.data() + 8 * i);
-  return status::ok;
-}
-
-bool cell_count(uint64_t cells, std::size_t* out) noexcept {
-  // Twice the cells must fit: merging and decoding copy a count array.
-  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<std::size_t>::max() / 16);
-  if (cells > limit) return false;
-  *out = static_cast<std::size_t>(cells);
-  return true;
-}
-
 std::vector<estimate> template_estimates(const support_model& model,
                                          const std::vector<uint64_t>& support,
                                          span<const uint32_t> items, uint64_t reports, double z) {
@@ -178,29 +100,6 @@ std::vector<estimate> template_estimates(const support_model& model,
     out.push_back(make_estimate(v, c, model.variance(c, n), z));
   }
   return out;
-}
-
-status histogram_aggregator::ingest(const wire::report& r) noexcept {
-  if (r.index >= hist_.size()) return status::out_of_range;  // the decoder already checks
-  ++hist_[r.index];
-  return status::ok;
-}
-
-void histogram_aggregator::merge_counts(const aggregator& other) {
-  const auto& o = static_cast<const histogram_aggregator&>(other);
-  for (std::size_t y = 0; y < hist_.size(); ++y) hist_[y] += o.hist_[y];
-}
-
-void histogram_aggregator::write_body(std::vector<unsigned char>& out) const { put_u64s(out, hist_); }
-
-status histogram_aggregator::read_body(span<const unsigned char> body) {
-  const status s = read_u64s(body, hist_);
-  if (s != status::ok) return s;
-  uint64_t total = 0;
-  for (uint64_t h : hist_) {
-    if (!checked_add(total, h, &total)) return status::malformed_report;
-  }
-  return total == reports_ ? status::ok : status::malformed_report;
 }
 
 }  // namespace ldp::server::detail

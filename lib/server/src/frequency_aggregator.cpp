@@ -23,7 +23,9 @@
 #include <new>
 #include <numeric>
 
-#include "detail.h"
+#include "estimation.h"
+#include "factories.h"
+#include "family.h"
 #include "ldp/base/bits.h"
 
 namespace ldp::server {

@@ -4,8 +4,13 @@
 // so c-hat_v = (H h)[v + 1] / (2 p-hat - 1). The server's q is 1/2 exactly (orthogonal rows), so
 // the variance is the A.0 template with (p-hat, 1/2): n / (2 p-hat - 1)^2 - c_v. The FWHT runs on
 // the kernel table's int32 transform whenever n < 2^31 (exact), else on the int64 scalar one.
-#include "detail.h"
+#include "estimation.h"
+#include "factories.h"
+#include "histogram_aggregator.h"
+#include "integer_fwht.h"
+#include "kernel_access.h"
 #include "ldp/base/bits.h"
+#include "support_model.h"
 
 namespace ldp::server::detail {
 namespace {

@@ -10,8 +10,13 @@
 // HR when that is too much). The saved state holds only (seed, bucket), sorted.
 #include <algorithm>
 
-#include "detail.h"
+#include "estimation.h"
+#include "factories.h"
+#include "kernel_access.h"
+#include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/hash.h"
+#include "state_io.h"
+#include "support_model.h"
 
 namespace ldp::server::detail {
 namespace {
@@ -53,7 +58,7 @@ class local_hash_aggregator final : public frequency_aggregator {
     return status::ok;
   }
 
-  void merge_counts(const aggregator& other) override {
+  status merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const local_hash_aggregator&>(other);
     const std::size_t theirs = o.seeds_.size();
     reserve(theirs);  // may throw; nothing has changed yet
@@ -64,6 +69,7 @@ class local_hash_aggregator final : public frequency_aggregator {
       b_.push_back(o.b_[i]);
       buckets_.push_back(o.buckets_[i]);
     }
+    return status::ok;
   }
 
   // Sorted, so the bytes do not depend on the order reports arrived or states were merged.
@@ -82,10 +88,10 @@ class local_hash_aggregator final : public frequency_aggregator {
     if (body.size() % entry_bytes != 0 || body.size() / entry_bytes != reports_) return status::wrong_length;
     local_hash_aggregator read(params_, model_);
     read.reserve(body.size() / entry_bytes);
-    body_reader in(body);
+    wire::byte_reader in(body);
     entry last{0, 0};
     for (uint64_t i = 0; i < reports_; ++i) {
-      const entry e{in.u64(), static_cast<uint32_t>(in.u32())};
+      const entry e{in.get_le(8), static_cast<uint32_t>(in.get_le(4))};
       if (e.bucket >= g_) return status::out_of_range;
       if (i != 0 && e < last) return status::malformed_report;  // not canonical
       read.append(e.seed, e.bucket);

@@ -12,9 +12,13 @@
 #include <memory>
 #include <vector>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
+#include "ldp/base/int128.h"
 #include "ldp/server/mean.h"
+#include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/mean_params.h"
+#include "state_io.h"
 #include "wide_sum.h"
 
 namespace ldp::server {
@@ -39,30 +43,31 @@ class laplace_mean final : public aggregator {
  protected:
   status ingest(const wire::report& r) noexcept override {
     if (params_.mech != mechanism::laplace_vector) {
-      sums_[0].add(r.value);
+      sums_[0] += to_i128(r.value);
       return status::ok;
     }
     const status s = wire::read_vector(r, scratch_);
     if (s != status::ok) return s;
-    for (std::size_t j = 0; j < sums_.size(); ++j) sums_[j].add(scratch_[j]);
+    for (std::size_t j = 0; j < sums_.size(); ++j) sums_[j] += to_i128(scratch_[j]);
     return status::ok;
   }
 
-  void merge_counts(const aggregator& other) override {
+  status merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const laplace_mean&>(other);
-    for (std::size_t j = 0; j < sums_.size(); ++j) sums_[j].add(o.sums_[j]);
+    for (std::size_t j = 0; j < sums_.size(); ++j) sums_[j] += o.sums_[j];
+    return status::ok;
   }
 
   void write_body(std::vector<unsigned char>& out) const override {
-    out.reserve(out.size() + sums_.size() * detail::wide_sum::bytes);
-    for (const detail::wide_sum& s : sums_) s.write(out);
+    out.reserve(out.size() + sums_.size() * detail::wide_sum_bytes);
+    for (const i128& s : sums_) detail::put_wide_sum(out, s);
   }
 
   status read_body(span<const unsigned char> body) override {
-    if (body.size() != sums_.size() * detail::wide_sum::bytes) return status::wrong_length;
+    if (body.size() != sums_.size() * detail::wide_sum_bytes) return status::wrong_length;
     for (std::size_t j = 0; j < sums_.size(); ++j) {
-      const detail::wide_sum s = detail::wide_sum::read(body.data() + j * detail::wide_sum::bytes);
-      if (!s.reachable(reports_)) return status::malformed_report;
+      const i128 s = detail::load_wide_sum(body.data() + j * detail::wide_sum_bytes);
+      if (!detail::reachable(s, reports_)) return status::malformed_report;
       sums_[j] = s;
     }
     return status::ok;
@@ -77,13 +82,13 @@ class laplace_mean final : public aggregator {
     for (std::size_t j = 0; j < sums_.size(); ++j) {
       const uint32_t item = params_.mech == mechanism::laplace_vector ? static_cast<uint32_t>(j) : scalar_item(params_);
       out.push_back(reports_ == 0 ? detail::empty_estimate(item)
-                                  : detail::make_estimate(item, sums_[j].to_double() / n * gamma, variance, z));
+                                  : detail::make_estimate(item, to_double(sums_[j]) / n * gamma, variance, z));
     }
     return out;
   }
 
  private:
-  std::vector<detail::wide_sum> sums_;
+  std::vector<i128> sums_;
   std::vector<int64_t> scratch_;  // one laplace-vector report's coordinates (ingest cannot allocate)
 };
 
@@ -111,14 +116,17 @@ class duchi_mean final : public aggregator {
     return true;
   }
 
-  void merge_counts(const aggregator& other) override { ones_ += static_cast<const duchi_mean&>(other).ones_; }
+  status merge_counts(const aggregator& other) override {
+    ones_ += static_cast<const duchi_mean&>(other).ones_;
+    return status::ok;
+  }
 
   void write_body(std::vector<unsigned char>& out) const override { detail::put_u64(out, ones_); }
 
   status read_body(span<const unsigned char> body) override {
-    detail::body_reader in(body);
-    const uint64_t ones = in.u64();
-    if (!in.ok || !in.rest.empty()) return status::wrong_length;
+    wire::byte_reader in(body);
+    const uint64_t ones = in.get_le(8);
+    if (!in.ok() || !in.rest().empty()) return status::wrong_length;
     if (ones > reports_) return status::malformed_report;
     ones_ = ones;
     return status::ok;
@@ -217,9 +225,9 @@ status detail::make_mean_aggregator(const wire::params& p, std::unique_ptr<aggre
 bool detail::mean_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
   switch (p.mech) {
     case mechanism::duchi: *bytes = 8; return true;
-    case mechanism::laplace_vector: return checked_mul(p.get(field::domain), wide_sum::bytes, bytes);
+    case mechanism::laplace_vector: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
     case mechanism::laplace:
-    case mechanism::kent_refine: *bytes = wide_sum::bytes; return true;
+    case mechanism::kent_refine: *bytes = wide_sum_bytes; return true;
     case mechanism::none:
     case mechanism::grr:
     case mechanism::sue:

@@ -1,8 +1,9 @@
-// The column-popcount queue of the unary and CMS aggregators (detail.h).
+// The column-popcount queue of the unary and CMS aggregators (popcount_queue.h).
 #include <algorithm>
 #include <cstring>
 
-#include "detail.h"
+#include "kernel_access.h"
+#include "popcount_queue.h"
 
 namespace ldp::server::detail {
 namespace {

@@ -14,7 +14,7 @@
 #include <functional>
 #include <limits>
 
-#include "detail.h"
+#include "ldp/server/frequency.h"
 
 namespace ldp::server {
 namespace {

@@ -13,9 +13,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "detail.h"
+#include "ldp/server/frequency.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/report.h"
+#include "support_model.h"
 
 namespace ldp::server {
 namespace {

@@ -21,9 +21,15 @@
 #include <algorithm>
 #include <cmath>
 
-#include "detail.h"
+#include "estimation.h"
+#include "factories.h"
+#include "integer_fwht.h"
+#include "kernel_access.h"
 #include "ldp/base/bits.h"
 #include "ldp/wire/hash.h"
+#include "popcount_queue.h"
+#include "state_io.h"
+#include "support_model.h"
 
 namespace ldp::server::detail {
 namespace {
@@ -56,10 +62,11 @@ class sketch_aggregator : public frequency_aggregator {
     return status::ok;
   }
 
-  void merge_counts(const aggregator& other) final {
+  status merge_counts(const aggregator& other) final {
     const auto& o = static_cast<const sketch_aggregator&>(other);
     merge_cells(o);
     for (std::size_t j = 0; j < rows_.size(); ++j) rows_[j] += o.rows_[j];
+    return status::ok;
   }
 
   void write_body(std::vector<unsigned char>& out) const final {

@@ -7,7 +7,11 @@
 // when the block is full, and before any merge. Const readers (serialize, estimate) see the pending
 // block without changing the aggregator: they add it to a copy of ones[], so concurrent const calls
 // stay safe.
-#include "detail.h"
+#include "factories.h"
+#include "kernel_access.h"
+#include "popcount_queue.h"
+#include "state_io.h"
+#include "support_model.h"
 
 namespace ldp::server::detail {
 namespace {
@@ -53,7 +57,7 @@ class unary_aggregator final : public frequency_aggregator {
     return true;
   }
 
-  void merge_counts(const aggregator& other) override {
+  status merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const unary_aggregator&>(other);
     queue_.flush(ones_.data());  // also flushes o when it is *this
     if (o.queue_.empty()) {
@@ -62,6 +66,7 @@ class unary_aggregator final : public frequency_aggregator {
       const std::vector<uint64_t> theirs = o.counts();  // may throw; nothing has changed yet
       for (std::size_t v = 0; v < ones_.size(); ++v) ones_[v] += theirs[v];
     }
+    return status::ok;
   }
 
   void write_body(std::vector<unsigned char>& out) const override {

@@ -5,7 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "detail.h"
+#include "estimation.h"
+#include "integer_fwht.h"
 #include "ldp/random/rotation.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"

@@ -31,11 +31,17 @@
 #include <memory>
 #include <vector>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
+#include "integer_fwht.h"
+#include "kernel_access.h"
+#include "ldp/base/int128.h"
 #include "ldp/random/rotation.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/vector_mean.h"
+#include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/vector_params.h"
+#include "state_io.h"
 #include "wide_sum.h"
 
 namespace ldp::server {
@@ -45,20 +51,6 @@ using wire::field;
 using wire::mechanism;
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
-
-// A wide_sum with the + and - the exact FWHT needs (a - b as a plus the two's complement of b).
-struct transform_sum {
-  detail::wide_sum v;
-
-  friend transform_sum operator+(transform_sum a, const transform_sum& b) noexcept {
-    a.v.add(b.v);
-    return a;
-  }
-  friend transform_sum operator-(transform_sum a, const transform_sum& b) noexcept {
-    a.v.add(detail::wide_sum{~b.v.lo + 1, ~b.v.hi + (b.v.lo == 0 ? 1 : 0)});
-    return a;
-  }
-};
 
 class vector_mean final : public aggregator {
  public:
@@ -73,55 +65,56 @@ class vector_mean final : public aggregator {
     if (duchi_) {
       ones_[r.index] += r.bit;
     } else {
-      sums_[r.index].add(r.value);
+      sums_[r.index] += to_i128(r.value);
     }
     return status::ok;
   }
 
-  void merge_counts(const aggregator& other) override {
+  status merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const vector_mean&>(other);
     for (std::size_t j = 0; j < counts_.size(); ++j) {
       counts_[j] += o.counts_[j];
       if (duchi_) {
         ones_[j] += o.ones_[j];
       } else {
-        sums_[j].add(o.sums_[j]);
+        sums_[j] += o.sums_[j];
       }
     }
+    return status::ok;
   }
 
   void write_body(std::vector<unsigned char>& out) const override {
-    out.reserve(out.size() + counts_.size() * (duchi_ ? 16 : 8 + detail::wide_sum::bytes));
+    out.reserve(out.size() + counts_.size() * (duchi_ ? 16 : 8 + detail::wide_sum_bytes));
     for (std::size_t j = 0; j < counts_.size(); ++j) {
       detail::put_u64(out, counts_[j]);
       if (duchi_) {
         detail::put_u64(out, ones_[j]);
       } else {
-        sums_[j].write(out);
+        detail::put_wide_sum(out, sums_[j]);
       }
     }
   }
 
   status read_body(span<const unsigned char> body) override {
-    detail::body_reader in(body);
+    wire::byte_reader in(body);
     uint64_t total = 0;
     for (std::size_t j = 0; j < counts_.size(); ++j) {
-      const uint64_t n = in.u64();
+      const uint64_t n = in.get_le(8);
       if (duchi_) {
-        const uint64_t ones = in.u64();
-        if (in.ok && ones > n) return status::malformed_report;
+        const uint64_t ones = in.get_le(8);
+        if (in.ok() && ones > n) return status::malformed_report;
         ones_[j] = ones;
       } else {
-        const span<const unsigned char> sum = in.bytes(detail::wide_sum::bytes);
-        if (!in.ok) break;
-        sums_[j] = detail::wide_sum::read(sum.data());
-        if (!sums_[j].reachable(n)) return status::malformed_report;
+        const span<const unsigned char> sum = in.get_bytes(detail::wide_sum_bytes);
+        if (!in.ok()) break;
+        sums_[j] = detail::load_wide_sum(sum.data());
+        if (!detail::reachable(sums_[j], n)) return status::malformed_report;
       }
-      if (!in.ok) break;
+      if (!in.ok()) break;
       counts_[j] = n;
       if (!checked_add(total, n, &total)) return status::malformed_report;
     }
-    if (!in.ok || !in.rest.empty()) return status::wrong_length;
+    if (!in.ok() || !in.rest().empty()) return status::wrong_length;
     return total == reports_ ? status::ok : status::malformed_report;
   }
 
@@ -174,11 +167,10 @@ class vector_mean final : public aggregator {
         t[j] = static_cast<int64_t>(ones_[j]) - static_cast<int64_t>(counts_[j] - ones_[j]);
       }
     } else if (!narrow_sums(t, &bound)) {
-      std::vector<transform_sum> wide(dim);
-      for (std::size_t j = 0; j < dim; ++j) wide[j].v = sums_[j];
+      std::vector<i128> wide(sums_);
       detail::fwht(wide.data(), dim);
       std::vector<double> out(dim);
-      for (std::size_t j = 0; j < dim; ++j) out[j] = wide[j].v.to_double();
+      for (std::size_t j = 0; j < dim; ++j) out[j] = to_double(wide[j]);
       return out;
     }
     std::vector<double> out(dim);
@@ -197,7 +189,7 @@ class vector_mean final : public aggregator {
   bool narrow_sums(std::vector<int64_t>& t, uint64_t* bound) const {
     uint64_t total = 0;
     for (std::size_t j = 0; j < sums_.size(); ++j) {
-      const detail::wide_sum m = sums_[j].magnitude();
+      const u128 m = magnitude(sums_[j]);
       if (m.hi != 0 || m.lo >= (uint64_t{1} << 63) || !checked_add(total, m.lo, &total) ||
           total >= (uint64_t{1} << 63)) {
         return false;
@@ -211,7 +203,7 @@ class vector_mean final : public aggregator {
   bool duchi_;
   std::vector<uint64_t> counts_;          // n_j
   std::vector<uint64_t> ones_;            // vector-duchi: reports of coordinate j with bit 1
-  std::vector<detail::wide_sum> sums_;    // vector-laplace: sum of the values reported for j
+  std::vector<i128> sums_;    // vector-laplace: sum of the values reported for j
 };
 
 }  // namespace
@@ -261,7 +253,7 @@ status detail::make_vector_mean_aggregator(const wire::params& p, std::unique_pt
 }
 
 bool detail::vector_mean_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
-  const uint64_t per_coordinate = p.mech == mechanism::vector_duchi ? 16 : 8 + wide_sum::bytes;
+  const uint64_t per_coordinate = p.mech == mechanism::vector_duchi ? 16 : 8 + wide_sum_bytes;
   return checked_mul(p.get(field::hadamard_dim), per_coordinate, bytes);
 }
 

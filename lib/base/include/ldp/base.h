@@ -7,6 +7,7 @@
 #include "ldp/base/config.h"
 #include "ldp/base/cpu_features.h"
 #include "ldp/base/fixed_point.h"
+#include "ldp/base/int128.h"
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
 

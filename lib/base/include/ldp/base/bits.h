@@ -1,12 +1,14 @@
 // Portable integer helpers: explicit little-endian loads and stores (docs/wire_format.md fixes the
-// byte order of every field; memory order of the host never leaks into bytes), rotations, the
-// 64x64->128 product that 32-bit targets lack as a native type and an exact integer square root.
+// byte order of every field; memory order of the host never leaks into bytes), rotations, checked
+// 64-bit arithmetic and an exact integer square root (the 128-bit types are int128.h's).
 #ifndef LDP_BASE_BITS_H
 #define LDP_BASE_BITS_H
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "ldp/base/int128.h"  // u128 and mul_64x64, which checked_mul uses
 
 namespace ldp {
 
@@ -57,25 +59,6 @@ inline void store_le64(unsigned char* p, uint64_t v) noexcept {
   store_le32(p + 4, static_cast<uint32_t>(v >> 32));
 }
 
-struct u128 {
-  uint64_t hi;
-  uint64_t lo;
-};
-
-// Full 128-bit product of two 64-bit words.
-constexpr u128 mul_64x64(uint64_t a, uint64_t b) noexcept {
-#if defined(__SIZEOF_INT128__)
-  __extension__ typedef unsigned __int128 wide;  // __extension__: not ISO C++, but exact and fast
-  const wide p = static_cast<wide>(a) * b;
-  return {static_cast<uint64_t>(p >> 64), static_cast<uint64_t>(p)};
-#else
-  const uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32, b_lo = b & 0xffffffffu, b_hi = b >> 32;
-  const uint64_t ll = a_lo * b_lo, lh = a_lo * b_hi, hl = a_hi * b_lo, hh = a_hi * b_hi;
-  const uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
-  return {hh + (lh >> 32) + (hl >> 32) + (mid >> 32), (mid << 32) | (ll & 0xffffffffu)};
-#endif
-}
-
 // a * b, or false when the product does not fit in 64 bits.
 constexpr bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) noexcept {
   const u128 p = mul_64x64(a, b);
@@ -87,6 +70,13 @@ constexpr bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) noexcept {
 constexpr bool checked_add(uint64_t a, uint64_t b, uint64_t* out) noexcept {
   *out = a + b;
   return *out >= a;
+}
+
+// a + b, or false (and *out untouched) when the sum leaves the int64 range.
+constexpr bool checked_add(int64_t a, int64_t b, int64_t* out) noexcept {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
+  *out = a + b;
+  return true;
 }
 
 // floor(sqrt(v)), exact for every 64-bit v (integer only: identical on every target).

@@ -59,8 +59,9 @@ class aggregator {
   // records count. Returns ok when the framing was readable to its terminator.
   status add_batch(span<const unsigned char> batch) noexcept;
 
-  // Adds another aggregator's counts; parameter_mismatch (and nothing changes) if its block
-  // differs, overflow (nothing changes) if the sum would pass 2^62 reports or memory runs out.
+  // Adds another aggregator's counts; parameter_mismatch (and nothing changes) if its block or its
+  // family's per-state parameters (a winsorized window list) differ, overflow (nothing changes) if
+  // the sum would pass 2^62 reports or a family's exact counts, or memory runs out.
   // Rejection counters add too (saturating at 2^64 - 1).
   [[nodiscard]] status merge(const aggregator& other) noexcept;
 
@@ -88,13 +89,14 @@ class aggregator {
   // so each rejection gets its own status). 0 disables the path.
   virtual std::size_t run_payload_size() const noexcept { return 0; }
   virtual bool ingest_run(const unsigned char* first, std::size_t stride, std::size_t count) noexcept;
-  // Adds the counts of an aggregator of the same block, all or nothing (allocate before modifying;
-  // may throw, which merge() turns into overflow).
-  virtual void merge_counts(const aggregator& other) = 0;
+  // Adds the counts of an aggregator of the same block, all or nothing (allocate before modifying),
+  // and returns why it refused: parameter_mismatch, overflow. Only std::bad_alloc (and the
+  // std::length_error of a container) may escape; merge() turns those into overflow.
+  [[nodiscard]] virtual status merge_counts(const aggregator& other) = 0;
   // Appends the counts in their canonical little-endian form.
   virtual void write_body(std::vector<unsigned char>& out) const = 0;
   // Reads the counts (whose length deserialize() checked against the family's body size for
-  // reports(); src/detail.h), checking every invariant (never trusts them).
+  // reports(); src/family.h), checking every invariant (never trusts them).
   virtual status read_body(span<const unsigned char> body) = 0;
   // All estimates; z is the normal quantile of the requested confidence.
   virtual std::vector<estimate> estimate_impl(double z) const = 0;

@@ -1,4 +1,4 @@
-#include "ldp/server/l1_projection.h"
+#include "ldp/server/central/l1_projection.h"
 
 #include <algorithm>
 #include <cmath>

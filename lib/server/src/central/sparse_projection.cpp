@@ -4,19 +4,20 @@
 // State body (after the common part of aggregator.cpp): d x i64, sums[j] = sum over accepted
 // reports of coordinate j in grid units. Invariants checked on reading: |sums[j]| <= n L and
 // sum_j |sums[j]| <= n R1 (each report has ||x||_2 <= L, so ||x||_1 <= R1), else malformed_report.
-#include "ldp/server/sparse_projection.h"
+#include "ldp/server/central/sparse_projection.h"
 
 #include <cmath>
 #include <limits>
 #include <new>
-#include <stdexcept>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
 #include "ldp/base/bits.h"
-#include "ldp/server/discrete_gaussian.h"
-#include "ldp/server/l1_projection.h"
+#include "ldp/server/central/discrete_gaussian.h"
+#include "ldp/server/central/l1_projection.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
+#include "state_io.h"
 
 namespace ldp::server {
 namespace {
@@ -24,13 +25,6 @@ namespace {
 using wire::field;
 
 uint64_t magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
-
-// a + b, or false when it leaves the int64 range.
-bool add_exact(int64_t a, int64_t b, int64_t* out) {
-  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
-  *out = a + b;
-  return true;
-}
 
 // n * bound, saturated at 2^64 - 1 (only compared with, never stored).
 uint64_t saturating_mul(uint64_t n, uint64_t bound) {
@@ -59,19 +53,20 @@ status sparse_projection_aggregator::ingest(const wire::report& r) noexcept {
   if (squares > l * l) return status::out_of_range;
   int64_t unused = 0;
   for (uint32_t i = 0; i < r.count; ++i) {
-    if (!add_exact(sums_[indices_[i]], values_[i], &unused)) return status::overflow;
+    if (!checked_add(sums_[indices_[i]], values_[i], &unused)) return status::overflow;
   }
   for (uint32_t i = 0; i < r.count; ++i) sums_[indices_[i]] += values_[i];
   return status::ok;
 }
 
-void sparse_projection_aggregator::merge_counts(const aggregator& other) {
+status sparse_projection_aggregator::merge_counts(const aggregator& other) {
   const auto& o = static_cast<const sparse_projection_aggregator&>(other);
   std::vector<int64_t> merged(sums_.size());
   for (std::size_t j = 0; j < sums_.size(); ++j) {
-    if (!add_exact(sums_[j], o.sums_[j], &merged[j])) throw std::overflow_error("sparse sums");
+    if (!checked_add(sums_[j], o.sums_[j], &merged[j])) return status::overflow;
   }
   sums_.swap(merged);
+  return status::ok;
 }
 
 void sparse_projection_aggregator::write_body(std::vector<unsigned char>& out) const {

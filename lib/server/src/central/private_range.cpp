@@ -6,9 +6,10 @@
 #include <limits>
 
 #include "ldp/base/bits.h"
+#include "ldp/base/int128.h"
 #include "ldp/random/samplers.h"
-#include "ldp/server/exact_sampling.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/exact_sampling.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
 #include "winsorized_detail.h"
@@ -72,13 +73,12 @@ constexpr unsigned max_level = 44;
 constexpr unsigned mass_bits = 58;  // T_m <= 2^62: 65 q_i < 2^127
 
 std::size_t sample_group(const std::vector<group>& groups, uint64_t best, uint64_t lambda, random::drbg& rng) {
-  using detail::wide;
   const std::size_t count = groups.size();
-  std::vector<wide> excess(count);  // X_g
+  std::vector<u128> excess(count);  // X_g
   std::vector<unsigned char> level(count);
   std::array<std::size_t, max_level + 2> start{};  // groups sorted by level: level m at [start[m], start[m+1])
   for (std::size_t i = 0; i < count; ++i) {
-    excess[i] = detail::to_wide(mul_64x64(lambda, groups[i].score - best));
+    excess[i] = mul_64x64(lambda, groups[i].score - best);
     const uint64_t floor_x = excess[i].hi != 0 ? max_level : excess[i].lo >> 32;
     level[i] = static_cast<unsigned char>(std::min<uint64_t>(floor_x, max_level));
     ++start[level[i] + 1u];
@@ -93,31 +93,31 @@ std::size_t sample_group(const std::vector<group>& groups, uint64_t best, uint64
     for (std::size_t i = 0; i < count; ++i) below[i + 1] = below[i] + groups[order[i]].size;
   }
   const auto bins_at = [&](unsigned m) { return below[start[m + 1]] - below[start[m]]; };
-  const auto step = [](wide q) {  // 24 q and ceil(24 q / 65); q < 2^121, so 24 q fits
-    wide q24;
-    detail::times(q, 24, &q24);
-    return std::pair<wide, wide>{q24, detail::div_ceil(q24, 65)};
+  const auto step = [](u128 q) {  // 24 q and ceil(24 q / 65); q < 2^121, so 24 q fits
+    u128 q24;
+    checked_mul(q, 24, &q24);
+    return std::pair<u128, u128>{q24, div_ceil(q24, 65)};
   };
-  const auto scaled = [](uint64_t t) { return wide{t >> (64 - mass_bits), t << mass_bits}; };
-  std::array<wide, max_level + 1> mass{};
-  wide total;
+  const auto scaled = [](uint64_t t) { return u128{t >> (64 - mass_bits), t << mass_bits}; };
+  std::array<u128, max_level + 1> mass{};
+  u128 total;
   for (unsigned m = 0; m <= max_level; ++m) {
-    wide q = scaled(bins_at(m));
+    u128 q = scaled(bins_at(m));
     for (unsigned i = 0; i < m; ++i) q = step(q).second;
     mass[m] = q;
-    total = detail::plus(total, q);
+    total = total + q;
   }
-  const wide two_to_32{0, uint64_t{1} << 32};
+  const u128 two_to_32{0, uint64_t{1} << 32};
   for (;;) {
-    wide u = detail::uniform_below_wide(rng, total);
+    u128 u = detail::uniform_below_wide(rng, total);
     unsigned m = 0;
-    while (!detail::less(u, mass[m])) u = detail::minus(u, mass[m++]);
+    while (!(u < mass[m])) u = u - mass[m++];
     bool accept = true;
-    wide q = scaled(bins_at(m));
+    u128 q = scaled(bins_at(m));
     for (unsigned i = 0; accept && i < m; ++i) {
       const auto [q24, next] = step(q);
-      wide next65;
-      accept = detail::times(next, 65, &next65) && detail::less(detail::uniform_below_wide(rng, next65), q24);
+      u128 next65;
+      accept = checked_mul(next, 65, &next65) && detail::uniform_below_wide(rng, next65) < q24;
       q = next;
     }
     for (unsigned i = 0; accept && i < m; ++i) accept = detail::bern_65_over_24e(rng);
@@ -127,7 +127,7 @@ std::size_t sample_group(const std::vector<group>& groups, uint64_t best, uint64
         std::upper_bound(below.begin() + static_cast<std::ptrdiff_t>(start[m]),
                          below.begin() + static_cast<std::ptrdiff_t>(start[m + 1]), r) - below.begin()) - 1;
     const std::size_t g = order[at];
-    if (detail::bern_exp_wide(rng, detail::minus(excess[g], wide{0, uint64_t{m} << 32}), two_to_32)) return g;
+    if (detail::bern_exp_wide(rng, excess[g] - u128{0, uint64_t{m} << 32}, two_to_32)) return g;
   }
 }
 
@@ -192,8 +192,12 @@ status winsorized_session::create(double epsilon, double delta, uint64_t queries
   double eps = 0;
   const status s = query_step_epsilon(epsilon, delta, queries, rotated_dim, rule, &eps);
   if (s != status::ok) return s;
-  out->eps_coordinate_ = eps;
+  out->epsilon_ = epsilon;
+  out->delta_ = delta;
   out->queries_ = queries;
+  out->rotated_dim_ = rotated_dim;
+  out->rule_ = rule;
+  out->eps_coordinate_ = eps;
   return status::ok;
 }
 
@@ -203,6 +207,21 @@ status winsorized_session::next_query(double* eps_coordinate) noexcept {
   ++used_;
   *eps_coordinate = eps_coordinate_;
   return status::ok;
+}
+
+privacy_loss winsorized_session::loss(double per_coordinate) const noexcept {
+  privacy_loss spent;
+  spent.epsilon = per_coordinate * static_cast<double>(mechanisms());
+  spent.basic = true;
+  if (delta_ > 0) {
+    const double advanced = advanced_composition(per_coordinate, mechanisms(), delta_);
+    if (advanced < spent.epsilon) spent = {advanced, delta_, false};
+  }
+  return spent;
+}
+
+bool winsorized_session::within_budget(const privacy_loss& spent) const noexcept {
+  return !(spent.epsilon > epsilon_ * (1 + 1e-12));
 }
 
 status private_range_epsilon(double epsilon, double* epsilon_impl) noexcept {

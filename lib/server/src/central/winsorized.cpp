@@ -11,13 +11,16 @@
 //                     (unsupported_version: its version byte is 0).
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
-#include "detail.h"
+#include "estimation.h"
+#include "family.h"
+#include "integer_fwht.h"
+#include "kernel_access.h"
 #include "ldp/base/bits.h"
 #include "ldp/random/rotation.h"
-#include "ldp/server/winsorized.h"
+#include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
+#include "state_io.h"
 #include "winsorized_detail.h"
 
 namespace ldp::server {
@@ -27,11 +30,10 @@ using wire::field;
 
 std::size_t rotated_dim(const wire::params& p) { return static_cast<std::size_t>(p.get(field::hadamard_dim)); }
 
-std::vector<uint32_t> sign_words(const wire::params& p) {
+status sign_words(const wire::params& p, std::vector<uint32_t>* words) {
   const auto padded = static_cast<uint32_t>(p.get(field::hadamard_dim));
-  std::vector<uint32_t> words(random::rotation_sign_words(padded));
-  if (random::rotation_signs(p.rotation_seed, padded, words) != status::ok) throw std::invalid_argument("signs");
-  return words;
+  words->assign(random::rotation_sign_words(padded), 0);
+  return random::rotation_signs(p.rotation_seed, padded, *words);
 }
 
 }  // namespace
@@ -44,13 +46,17 @@ status detail::rotate_mean(const wire::params& p, span<const int64_t> mean, std:
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
   y.assign(rotated_dim(p), 0);
   for (std::size_t i = 0; i < d; ++i) y[i] = static_cast<int32_t>(std::clamp(mean[i], lo, hi));  // |x| < 2^31
-  const std::vector<uint32_t> words = sign_words(p);
+  std::vector<uint32_t> words;
+  const status s = sign_words(p, &words);
+  if (s != status::ok) return s;
   kernel_table().rotate_i32(y.data(), words.data(), padded_log2(static_cast<uint32_t>(y.size())));
   return status::ok;
 }
 
 status detail::unrotate(const wire::params& p, std::vector<double> y, double scale, std::vector<double>* x) {
-  const std::vector<uint32_t> words = sign_words(p);
+  std::vector<uint32_t> words;
+  const status s = sign_words(p, &words);
+  if (s != status::ok) return s;
   fwht(y.data(), y.size());  // H is symmetric and H H = d~ I: x = D H y / d~
   const auto d = static_cast<std::size_t>(p.get(field::vector_dim));
   x->assign(d, 0);
@@ -80,9 +86,10 @@ status winsorized_bins_aggregator::ingest(const wire::report& r) noexcept {
   return status::ok;
 }
 
-void winsorized_bins_aggregator::merge_counts(const aggregator& other) {
+status winsorized_bins_aggregator::merge_counts(const aggregator& other) {
   const auto& o = static_cast<const winsorized_bins_aggregator&>(other);
   for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += o.counts_[i];  // each <= n <= 2^62
+  return status::ok;
 }
 
 void winsorized_bins_aggregator::write_body(std::vector<unsigned char>& out) const { detail::put_u64s(out, counts_); }
@@ -196,26 +203,24 @@ status winsorized_sums_aggregator::ingest(const wire::report& r) noexcept {
   for (std::size_t j = 0; j < scratch_.size(); ++j) {
     const int64_t mid = wire::winsorized_midpoint(params_, bins_[j]);
     if (scratch_[j] < mid - w || scratch_[j] > mid + w) return status::out_of_range;
-    if ((scratch_[j] > 0 && sums_[j] > INT64_MAX - scratch_[j]) ||
-        (scratch_[j] < 0 && sums_[j] < INT64_MIN - scratch_[j])) {
-      return status::overflow;
-    }
+    int64_t unused = 0;
+    if (!checked_add(sums_[j], scratch_[j], &unused)) return status::overflow;
   }
   for (std::size_t j = 0; j < scratch_.size(); ++j) sums_[j] += scratch_[j];
   return status::ok;
 }
 
-void winsorized_sums_aggregator::merge_counts(const aggregator& other) {
+status winsorized_sums_aggregator::merge_counts(const aggregator& other) {
   const auto& o = static_cast<const winsorized_sums_aggregator&>(other);
-  // Equal blocks have equal digests; a state without windows merges only if it is empty.
-  if (o.windows_ != windows_ && !(o.reports() == 0 && !o.has_windows())) throw std::invalid_argument("windows");
+  // Equal blocks have equal digests, so two window lists never differ; a state without windows
+  // merges only if it is empty, and into one without windows only what has none.
+  if (o.windows_ != windows_ && !(o.reports() == 0 && !o.has_windows())) return status::parameter_mismatch;
   std::vector<int64_t> merged(sums_.size());
   for (std::size_t j = 0; j < sums_.size(); ++j) {
-    const int64_t a = sums_[j], b = o.sums_[j];
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) throw std::overflow_error("sums");
-    merged[j] = a + b;
+    if (!checked_add(sums_[j], o.sums_[j], &merged[j])) return status::overflow;
   }
   sums_.swap(merged);
+  return status::ok;
 }
 
 void winsorized_sums_aggregator::write_body(std::vector<unsigned char>& out) const {

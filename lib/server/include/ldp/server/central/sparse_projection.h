@@ -17,8 +17,8 @@
 //     (valid for eps < 1 only) and is within a few percent of it there; it holds for every epsilon.
 //   - the sums are exact integers in a dense vector of d int64 (8d bytes; the state body is the
 //     same d x i64), which the dense noise needs anyway.
-#ifndef LDP_SERVER_SPARSE_PROJECTION_H
-#define LDP_SERVER_SPARSE_PROJECTION_H
+#ifndef LDP_SERVER_CENTRAL_SPARSE_PROJECTION_H
+#define LDP_SERVER_CENTRAL_SPARSE_PROJECTION_H
 
 #include <cstdint>
 #include <vector>
@@ -47,7 +47,7 @@ class sparse_projection_aggregator : public aggregator {
 
  protected:
   status ingest(const wire::report& r) noexcept override;
-  void merge_counts(const aggregator& other) override;
+  status merge_counts(const aggregator& other) override;
   void write_body(std::vector<unsigned char>& out) const override;
   status read_body(span<const unsigned char> body) override;
   std::vector<estimate> estimate_impl(double z) const override;

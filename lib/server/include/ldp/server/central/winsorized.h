@@ -31,8 +31,8 @@
 //     sensitivity. winsorized_mean_highd runs the same two aggregators on users' means in one call,
 //     drawing the same random numbers in the same order: with the same DRBG seed both forms give the
 //     same estimate.
-#ifndef LDP_SERVER_WINSORIZED_H
-#define LDP_SERVER_WINSORIZED_H
+#ifndef LDP_SERVER_CENTRAL_WINSORIZED_H
+#define LDP_SERVER_CENTRAL_WINSORIZED_H
 
 #include <cstdint>
 #include <vector>
@@ -79,20 +79,51 @@ enum class window_rule : uint8_t { paper, safe };
   return (rule == window_rule::paper ? 2 : 3) * tau;
 }
 
-// The K-adaptive-queries wrapper: hands out the per-coordinate epsilon of each of K queries (each a
-// WinsorizedMeanHighD call with a fresh rotation seed) and refuses a (K+1)-th.
+// What a session of coordinate mechanisms spends per user.
+struct privacy_loss {
+  double epsilon = 0;
+  double delta = 0;
+  bool basic = false;  // basic composition (pure DP), else advanced at the session's delta
+};
+
+// The budget of K adaptive queries (the session's accounting, Thm 3): each query is a
+// WinsorizedMeanHighD call with a fresh rotation seed over d~ coordinate mechanisms, each spending
+// epsilon' (half on PrivateRange, half on the noise), so a session is K d~ mechanisms. It hands out
+// epsilon' to each of K queries and refuses a (K+1)-th.
 class winsorized_session {
  public:
-  // invalid_argument as query_step_epsilon.
+  // epsilon' = query_step_epsilon(...); invalid_argument as query_step_epsilon. A rule whose
+  // epsilon' overspends (the paper's, at a large epsilon and delta) is created: within_budget of
+  // loss(eps_coordinate()) says so before anything runs.
   [[nodiscard]] static status create(double epsilon, double delta, uint64_t queries, uint64_t rotated_dim,
                                      budget_rule rule, winsorized_session* out) noexcept;
   // The next query's per-coordinate epsilon; invalid_argument once K queries were handed out.
   [[nodiscard]] status next_query(double* eps_coordinate) noexcept;
   uint64_t remaining() const noexcept { return queries_ - used_; }
 
+  // What the session spends when each of its K d~ mechanisms is `per_coordinate`-DP (as
+  // implemented, at most epsilon'): the smaller of basic and advanced composition (advanced needs
+  // delta > 0).
+  [[nodiscard]] privacy_loss loss(double per_coordinate) const noexcept;
+  // Whether a loss stays within the session's epsilon. The tight rule's bisection may land a few
+  // ulps above epsilon; anything more is the paper's rule outside its assumptions.
+  [[nodiscard]] bool within_budget(const privacy_loss& spent) const noexcept;
+
+  double epsilon() const noexcept { return epsilon_; }
+  double delta() const noexcept { return delta_; }
+  uint64_t queries() const noexcept { return queries_; }
+  uint64_t rotated_dim() const noexcept { return rotated_dim_; }
+  uint64_t mechanisms() const noexcept { return queries_ * rotated_dim_; }  // create checked the product
+  budget_rule rule() const noexcept { return rule_; }
+  double eps_coordinate() const noexcept { return eps_coordinate_; }
+
  private:
-  double eps_coordinate_ = 0;
+  double epsilon_ = 0;
+  double delta_ = 0;
   uint64_t queries_ = 0;
+  uint64_t rotated_dim_ = 0;
+  budget_rule rule_ = budget_rule::tight;
+  double eps_coordinate_ = 0;
   uint64_t used_ = 0;
 };
 
@@ -159,7 +190,7 @@ class winsorized_bins_aggregator : public aggregator {
 
  protected:
   status ingest(const wire::report& r) noexcept override;
-  void merge_counts(const aggregator& other) override;
+  status merge_counts(const aggregator& other) override;
   void write_body(std::vector<unsigned char>& out) const override;
   status read_body(span<const unsigned char> body) override;
   std::vector<estimate> estimate_impl(double z) const override;
@@ -197,7 +228,7 @@ class winsorized_sums_aggregator : public aggregator {
 
  protected:
   status ingest(const wire::report& r) noexcept override;
-  void merge_counts(const aggregator& other) override;
+  status merge_counts(const aggregator& other) override;
   void write_body(std::vector<unsigned char>& out) const override;
   status read_body(span<const unsigned char> body) override;
   std::vector<estimate> estimate_impl(double z) const override;

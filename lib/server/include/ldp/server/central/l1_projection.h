@@ -3,8 +3,8 @@
 // free post-processing of any vector-mean estimate of s-sparse data with l2 norm at most L, radius
 // L sqrt(s) (C.3 "LDP extension": Lemma 3.1 holds for any noise, so the projected error satisfies
 // ||x_hat - x_bar||_2^2 <= 2 L sqrt(s) ||z||_inf and never exceeds the unprojected error).
-#ifndef LDP_SERVER_L1_PROJECTION_H
-#define LDP_SERVER_L1_PROJECTION_H
+#ifndef LDP_SERVER_CENTRAL_L1_PROJECTION_H
+#define LDP_SERVER_CENTRAL_L1_PROJECTION_H
 
 #include <vector>
 

@@ -1,0 +1,41 @@
+// The estimation arithmetic every family shares (MECHANISMS.md A.0, D.1): implemented probabilities,
+// the normal quantile of a confidence level, clipped plug-in counts and intervals (estimation.cpp).
+#ifndef LDP_SERVER_SRC_ESTIMATION_H
+#define LDP_SERVER_SRC_ESTIMATION_H
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "ldp/server/aggregator.h"
+#include "ldp/wire/params.h"
+
+namespace ldp::server::detail {
+
+// An implemented probability T / 2^w from the block (MECHANISMS.md D.1: p-hat, q-hat).
+[[nodiscard]] double threshold_probability(const wire::params& p, wire::field f) noexcept;
+
+// z with P(|Z| <= z) = confidence for a standard normal Z: erfc(z / sqrt 2) = 1 - confidence,
+// solved by bisection. 0 for confidence 0, +inf for 1, NaN outside [0, 1].
+[[nodiscard]] double confidence_z(double confidence) noexcept;
+
+// A plug-in count clipped to [0, n] (A.0).
+[[nodiscard]] double clip_count(double c, double n) noexcept;
+
+// The grid step gamma = 2^-f of a block with frac_bits f: real units per grid unit.
+inline double grid_step(const wire::params& p) noexcept {
+  return std::ldexp(1.0, -static_cast<int>(p.get(wire::field::frac_bits)));
+}
+
+// The estimate of a coordinate no report speaks to: value and interval NaN, variance +inf.
+inline estimate empty_estimate(uint32_t item) noexcept {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return estimate{item, nan, std::numeric_limits<double>::infinity(), nan, nan};
+}
+
+// An estimate with its interval count +- z sqrt(variance).
+[[nodiscard]] estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept;
+
+}  // namespace ldp::server::detail
+
+#endif

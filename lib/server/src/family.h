@@ -1,0 +1,52 @@
+// The family registry: which aggregator family serves a mechanism (aggregator.cpp dispatches on it).
+#ifndef LDP_SERVER_SRC_FAMILY_H
+#define LDP_SERVER_SRC_FAMILY_H
+
+#include <cstdint>
+#include <memory>
+
+#include "ldp/base/status.h"
+#include "ldp/server/aggregator.h"
+#include "ldp/wire/params.h"
+
+namespace ldp::server::detail {
+
+// ---- Families (aggregator.cpp dispatches create and deserialize on them) ----------------------
+// A family serves some mechanisms. make() checks what validate() cannot and allocates (it may
+// throw: the caller catches). body_size() is the exact length of the family's saved counts for n
+// reports (false when it does not fit in 64 bits), computed from the block alone so that a saved
+// state is length-checked before its block sizes any allocation.
+using make_function = status (*)(const wire::params& p, std::unique_ptr<aggregator>* out);
+struct family {
+  make_function make;
+  bool (*body_size)(const wire::params& p, uint64_t n, uint64_t* bytes);
+};
+
+// The family serving m (from the mechanism table's family, wire/mechanism_table.h), or null.
+[[nodiscard]] const family* family_of(wire::mechanism m) noexcept;
+
+// Whether the family serving m is the one `make` creates: each aggregator's handles().
+[[nodiscard]] bool served_by(wire::mechanism m, make_function make) noexcept;
+
+// frequency_aggregator.cpp
+[[nodiscard]] status make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool frequency_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+// vector_mean.cpp
+[[nodiscard]] status make_vector_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool vector_mean_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+// sparse_projection.cpp
+[[nodiscard]] status make_sparse_projection_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool sparse_projection_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+// winsorized.cpp
+[[nodiscard]] status make_winsorized_bins_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool winsorized_bins_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+[[nodiscard]] status make_winsorized_sums_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool winsorized_sums_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+
+// mean_aggregator.cpp
+[[nodiscard]] status make_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool mean_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+
+}  // namespace ldp::server::detail
+
+#endif
