@@ -5,7 +5,7 @@
 #      consumers built against the prefix with find_package and with pkg-config (tests/consumer),
 #   3. the same suite with AddressSanitizer + UndefinedBehaviorSanitizer (clang),
 #   4. ThreadSanitizer (clang) on the tests that run threads: const reads of one aggregator from two
-#      threads (unit.test_server_concurrent_reads) and the tool's fleet (tools.determinism,
+#      threads (unit.server.test_concurrent_reads) and the tool's fleet (tools.determinism,
 #      tools.demo); only those targets are built,
 #   5. the libFuzzer targets (report and batch decoders), one minute each from the golden seeds,
 #   6. aarch64 (NEON64), armhf (32-bit NEON), riscv64 (scalar) and s390x (big-endian) cross builds,

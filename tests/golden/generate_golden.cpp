@@ -3,7 +3,7 @@
 // (valid) or `status <status_name>` (invalid). Each case states the status it is meant to produce
 // and the generator decodes it before writing, so a decoder change makes it fail instead of
 // silently rewriting the expectations. unit.golden_up_to_date compares its output with the
-// checked-in tests/golden; unit.test_wire_golden decodes the checked-in files on every target.
+// checked-in tests/golden; unit.wire.test_golden decodes the checked-in files on every target.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
