@@ -47,6 +47,21 @@ enum class family : uint8_t { none, frequency, mean, vector_mean, sparse_project
   return family::none;  // a value outside the enumerations
 }
 
+// The block a context randomizes for, set by the last step of a successful init() (every check
+// passed), with its fingerprint cached for the report headers; randomize() refuses a context whose
+// block is not ready (default-constructed, or init() failed).
+struct validated_block {
+  wire::params params{};
+  uint64_t fingerprint = 0;
+  bool ready = false;
+
+  void accept(const wire::params& p) noexcept {
+    params = p;
+    fingerprint = wire::fingerprint(p);
+    ready = true;
+  }
+};
+
 // What randomize() writes: a report carries the header (and the cached fingerprint), a batch record
 // the payload alone.
 enum class framing : uint8_t { report, payload };

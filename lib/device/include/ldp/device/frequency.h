@@ -37,8 +37,8 @@ class frequency_context {
   [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
                                    frequency_context* out) noexcept;
 
-  const wire::params& parameters() const noexcept { return params_; }
-  uint64_t fingerprint() const noexcept { return fingerprint_; }
+  const wire::params& parameters() const noexcept { return block_.params; }
+  uint64_t fingerprint() const noexcept { return block_.fingerprint; }
 
   // The report fields of `item` with coins from `coins` (drbg_coins on the device; the privacy
   // audits pass their own). out_of_range for item >= d; nothing is drawn then.
@@ -62,10 +62,8 @@ class frequency_context {
     return static_cast<std::size_t>((n + 63) / 64);
   }
 
-  wire::params params_{};
-  uint64_t fingerprint_ = 0;
+  validated_block block_{};
   span<uint64_t> bits_{};
-  bool ready_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -120,11 +118,11 @@ template <class Coins>
 status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) noexcept {
   using wire::field;
   using wire::frequency_oracle;
-  const wire::params& p = params_;
+  const wire::params& p = block_.params;
   const span<uint64_t> workspace = bits_;
   *r = wire::report{};
   r->mech = p.mech;
-  if (!ready_) return status::invalid_argument;
+  if (!block_.ready) return status::invalid_argument;
   const uint64_t d = p.get(field::domain);
   if (value >= d) return status::out_of_range;
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
