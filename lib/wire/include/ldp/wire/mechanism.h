@@ -49,39 +49,44 @@ constexpr bool table_is_consistent() noexcept {
 }
 static_assert(mechanism_count < 256 && table_is_consistent(), "mechanism_table: an id or wire name twice");
 
-// How many rows of family f have member value v.
-constexpr int member_rows(mechanism_family f, uint8_t v) noexcept {
+// How many rows of family f there are, and how many of them have member value v.
+constexpr int family_rows(mechanism_family f) noexcept {
+  int n = 0;
+  for (const mechanism_row& row : mechanism_table) n += row.family == f ? 1 : 0;
+  return n;
+}
+constexpr int member_rows(mechanism_family f, int v) noexcept {
   int n = 0;
   for (const mechanism_row& row : mechanism_table) n += row.family == f && row.member.value == v ? 1 : 0;
   return n;
 }
 
-// The member column is complete and in range: every member of a family with a member enum is one
-// row of that family, the user-level rounds name a member of the family that counts them, and the
-// families of one mechanism have member 0 (so a switch over a member enum covers exactly the table).
+// The members of f are 0, 1, ..., one row each: with -Wswitch, a switch over the member enum then
+// covers exactly the table's rows of f.
+constexpr bool members_are_dense(mechanism_family f) noexcept {
+  for (int v = 0; v < family_rows(f); ++v) {
+    if (member_rows(f, v) != 1) return false;
+  }
+  return true;
+}
+
+// The member column is consistent: the families with a member enum number their rows densely, the
+// user-level rounds name a member of the family that counts them (an oracle, a mean), and the
+// families of one mechanism have member 0.
 constexpr bool members_are_consistent() noexcept {
-  for (uint8_t v = 0; v < frequency_oracle_count; ++v) {
-    if (member_rows(mechanism_family::frequency_oracle, v) != 1) return false;
-  }
-  for (uint8_t v = 0; v < mean_member_count; ++v) {
-    if (member_rows(mechanism_family::mean, v) != 1) return false;
-  }
-  for (uint8_t v = 0; v < vector_mean_member_count; ++v) {
-    if (member_rows(mechanism_family::vector_mean, v) != 1) return false;
-  }
   for (const mechanism_row& row : mechanism_table) {
-    const uint8_t v = row.member.value;
+    const int v = row.member.value;
     switch (row.family) {
       case mechanism_family::frequency_oracle:
-      case mechanism_family::user_level_vote:
-        if (v >= frequency_oracle_count) return false;
-        break;
       case mechanism_family::mean:
-      case mechanism_family::user_level_refine:
-        if (v >= mean_member_count) return false;
-        break;
       case mechanism_family::vector_mean:
-        if (v >= vector_mean_member_count) return false;
+        if (!members_are_dense(row.family)) return false;
+        break;
+      case mechanism_family::user_level_vote:
+        if (v >= family_rows(mechanism_family::frequency_oracle)) return false;
+        break;
+      case mechanism_family::user_level_refine:
+        if (v >= family_rows(mechanism_family::mean)) return false;
         break;
       case mechanism_family::sparse_projection:
       case mechanism_family::winsorized_bins:

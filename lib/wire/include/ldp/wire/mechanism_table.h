@@ -82,11 +82,6 @@ enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms }
 enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                // B.1, B.2
 enum class vector_mean_member : uint8_t { duchi, laplace };                         // B.5
 
-// One past each enum's last member (mechanism.h checks the table against them).
-inline constexpr uint8_t frequency_oracle_count = static_cast<uint8_t>(frequency_oracle::hcms) + 1;
-inline constexpr uint8_t mean_member_count = static_cast<uint8_t>(mean_member::duchi) + 1;
-inline constexpr uint8_t vector_mean_member_count = static_cast<uint8_t>(vector_mean_member::laplace) + 1;
-
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
   uint8_t value = 0;
