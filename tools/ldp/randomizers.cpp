@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "ldp/base/int128.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/device/winsorized.h"
@@ -28,19 +29,18 @@ int64_t fixed(const wire::params& p, double x) {
   return out;
 }
 
-// A sum of int64 values, exact in 128 bits (host tool: GCC and Clang have __int128), and its mean
-// in real units.
+// A sum of int64 values, exact in 128 bits, and its mean in real units.
 class exact_sum {
  public:
-  void add(int64_t v) { sum_ += v; }
+  void add(int64_t v) { sum_ += to_i128(v); }
   double mean(uint64_t n, int frac_bits) const {
-    // One rounding to long double (64-bit mantissa on x86), then one to double.
-    const long double m = static_cast<long double>(sum_) / static_cast<long double>(n);
+    // The sum rounded once to long double (64-bit mantissa on x86), divided, then rounded to double.
+    const long double m = to_long_double(sum_) / static_cast<long double>(n);
     return static_cast<double>(std::ldexp(m, -frac_bits));
   }
 
  private:
-  __extension__ __int128 sum_ = 0;
+  i128 sum_{};
 };
 
 // What a device of the block holds, as the fixed-point integers it randomizes.
@@ -152,27 +152,15 @@ class sparse_program final : public context_program<device::sparse_projection_co
 
 std::unique_ptr<device_program> make_device_program(const parameter_block& block, const dataset& data) {
   const wire::params& p = block.params;
-  switch (p.mech) {
-    case wire::mechanism::laplace:
-    case wire::mechanism::duchi: return std::make_unique<value_program>(p, value_input(p, data));
-    case wire::mechanism::laplace_vector:
-    case wire::mechanism::vector_duchi:
-    case wire::mechanism::vector_laplace: return std::make_unique<vector_program>(p, device_input(p, data));
-    case wire::mechanism::kent_vote:
-    case wire::mechanism::kent_refine: return std::make_unique<user_level_program>(p, data);
-    case wire::mechanism::sparse_projection: return std::make_unique<sparse_program>(p, data);
-    case wire::mechanism::winsorized_bins:
-    case wire::mechanism::winsorized_sums:
+  switch (device::family_of(p.mech)) {  // the device context that takes its input
+    case device::family::frequency: return std::make_unique<frequency_program>(p, item_input(data));
+    case device::family::mean: return std::make_unique<value_program>(p, value_input(p, data));
+    case device::family::vector_mean: return std::make_unique<vector_program>(p, device_input(p, data));
+    case device::family::user_level: return std::make_unique<user_level_program>(p, data);
+    case device::family::sparse_projection: return std::make_unique<sparse_program>(p, data);
+    case device::family::winsorized:
       return std::make_unique<winsorized_program>(p, device_input(p, data), span<const unsigned char>(block.windows));
-    case wire::mechanism::grr:
-    case wire::mechanism::sue:
-    case wire::mechanism::oue:
-    case wire::mechanism::blh:
-    case wire::mechanism::olh:
-    case wire::mechanism::hr:
-    case wire::mechanism::cms:
-    case wire::mechanism::hcms: return std::make_unique<frequency_program>(p, item_input(data));
-    case wire::mechanism::none: break;
+    case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));
 }
@@ -189,7 +177,7 @@ truth_table truth_of(const parameter_block& block, const dataset& data) {
   // a kent device (already clamped to the range), a value clamped to the range, or a vector
   // clipped to the ball (device::clip_to_ball).
   t.means = true;
-  const bool winsorized = p.mech == wire::mechanism::winsorized_bins || p.mech == wire::mechanism::winsorized_sums;
+  const bool winsorized = device::family_of(p.mech) == device::family::winsorized;
   const std::size_t width = winsorized ? static_cast<std::size_t>(p.get(field::vector_dim)) : data.width();
   std::vector<exact_sum> sums(device::is_user_level(p) ? 1 : width);
   if (winsorized) {

@@ -11,17 +11,16 @@ status frequency_context::init(span<std::byte> workspace, const wire::params& p,
   const std::size_t size = workspace_size(p);
   const status checked = check_workspace(workspace, size);
   if (checked != status::ok) return checked;
-  out->params_ = p;
-  out->fingerprint_ = wire::fingerprint(p);
+  out->block_.accept(p);
   out->bits_ = carve<uint64_t>(workspace, 0, bit_words(p));
-  out->ready_ = true;
   return status::ok;
 }
 
 status frequency_context::randomize(uint32_t item, random::drbg& rng, span<unsigned char> out, framing f,
                                     std::size_t* written) noexcept {
   drbg_coins coins(rng);
-  return emit(params_, fingerprint_, [&](wire::report* r) { return fields(item, coins, r); }, f, out, written);
+  return emit(
+      block_.params, block_.fingerprint, [&](wire::report* r) { return fields(item, coins, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

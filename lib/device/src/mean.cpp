@@ -8,9 +8,7 @@ status mean_context::init(span<std::byte>, const wire::params& p, mean_context* 
   if (kind != wire::payload_kind::fixed_value && kind != wire::payload_kind::bit) return status::invalid_argument;
   const status valid = wire::validate(p);
   if (valid != status::ok) return valid;
-  out->params_ = p;
-  out->fingerprint_ = wire::fingerprint(p);
-  out->ready_ = true;
+  out->block_.accept(p);
   return status::ok;
 }
 
@@ -18,16 +16,16 @@ status mean_context::randomize(int64_t x, random::drbg& rng, span<unsigned char>
                                std::size_t* written) const noexcept {
   const auto fields = [&](wire::report* r) {
     *r = wire::report{};
-    r->mech = params_.mech;
-    if (!ready_) return status::invalid_argument;
-    if (params_.mech == wire::mechanism::duchi) {
-      r->bit = duchi_bit(params_, x, rng);
+    r->mech = block_.params.mech;
+    if (!block_.ready) return status::invalid_argument;
+    if (block_.params.mech == wire::mechanism::duchi) {
+      r->bit = duchi_bit(block_.params, x, rng);
     } else {
-      r->value = laplace_noisy(params_, x, rng);
+      r->value = laplace_noisy(block_.params, x, rng);
     }
     return status::ok;
   };
-  return emit(params_, fingerprint_, fields, f, out, written);
+  return emit(block_.params, block_.fingerprint, fields, f, out, written);
 }
 
 }  // namespace ldp::device

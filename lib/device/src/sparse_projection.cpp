@@ -122,24 +122,23 @@ status sparse_projection_context::init(span<std::byte> workspace, const wire::pa
   const status checked = check_workspace(workspace, at.bytes.size());
   if (checked != status::ok) return checked;
   const auto s = static_cast<std::size_t>(p.get(field::sparsity));
-  out->params_ = p;
-  out->fingerprint_ = wire::fingerprint(p);
+  out->block_.accept(p);
   out->values_ = carve<int64_t>(workspace, at.values, s);
   out->indices_ = carve<uint32_t>(workspace, at.indices, s);
-  out->ready_ = true;
   return status::ok;
 }
 
 status sparse_projection_context::fields(sparse_input x, wire::report* r) noexcept {
   *r = wire::report{};
-  if (!ready_ || x.indices.size() != x.values.size()) return status::invalid_argument;
+  if (!block_.ready || x.indices.size() != x.values.size()) return status::invalid_argument;
   const sparse_workspace ws{indices_, values_};
   std::size_t n = 0;
-  const status selected = select_strongest(params_.get(field::domain), ws.indices.size(), x.indices, x.values, ws, &n);
+  const status selected =
+      select_strongest(block_.params.get(field::domain), ws.indices.size(), x.indices, x.values, ws, &n);
   if (selected != status::ok) return selected;
   sort_by_index(ws, n);
-  n = clip_to_ball(wire::sparse_radius(params_), ws, n);
-  r->mech = params_.mech;
+  n = clip_to_ball(wire::sparse_radius(block_.params), ws, n);
+  r->mech = block_.params.mech;
   r->indices = span<const uint32_t>(ws.indices.data(), n);
   r->values = span<const int64_t>(ws.values.data(), n);
   return status::ok;
@@ -147,7 +146,7 @@ status sparse_projection_context::fields(sparse_input x, wire::report* r) noexce
 
 status sparse_projection_context::randomize(sparse_input x, random::drbg&, span<unsigned char> out, framing f,
                                             std::size_t* written) noexcept {
-  return emit(params_, fingerprint_, [&](wire::report* r) { return fields(x, r); }, f, out, written);
+  return emit(block_.params, block_.fingerprint, [&](wire::report* r) { return fields(x, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

@@ -78,16 +78,14 @@ status user_level_context::init(span<std::byte> workspace, const wire::params& p
     const status s = carve_rotation(workspace, at.rotation, p, &out->rotation_);
     if (s != status::ok) return s;
   }
-  out->params_ = p;
-  out->fingerprint_ = wire::fingerprint(p);
-  out->ready_ = true;
+  out->block_.accept(p);
   return status::ok;
 }
 
 // M3: the local mean vector, padded and rotated in the workspace; coordinate j of U x.
 status user_level_context::rotated_value(span<const int64_t> observations, std::size_t d, std::size_t used,
                                          int64_t* value) noexcept {
-  const wire::params& p = params_;
+  const wire::params& p = block_.params;
   const span<int32_t> rotated = rotation_.values;
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
   // Valid M3 blocks have d~ * R < 2^31: each mean fits in int32 and no FWHT stage overflows.
@@ -104,8 +102,8 @@ status user_level_context::rotated_value(span<const int64_t> observations, std::
 
 status user_level_context::value(span<const int64_t> observations, int64_t* value) noexcept {
   *value = 0;
-  if (!ready_) return status::invalid_argument;
-  const wire::params& p = params_;
+  if (!block_.ready) return status::invalid_argument;
+  const wire::params& p = block_.params;
   const bool vector = p.has(field::vector_dim);
   const auto d = static_cast<std::size_t>(vector ? p.get(field::vector_dim) : 1);
   if (observations.size() == 0 || observations.size() % d != 0) return status::invalid_argument;
@@ -123,19 +121,19 @@ status user_level_context::value(span<const int64_t> observations, int64_t* valu
 status user_level_context::randomize(span<const int64_t> observations, random::drbg& rng, span<unsigned char> out,
                                      framing f, std::size_t* written) noexcept {
   const auto fields = [&](wire::report* r) {
-    if (params_.mech == wire::mechanism::kent_vote) {
+    if (block_.params.mech == wire::mechanism::kent_vote) {
       drbg_coins coins(rng);
       return vote_fields(observations, coins, r);
     }
     *r = wire::report{};
-    r->mech = params_.mech;
+    r->mech = block_.params.mech;
     int64_t v = 0;
     const status s = value(observations, &v);
     if (s != status::ok) return s;
-    r->value = laplace_noisy(params_, v, rng);  // P2: clamp to the broadcast interval, add DLap
+    r->value = laplace_noisy(block_.params, v, rng);  // P2: clamp to the broadcast interval, add DLap
     return status::ok;
   };
-  return emit(params_, fingerprint_, fields, f, out, written);
+  return emit(block_.params, block_.fingerprint, fields, f, out, written);
 }
 
 }  // namespace ldp::device

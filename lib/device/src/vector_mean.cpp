@@ -83,15 +83,14 @@ status vector_mean_context::init(span<std::byte> workspace, const wire::params& 
   } else {
     out->noisy_ = carve<int64_t>(workspace, at.noisy, static_cast<std::size_t>(p.get(wire::field::domain)));
   }
-  out->params_ = p;
-  out->fingerprint_ = wire::fingerprint(p);
+  out->block_.accept(p);
   out->kernels_ = &k;
   return status::ok;
 }
 
 status vector_mean_context::randomize(span<const int64_t> x, random::drbg& rng, span<unsigned char> out, framing f,
                                       std::size_t* written) noexcept {
-  return emit(params_, fingerprint_, [&](wire::report* r) { return fields(x, rng, r); }, f, out, written);
+  return emit(block_.params, block_.fingerprint, [&](wire::report* r) { return fields(x, rng, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

@@ -25,17 +25,15 @@ status winsorized_context::init(span<std::byte> workspace, const wire::params& p
   out->values_ = carve<int64_t>(workspace, at.values, static_cast<std::size_t>(p.get(field::hadamard_dim)));
   const status s = carve_rotation(workspace, at.rotation, p, &out->rotation_);
   if (s != status::ok) return s;
-  out->params_ = p;
-  out->fingerprint_ = wire::fingerprint(p);
-  out->ready_ = true;
+  out->block_.accept(p);
   return status::ok;
 }
 
 status winsorized_context::rotated_mean(span<const int64_t> samples, span<const int32_t>* out) noexcept {
   *out = {};
-  const wire::params& p = params_;
+  const wire::params& p = block_.params;
   const auto d = static_cast<std::size_t>(p.get(field::vector_dim));
-  if (!ready_ || samples.size() == 0 || samples.size() % d != 0) return status::invalid_argument;
+  if (!block_.ready || samples.size() == 0 || samples.size() % d != 0) return status::invalid_argument;
   const std::size_t count = samples.size() / d;
   const std::size_t used = count < p.get(field::observations) ? count : static_cast<std::size_t>(p.get(field::observations));
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
@@ -63,19 +61,20 @@ status winsorized_context::fields(span<const int64_t> samples, wire::report* r) 
   span<const int32_t> rotated;
   const status s = rotated_mean(samples, &rotated);
   if (s != status::ok) return s;
-  const bool round2 = params_.mech == wire::mechanism::winsorized_sums;
+  const wire::params& p = block_.params;
+  const bool round2 = p.mech == wire::mechanism::winsorized_sums;
   for (std::size_t j = 0; j < rotated.size(); ++j) {
-    values_[j] = round2 ? wire::winsorized_clamp(params_, wire::window_list_bin(params_, windows_, j), rotated[j])
-                        : int64_t{wire::winsorized_bin(params_, rotated[j])};
+    values_[j] = round2 ? wire::winsorized_clamp(p, wire::window_list_bin(p, windows_, j), rotated[j])
+                        : int64_t{wire::winsorized_bin(p, rotated[j])};
   }
-  r->mech = params_.mech;
+  r->mech = p.mech;
   r->values = values_;
   return status::ok;
 }
 
 status winsorized_context::randomize(span<const int64_t> samples, random::drbg&, span<unsigned char> out, framing f,
                                      std::size_t* written) noexcept {
-  return emit(params_, fingerprint_, [&](wire::report* r) { return fields(samples, r); }, f, out, written);
+  return emit(block_.params, block_.fingerprint, [&](wire::report* r) { return fields(samples, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

@@ -15,35 +15,24 @@ double threshold_probability(const wire::params& p, wire::field f) noexcept {
 
 support_model pure_model(const wire::params& p) noexcept {
   using wire::field;
-  using wire::mechanism;
+  using wire::frequency_oracle;
   support_model model;
   model.p = threshold_probability(p, field::threshold_keep);
-  switch (p.mech) {
-    case mechanism::grr: {
+  switch (wire::oracle_of(p.mech)) {  // the kent-vote is counted as SUE
+    case frequency_oracle::grr: {
       // (1 - T/2^w)/(d - 1) = (2^w - T)/(2^w (d - 1)), with 2^w - T exact in integers.
       const int w = static_cast<int>(p.get(field::threshold_bits));
       const uint64_t rest = (uint64_t{1} << w) - p.get(field::threshold_keep);
       model.q = std::ldexp(static_cast<double>(rest), -w) / static_cast<double>(p.get(field::domain) - 1);
       break;
     }
-    case mechanism::sue:
-    case mechanism::oue:
-    case mechanism::kent_vote: model.q = threshold_probability(p, field::threshold_other); break;
-    case mechanism::blh:
-    case mechanism::olh: model.q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;  // q* (A.4)
-    case mechanism::hr: model.q = 0.5; break;  // orthogonal rows (A.5)
-    case mechanism::none:
-    case mechanism::cms:
-    case mechanism::hcms:
-    case mechanism::laplace:
-    case mechanism::laplace_vector:
-    case mechanism::duchi:
-    case mechanism::vector_duchi:
-    case mechanism::vector_laplace:
-    case mechanism::sparse_projection:
-    case mechanism::kent_refine:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: model = support_model{}; break;
+    case frequency_oracle::sue:
+    case frequency_oracle::oue: model.q = threshold_probability(p, field::threshold_other); break;
+    case frequency_oracle::blh:
+    case frequency_oracle::olh: model.q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;  // q* (A.4)
+    case frequency_oracle::hr: model.q = 0.5; break;  // orthogonal rows (A.5)
+    case frequency_oracle::cms:
+    case frequency_oracle::hcms: model = support_model{}; break;  // not a pure protocol
   }
   return model;
 }

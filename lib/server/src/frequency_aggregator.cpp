@@ -31,35 +31,26 @@
 namespace ldp::server {
 
 using wire::field;
+using wire::frequency_oracle;
 using wire::mechanism;
 
+// Called for the blocks this family serves only (family_of): the oracles and the kent-vote (SUE).
 bool detail::frequency_body_size(const wire::params& p, uint64_t n, uint64_t* out) {
-  switch (p.mech) {
-    case mechanism::grr:
-    case mechanism::sue:
-    case mechanism::oue:
-    case mechanism::kent_vote: return checked_mul(p.get(field::domain), 8, out);
-    case mechanism::blh:
-    case mechanism::olh: return checked_mul(n, 12, out);
-    case mechanism::hr: return checked_mul(p.get(field::hadamard_dim), 8, out);
-    case mechanism::cms:
-    case mechanism::hcms: {
+  switch (wire::oracle_of(p.mech)) {
+    case frequency_oracle::grr:
+    case frequency_oracle::sue:
+    case frequency_oracle::oue: return checked_mul(p.get(field::domain), 8, out);
+    case frequency_oracle::blh:
+    case frequency_oracle::olh: return checked_mul(n, 12, out);
+    case frequency_oracle::hr: return checked_mul(p.get(field::hadamard_dim), 8, out);
+    case frequency_oracle::cms:
+    case frequency_oracle::hcms: {
       const uint64_t k = p.get(field::sketch_rows), m = p.get(field::sketch_columns);
       uint64_t cells = 0;
       return checked_mul(k, m + 1, &cells) && checked_mul(cells, 8, out);
     }
-    case mechanism::none:
-    case mechanism::laplace:
-    case mechanism::laplace_vector:
-    case mechanism::duchi:
-    case mechanism::vector_duchi:
-    case mechanism::vector_laplace:
-    case mechanism::sparse_projection:
-    case mechanism::kent_refine:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: break;
   }
-  return false;
+  return false;  // a value outside the enumeration
 }
 
 status detail::make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out) {
@@ -79,28 +70,18 @@ status frequency_aggregator::create(const wire::params& p, std::unique_ptr<frequ
   try {
     const status valid = wire::validate(p);
     if (valid != status::ok) return valid;
-    switch (p.mech) {
-      case mechanism::grr: return detail::make_grr_aggregator(p, out);
-      case mechanism::sue:
-      case mechanism::oue:
-      case mechanism::kent_vote: return detail::make_unary_aggregator(p, out);
-      case mechanism::blh:
-      case mechanism::olh: return detail::make_local_hash_aggregator(p, out);
-      case mechanism::hr: return detail::make_hr_aggregator(p, out);
-      case mechanism::cms:
-      case mechanism::hcms: return detail::make_sketch_aggregator(p, out);
-      case mechanism::none:
-      case mechanism::laplace:
-      case mechanism::laplace_vector:
-      case mechanism::duchi:
-      case mechanism::vector_duchi:
-      case mechanism::vector_laplace:
-      case mechanism::sparse_projection:
-      case mechanism::kent_refine:
-      case mechanism::winsorized_bins:
-      case mechanism::winsorized_sums: break;
+    if (!handles(p.mech)) return status::invalid_parameters;  // not a frequency oracle
+    switch (wire::oracle_of(p.mech)) {  // the kent-vote is counted as SUE (unary.cpp)
+      case frequency_oracle::grr: return detail::make_grr_aggregator(p, out);
+      case frequency_oracle::sue:
+      case frequency_oracle::oue: return detail::make_unary_aggregator(p, out);
+      case frequency_oracle::blh:
+      case frequency_oracle::olh: return detail::make_local_hash_aggregator(p, out);
+      case frequency_oracle::hr: return detail::make_hr_aggregator(p, out);
+      case frequency_oracle::cms:
+      case frequency_oracle::hcms: return detail::make_sketch_aggregator(p, out);
     }
-    return status::invalid_parameters;  // not a frequency oracle
+    return status::invalid_parameters;  // a value outside the enumeration
   } catch (...) {  // std::bad_alloc, std::length_error: the state does not fit in memory
     out->reset();
     return status::overflow;

@@ -25,6 +25,7 @@ namespace ldp::server {
 namespace {
 
 using wire::field;
+using wire::mean_member;
 using wire::mechanism;
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
@@ -189,62 +190,32 @@ std::vector<estimate> clamp_means(span<const estimate> raw, const wire::params& 
   }
 }
 
+// These two are called for the blocks this family serves only (family_of): the means and the
+// kent-refine, counted as a discrete Laplace value.
 status detail::make_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out) {
-  switch (p.mech) {
-    case mechanism::duchi:
+  switch (wire::mean_of(p.mech)) {
+    case mean_member::duchi:
       if (!(duchi_scale(p) < infinity)) return status::invalid_parameters;
       *out = std::make_unique<duchi_mean>(p);
       return status::ok;
-    case mechanism::laplace:
-    case mechanism::kent_refine: *out = std::make_unique<laplace_mean>(p, 1); return status::ok;
-    case mechanism::laplace_vector: {
+    case mean_member::laplace: *out = std::make_unique<laplace_mean>(p, 1); return status::ok;
+    case mean_member::laplace_vector: {
       std::size_t d = 0;
       if (!cell_count(3 * p.get(field::domain), &d)) return status::overflow;  // sums (2 words) and scratch
       *out = std::make_unique<laplace_mean>(p, static_cast<std::size_t>(p.get(field::domain)));
       return status::ok;
     }
-    case mechanism::none:
-    case mechanism::grr:
-    case mechanism::sue:
-    case mechanism::oue:
-    case mechanism::blh:
-    case mechanism::olh:
-    case mechanism::hr:
-    case mechanism::cms:
-    case mechanism::hcms:
-    case mechanism::kent_vote:
-    case mechanism::vector_duchi:
-    case mechanism::vector_laplace:
-    case mechanism::sparse_projection:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: break;
   }
   return status::invalid_parameters;
 }
 
 bool detail::mean_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
-  switch (p.mech) {
-    case mechanism::duchi: *bytes = 8; return true;
-    case mechanism::laplace_vector: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
-    case mechanism::laplace:
-    case mechanism::kent_refine: *bytes = wide_sum_bytes; return true;
-    case mechanism::none:
-    case mechanism::grr:
-    case mechanism::sue:
-    case mechanism::oue:
-    case mechanism::blh:
-    case mechanism::olh:
-    case mechanism::hr:
-    case mechanism::cms:
-    case mechanism::hcms:
-    case mechanism::kent_vote:
-    case mechanism::vector_duchi:
-    case mechanism::vector_laplace:
-    case mechanism::sparse_projection:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: break;
+  switch (wire::mean_of(p.mech)) {
+    case mean_member::duchi: *bytes = 8; return true;
+    case mean_member::laplace_vector: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
+    case mean_member::laplace: *bytes = wide_sum_bytes; return true;
   }
-  return false;  // not served by this family
+  return false;  // a value outside the enumeration
 }
 
 }  // namespace ldp::server

@@ -22,38 +22,28 @@ namespace ldp::server {
 namespace {
 
 using wire::field;
+using wire::frequency_oracle;
 using wire::mechanism;
 
 constexpr uint32_t sketch_rows = 16;
 constexpr uint32_t sketch_columns = 1024;
 
 double leading_variance(const wire::params& p) {
-  switch (p.mech) {
-    case mechanism::grr:
-    case mechanism::sue:
-    case mechanism::oue:
-    case mechanism::blh:
-    case mechanism::olh:
-    case mechanism::hr: return detail::pure_model(p).leading();  // HR: 1/(2 p-hat - 1)^2
-    case mechanism::cms:
-    case mechanism::hcms: {
+  switch (wire::oracle_of(p.mech)) {
+    case frequency_oracle::grr:
+    case frequency_oracle::sue:
+    case frequency_oracle::oue:
+    case frequency_oracle::blh:
+    case frequency_oracle::olh:
+    case frequency_oracle::hr: return detail::pure_model(p).leading();  // HR: 1/(2 p-hat - 1)^2
+    case frequency_oracle::cms:
+    case frequency_oracle::hcms: {
       const double c = detail::sketch_scale(p);
       const auto m = static_cast<double>(p.get(field::sketch_columns));
       const double ratio2 = (m / (m - 1)) * (m / (m - 1));
       if (p.mech == mechanism::cms) return ratio2 * (c * c - 1) / 4 + 1 / (m - 1);
       return ratio2 * (c * c - 1 / (m * m));
     }
-    case mechanism::none:
-    case mechanism::kent_vote:
-    case mechanism::laplace:
-    case mechanism::laplace_vector:
-    case mechanism::duchi:
-    case mechanism::vector_duchi:
-    case mechanism::vector_laplace:
-    case mechanism::sparse_projection:
-    case mechanism::kent_refine:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: break;
   }
   return std::nan("");
 }

@@ -8,6 +8,7 @@
 #include "estimation.h"
 #include "integer_fwht.h"
 #include "ldp/random/rotation.h"
+#include "ldp/wire/epsilon.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 
@@ -50,7 +51,7 @@ status user_level_protocol::create(const user_level_config& c, user_level_protoc
     user_level_protocol p;
     p.config_ = c;
     const uint32_t d = c.dimension;
-    if (!(c.alpha > 0 && c.alpha <= 40) || c.observations == 0 || !(c.c_h > 0) || !(c.lo < c.hi) ||
+    if (!wire::valid_epsilon(c.alpha) || c.observations == 0 || !(c.c_h > 0) || !(c.lo < c.hi) ||
         d == 0 || d > (uint32_t{1} << 30)) {
       return status::invalid_argument;
     }

@@ -13,9 +13,12 @@ namespace ldp::wire::detail {
 // up until ln((2^32 - T) / T) fits (HCMS's flip, Duchi's T_lo). At least 1 (a finite level).
 [[nodiscard]] uint64_t binary_flip_threshold(double epsilon) noexcept;
 
-// epsilon_impl of a numeric block (mean_params.cpp; Table D.1 rows Duchi and discrete Laplace),
-// NaN for the other mechanisms. implemented_epsilon() falls through to it.
-[[nodiscard]] double numeric_epsilon(const params& p) noexcept;
+// epsilon_impl per family (MECHANISMS.md Table D.1), which implemented_epsilon() (params.cpp)
+// picks by the block's family: the oracles and the kent-vote (oracle_params.cpp), the means and the
+// kent-refine, the vector means (mean_params.cpp; rows Duchi and discrete Laplace).
+[[nodiscard]] double oracle_epsilon(const params& p) noexcept;
+[[nodiscard]] double mean_epsilon(const params& p) noexcept;
+[[nodiscard]] double vector_mean_epsilon(const params& p) noexcept;
 
 // The rules of docs/wire_format.md 3.3 for discrete Laplace and Duchi blocks (mean_params.cpp),
 // checked by validate() after the field ranges of table 3 hold.

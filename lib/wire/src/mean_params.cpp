@@ -53,6 +53,17 @@ derived_params make_scaled(params p, double epsilon) {
   return finish(p);
 }
 
+// epsilon_impl of the two noises (Table D.1 rows discrete Laplace and Duchi).
+double laplace_epsilon(const params& p) {
+  return laplace_level(sensitivity(p), p.get(field::scale_num), p.get(field::scale_den));
+}
+
+double duchi_epsilon(const params& p) {
+  const uint64_t t_hi = p.get(field::threshold_keep), t_lo = p.get(field::threshold_other);
+  if (t_lo == 0) return infinity;
+  return det_log(static_cast<double>(t_hi)) - det_log(static_cast<double>(t_lo));
+}
+
 }  // namespace
 
 status to_fixed(double x, unsigned frac_bits, int64_t* out) noexcept {
@@ -133,34 +144,21 @@ derived_params make_duchi(double lo, double hi, unsigned frac_bits, double epsil
 
 namespace detail {
 
-double numeric_epsilon(const params& p) noexcept {
-  switch (p.mech) {
-    case mechanism::laplace:
-    case mechanism::laplace_vector:
-    case mechanism::vector_laplace:
-    case mechanism::kent_refine:
-      return laplace_level(sensitivity(p), p.get(field::scale_num), p.get(field::scale_den));
-    case mechanism::duchi:
-    case mechanism::vector_duchi: {
-      const uint64_t t_hi = p.get(field::threshold_keep), t_lo = p.get(field::threshold_other);
-      if (t_lo == 0) return infinity;
-      return det_log(static_cast<double>(t_hi)) - det_log(static_cast<double>(t_lo));
-    }
-    case mechanism::none:
-    case mechanism::grr:
-    case mechanism::sue:
-    case mechanism::oue:
-    case mechanism::blh:
-    case mechanism::olh:
-    case mechanism::hr:
-    case mechanism::cms:
-    case mechanism::hcms:
-    case mechanism::kent_vote:
-    case mechanism::sparse_projection:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: break;
+double mean_epsilon(const params& p) noexcept {
+  switch (mean_of(p.mech)) {  // the kent-refine is a discrete Laplace value
+    case mean_member::laplace:
+    case mean_member::laplace_vector: return laplace_epsilon(p);
+    case mean_member::duchi: return duchi_epsilon(p);
   }
-  return std::numeric_limits<double>::quiet_NaN();
+  return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration
+}
+
+double vector_mean_epsilon(const params& p) noexcept {
+  switch (vector_mean_of(p.mech)) {
+    case vector_mean_member::laplace: return laplace_epsilon(p);
+    case vector_mean_member::duchi: return duchi_epsilon(p);
+  }
+  return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration
 }
 
 bool numeric_rules_hold(const params& p) noexcept {

@@ -111,33 +111,41 @@ bool detail::oracle_rules_hold(const params& p) noexcept {
   return keep_more_likely(keep, values - 1, w);
 }
 
-double implemented_epsilon(const params& p) noexcept {
+double detail::oracle_epsilon(const params& p) noexcept {
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
-  switch (p.mech) {
-    case mechanism::grr: return keep_epsilon(keep, p.get(field::domain) - 1);
-    case mechanism::blh:
-    case mechanism::olh: return keep_epsilon(keep, p.get(field::hash_range) - 1);
-    case mechanism::hr: return keep_epsilon(keep, 1);
-    case mechanism::sue:
-    case mechanism::oue:
-    case mechanism::kent_vote:
+  switch (oracle_of(p.mech)) {  // the kent-vote is SUE over cells
+    case frequency_oracle::grr: return keep_epsilon(keep, p.get(field::domain) - 1);
+    case frequency_oracle::blh:
+    case frequency_oracle::olh: return keep_epsilon(keep, p.get(field::hash_range) - 1);
+    case frequency_oracle::hr: return keep_epsilon(keep, 1);
+    case frequency_oracle::sue:
+    case frequency_oracle::oue:
       // General unary encoding, one-hot input: ln[T_p (2^w - T_q) / (T_q (2^w - T_p))].
       return log_ratio(static_cast<double>(keep), one_d - static_cast<double>(other),
                        static_cast<double>(other), one_d - static_cast<double>(keep));
-    case mechanism::cms: return 2 * keep_epsilon(one - other, 1);
-    case mechanism::hcms: return keep_epsilon(one - other, 1);
-    case mechanism::none:
-    case mechanism::laplace:
-    case mechanism::laplace_vector:
-    case mechanism::duchi:
-    case mechanism::vector_duchi:
-    case mechanism::vector_laplace:
-    case mechanism::sparse_projection:
-    case mechanism::kent_refine:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: break;
+    case frequency_oracle::cms: return 2 * keep_epsilon(one - other, 1);
+    case frequency_oracle::hcms: return keep_epsilon(one - other, 1);
   }
-  return detail::numeric_epsilon(p);
+  return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration
+}
+
+// The top-level dispatch by family (docs/architecture.md "The mechanism table"): the user-level
+// rounds are counted as an oracle and as a mean; the central releases account for their budget in
+// the server (NaN here).
+double implemented_epsilon(const params& p) noexcept {
+  const mechanism_row* row = find_mechanism(p.mech);
+  if (row == nullptr) return std::numeric_limits<double>::quiet_NaN();
+  switch (row->family) {
+    case mechanism_family::frequency_oracle:
+    case mechanism_family::user_level_vote: return detail::oracle_epsilon(p);
+    case mechanism_family::mean:
+    case mechanism_family::user_level_refine: return detail::mean_epsilon(p);
+    case mechanism_family::vector_mean: return detail::vector_mean_epsilon(p);
+    case mechanism_family::sparse_projection:
+    case mechanism_family::winsorized_bins:
+    case mechanism_family::winsorized_sums: break;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 derived_params make_grr(double epsilon, uint32_t d) noexcept {
@@ -228,27 +236,16 @@ derived_params make_hcms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
 derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, uint32_t rows,
                                      uint32_t columns, const unsigned char* hash_seed) noexcept {
   const bool sketch = m == mechanism::cms || m == mechanism::hcms;
-  if (sketch && hash_seed == nullptr) return fail();
-  switch (m) {
-    case mechanism::grr: return make_grr(epsilon, d);
-    case mechanism::sue: return make_sue(epsilon, d);
-    case mechanism::oue: return make_oue(epsilon, d);
-    case mechanism::blh: return make_blh(epsilon, d);
-    case mechanism::olh: return make_olh(epsilon, d);
-    case mechanism::hr: return make_hr(epsilon, d);
-    case mechanism::cms: return make_cms(epsilon, d, rows, columns, hash_seed);
-    case mechanism::hcms: return make_hcms(epsilon, d, rows, columns, hash_seed);
-    case mechanism::none:
-    case mechanism::kent_vote:
-    case mechanism::laplace:
-    case mechanism::laplace_vector:
-    case mechanism::duchi:
-    case mechanism::vector_duchi:
-    case mechanism::vector_laplace:
-    case mechanism::sparse_projection:
-    case mechanism::kent_refine:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: break;
+  if ((sketch && hash_seed == nullptr) || !in_family(m, mechanism_family::frequency_oracle)) return fail();
+  switch (oracle_of(m)) {
+    case frequency_oracle::grr: return make_grr(epsilon, d);
+    case frequency_oracle::sue: return make_sue(epsilon, d);
+    case frequency_oracle::oue: return make_oue(epsilon, d);
+    case frequency_oracle::blh: return make_blh(epsilon, d);
+    case frequency_oracle::olh: return make_olh(epsilon, d);
+    case frequency_oracle::hr: return make_hr(epsilon, d);
+    case frequency_oracle::cms: return make_cms(epsilon, d, rows, columns, hash_seed);
+    case frequency_oracle::hcms: return make_hcms(epsilon, d, rows, columns, hash_seed);
   }
   return fail();
 }

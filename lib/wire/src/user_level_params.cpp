@@ -1,6 +1,6 @@
 #include "ldp/wire/user_level_params.h"
 
-#include "ldp/base/bits.h"
+#include "ldp/base/int128.h"
 #include "ldp/wire/mean_params.h"
 
 namespace ldp::wire {
@@ -30,23 +30,6 @@ void add_shape(params& p, const kent_shape& s) {
   }
   if (s.hadamard_dim != 0) p.set(field::hadamard_dim, s.hadamard_dim);
   if (s.rotation_seed != nullptr) p.set_seed(field::rotation_seed, s.rotation_seed);
-}
-
-// floor((hi 2^64 + lo) / d) and the remainder, for hi < d (the quotient fits in 64 bits): binary
-// long division, since 32-bit targets have no 128-bit integer type.
-uint64_t divide(u128 n, uint64_t d, uint64_t* remainder) {
-  uint64_t q = 0, r = n.hi;
-  for (int i = 63; i >= 0; --i) {
-    const bool carry = (r >> 63) != 0;  // r << 1 passes 2^64, hence d
-    r = (r << 1) | ((n.lo >> i) & 1u);
-    q <<= 1;
-    if (carry || r >= d) {
-      r -= d;
-      q |= 1;
-    }
-  }
-  *remainder = r;
-  return q;
 }
 
 }  // namespace
@@ -101,7 +84,7 @@ uint32_t kent_cell(const params& vote, int64_t x) noexcept {
   const uint64_t width = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   uint64_t remainder = 0;
   // offset < width, so the quotient is below N.
-  return static_cast<uint32_t>(divide(mul_64x64(offset, cells), width, &remainder));
+  return static_cast<uint32_t>(div_rem(mul_64x64(offset, cells), width, &remainder));
 }
 
 int64_t kent_cell_edge(const params& vote, uint64_t k) noexcept {
@@ -110,7 +93,7 @@ int64_t kent_cell_edge(const params& vote, uint64_t k) noexcept {
                          static_cast<uint64_t>(vote.get_signed(field::clip_lo));
   if (k >= cells) return vote.get_signed(field::clip_hi);
   uint64_t remainder = 0;
-  uint64_t step = divide(mul_64x64(k, width), cells, &remainder);  // k < N: quotient below W
+  uint64_t step = div_rem(mul_64x64(k, width), cells, &remainder);  // k < N: quotient below W
   if (remainder != 0) ++step;
   return static_cast<int64_t>(static_cast<uint64_t>(vote.get_signed(field::clip_lo)) + step);
 }

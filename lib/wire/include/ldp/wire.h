@@ -3,6 +3,7 @@
 #define LDP_WIRE_H
 
 #include "ldp/wire/batch.h"
+#include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
 #include "ldp/wire/det_math.h"

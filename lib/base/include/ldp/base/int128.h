@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace ldp {
 
@@ -55,6 +56,58 @@ constexpr u128 div_ceil(u128 a, uint32_t d) noexcept {
   return lower % d == 0 ? q : q + u128{0, 1};
 }
 
+// floor(n / d) and the remainder, for n.hi < d (the quotient fits in 64 bits): binary long
+// division, one quotient bit per step.
+constexpr uint64_t div_rem(u128 n, uint64_t d, uint64_t* remainder) noexcept {
+  uint64_t q = 0, r = n.hi;
+  for (int i = 63; i >= 0; --i) {
+    const bool carry = (r >> 63) != 0;  // r << 1 passes 2^64, hence d
+    r = (r << 1) | ((n.lo >> i) & 1u);
+    q <<= 1;
+    if (carry || r >= d) {
+      r -= d;
+      q |= 1;
+    }
+  }
+  *remainder = r;
+  return q;
+}
+
+// The number of significant bits of a (0 for 0).
+constexpr int bit_length(u128 a) noexcept {
+  int n = 0;
+  for (uint64_t w = a.hi != 0 ? a.hi : a.lo; w != 0; w >>= 1) ++n;
+  return a.hi != 0 ? n + 64 : n;
+}
+
+// a shifted by 0 <= k < 128 bits.
+constexpr u128 operator>>(u128 a, int k) noexcept {
+  if (k == 0) return a;
+  if (k >= 64) return {0, a.hi >> (k - 64)};
+  return {a.hi >> k, (a.lo >> k) | (a.hi << (64 - k))};
+}
+constexpr u128 operator<<(u128 a, int k) noexcept {
+  if (k == 0) return a;
+  if (k >= 64) return {a.lo << (k - 64), 0};
+  return {(a.hi << k) | (a.lo >> (64 - k)), a.lo << k};
+}
+
+// a rounded once to the nearest Float, ties to even (what a conversion from a native 128-bit
+// integer does): the integer is rounded to Float's mantissa width first, so the two conversions
+// and the sum below are exact.
+template <class Float>
+Float to_nearest(u128 a) noexcept {
+  const int excess = bit_length(a) - std::numeric_limits<Float>::digits;
+  const int k = excess > 0 ? excess : 0;
+  u128 top = a >> k;
+  if (k > 0) {
+    const u128 rest = a - (top << k), half = u128{0, 1} << (k - 1);
+    if (half < rest || (rest == half && (top.lo & 1u) != 0)) top = top + u128{0, 1};
+  }
+  const Float v = std::ldexp(static_cast<Float>(top.hi), 64) + static_cast<Float>(top.lo);
+  return std::ldexp(v, k);
+}
+
 // Two's complement over the 128 bits: value = hi 2^64 + lo - [hi >= 2^63] 2^128.
 struct i128 {
   uint64_t hi = 0;
@@ -76,6 +129,12 @@ constexpr u128 magnitude(i128 a) noexcept {
 inline double to_double(i128 a) noexcept {
   const u128 m = magnitude(a);
   const double v = std::ldexp(static_cast<double>(m.hi), 64) + static_cast<double>(m.lo);
+  return is_negative(a) ? -v : v;
+}
+
+// a rounded once to the nearest long double, ties to even (the host tool's exact means).
+inline long double to_long_double(i128 a) noexcept {
+  const long double v = to_nearest<long double>(magnitude(a));
   return is_negative(a) ? -v : v;
 }
 

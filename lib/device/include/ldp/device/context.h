@@ -23,30 +23,44 @@ namespace ldp::device {
 // also randomizes the local mean of a kent-refine device that the caller computed.
 enum class family : uint8_t { none, frequency, mean, vector_mean, sparse_projection, user_level, winsorized };
 
+// Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
+// a vector, so the vector context randomizes it).
 [[nodiscard]] constexpr family family_of(wire::mechanism m) noexcept {
-  switch (m) {
-    case wire::mechanism::none: return family::none;
-    case wire::mechanism::grr:
-    case wire::mechanism::sue:
-    case wire::mechanism::oue:
-    case wire::mechanism::blh:
-    case wire::mechanism::olh:
-    case wire::mechanism::hr:
-    case wire::mechanism::cms:
-    case wire::mechanism::hcms: return family::frequency;
-    case wire::mechanism::laplace:
-    case wire::mechanism::duchi: return family::mean;
-    case wire::mechanism::laplace_vector:
-    case wire::mechanism::vector_duchi:
-    case wire::mechanism::vector_laplace: return family::vector_mean;
-    case wire::mechanism::sparse_projection: return family::sparse_projection;
-    case wire::mechanism::kent_vote:
-    case wire::mechanism::kent_refine: return family::user_level;
-    case wire::mechanism::winsorized_bins:
-    case wire::mechanism::winsorized_sums: return family::winsorized;
+  const wire::mechanism_row* row = wire::find_mechanism(m);
+  if (row == nullptr) return family::none;
+  switch (row->family) {
+    case wire::mechanism_family::frequency_oracle: return family::frequency;
+    case wire::mechanism_family::mean:
+      switch (wire::mean_of(m)) {
+        case wire::mean_member::laplace:
+        case wire::mean_member::duchi: return family::mean;
+        case wire::mean_member::laplace_vector: return family::vector_mean;
+      }
+      break;
+    case wire::mechanism_family::vector_mean: return family::vector_mean;
+    case wire::mechanism_family::sparse_projection: return family::sparse_projection;
+    case wire::mechanism_family::user_level_vote:
+    case wire::mechanism_family::user_level_refine: return family::user_level;
+    case wire::mechanism_family::winsorized_bins:
+    case wire::mechanism_family::winsorized_sums: return family::winsorized;
   }
-  return family::none;  // an id outside the enumeration (a decoded byte)
+  return family::none;  // a value outside the enumerations
 }
+
+// The block a context randomizes for, set by the last step of a successful init() (every check
+// passed), with its fingerprint cached for the report headers; randomize() refuses a context whose
+// block is not ready (default-constructed, or init() failed).
+struct validated_block {
+  wire::params params{};
+  uint64_t fingerprint = 0;
+  bool ready = false;
+
+  void accept(const wire::params& p) noexcept {
+    params = p;
+    fingerprint = wire::fingerprint(p);
+    ready = true;
+  }
+};
 
 // What randomize() writes: a report carries the header (and the cached fingerprint), a batch record
 // the payload alone.

@@ -37,8 +37,8 @@ class frequency_context {
   [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
                                    frequency_context* out) noexcept;
 
-  const wire::params& parameters() const noexcept { return params_; }
-  uint64_t fingerprint() const noexcept { return fingerprint_; }
+  const wire::params& parameters() const noexcept { return block_.params; }
+  uint64_t fingerprint() const noexcept { return block_.fingerprint; }
 
   // The report fields of `item` with coins from `coins` (drbg_coins on the device; the privacy
   // audits pass their own). out_of_range for item >= d; nothing is drawn then.
@@ -62,10 +62,8 @@ class frequency_context {
     return static_cast<std::size_t>((n + 63) / 64);
   }
 
-  wire::params params_{};
-  uint64_t fingerprint_ = 0;
+  validated_block block_{};
   span<uint64_t> bits_{};
-  bool ready_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -119,21 +117,21 @@ status unary_encode(const wire::params& p, uint32_t value, Coins& coins, span<ui
 template <class Coins>
 status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) noexcept {
   using wire::field;
-  using wire::mechanism;
-  const wire::params& p = params_;
+  using wire::frequency_oracle;
+  const wire::params& p = block_.params;
   const span<uint64_t> workspace = bits_;
   *r = wire::report{};
   r->mech = p.mech;
-  if (!ready_) return status::invalid_argument;
+  if (!block_.ready) return status::invalid_argument;
   const uint64_t d = p.get(field::domain);
   if (value >= d) return status::out_of_range;
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
-  switch (p.mech) {
-    case mechanism::grr: r->index = detail::grr(value, d, keep, coins); return status::ok;
-    case mechanism::sue:
-    case mechanism::oue: return detail::unary_encode(p, value, coins, workspace, r);
-    case mechanism::blh:
-    case mechanism::olh: {
+  switch (wire::oracle_of(p.mech)) {  // init() accepted a frequency oracle only
+    case frequency_oracle::grr: r->index = detail::grr(value, d, keep, coins); return status::ok;
+    case frequency_oracle::sue:
+    case frequency_oracle::oue: return detail::unary_encode(p, value, coins, workspace, r);
+    case frequency_oracle::blh:
+    case frequency_oracle::olh: {
       // A fresh seed per report, private but revealed (A.4); then GRR on the g buckets.
       const uint64_t g = p.get(field::hash_range);
       r->seed = coins.raw_u64();
@@ -141,7 +139,7 @@ status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) 
       r->index = detail::grr(bucket, g, keep, coins);
       return status::ok;
     }
-    case mechanism::hr: {
+    case frequency_oracle::hr: {
       // Row v + 1 (A.5): y uniform on C_v = {y : popcount(row & y) even} with T / 2^32, else on
       // its complement. Flipping the row's lowest set bit moves y between the two halves.
       const uint32_t row = value + 1;
@@ -152,7 +150,7 @@ status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) 
       r->index = y;
       return status::ok;
     }
-    case mechanism::cms: {
+    case frequency_oracle::cms: {
       // Row j uniform (revealed); the m signs are -1 except +1 at h_j(v), each flipped with q_f.
       // Bit 1 means +1 on the wire.
       const uint64_t m = p.get(field::sketch_columns);
@@ -165,7 +163,7 @@ status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) 
       r->bits = detail::words_to_bytes(workspace, static_cast<std::size_t>(m));
       return status::ok;
     }
-    case mechanism::hcms: {
+    case frequency_oracle::hcms: {
       // Row j and column l uniform (revealed); the sign H_m[l, h_j(v)], flipped with q (A.6).
       const uint64_t m = p.get(field::sketch_columns);
       const uint32_t j = coins.uniform_below(static_cast<uint32_t>(p.get(field::sketch_rows)));
@@ -178,19 +176,8 @@ status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) 
       r->bit = static_cast<uint8_t>(plus != flip ? 1 : 0);
       return status::ok;
     }
-    case mechanism::none:
-    case mechanism::kent_vote:
-    case mechanism::laplace:
-    case mechanism::laplace_vector:
-    case mechanism::duchi:
-    case mechanism::vector_duchi:
-    case mechanism::vector_laplace:
-    case mechanism::sparse_projection:
-    case mechanism::kent_refine:
-    case mechanism::winsorized_bins:
-    case mechanism::winsorized_sums: break;  // init() refused these
   }
-  return status::invalid_argument;
+  return status::invalid_argument;  // a value outside the enumeration
 }
 
 }  // namespace ldp::device

@@ -56,17 +56,15 @@ class mean_context {
   // *out randomizes nothing (invalid_argument) unless init succeeded.
   [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p, mean_context* out) noexcept;
 
-  const wire::params& parameters() const noexcept { return params_; }
-  uint64_t fingerprint() const noexcept { return fingerprint_; }
+  const wire::params& parameters() const noexcept { return block_.params; }
+  uint64_t fingerprint() const noexcept { return block_.fingerprint; }
 
   // The report or payload of x (out: max_output_size(p, f) bytes always suffice).
   [[nodiscard]] status randomize(int64_t x, random::drbg& rng, span<unsigned char> out, framing f,
                                  std::size_t* written) const noexcept;
 
  private:
-  wire::params params_{};
-  uint64_t fingerprint_ = 0;
-  bool ready_ = false;
+  validated_block block_{};
 };
 
 }  // namespace ldp::device

@@ -50,8 +50,8 @@ class sparse_projection_context {
   [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
                                    sparse_projection_context* out) noexcept;
 
-  const wire::params& parameters() const noexcept { return params_; }
-  uint64_t fingerprint() const noexcept { return fingerprint_; }
+  const wire::params& parameters() const noexcept { return block_.params; }
+  uint64_t fingerprint() const noexcept { return block_.fingerprint; }
 
   // The report fields of x; r->indices and r->values point into the workspace. invalid_argument for
   // spans of different sizes or indices that do not strictly increase, out_of_range for an index
@@ -77,11 +77,9 @@ class sparse_projection_context {
     return at;
   }
 
-  wire::params params_{};
-  uint64_t fingerprint_ = 0;
+  validated_block block_{};
   span<uint32_t> indices_{};
   span<int64_t> values_{};
-  bool ready_ = false;
 };
 
 }  // namespace ldp::device

@@ -60,8 +60,8 @@ class user_level_context {
   [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
                                    user_level_context* out) noexcept;
 
-  const wire::params& parameters() const noexcept { return params_; }
-  uint64_t fingerprint() const noexcept { return fingerprint_; }
+  const wire::params& parameters() const noexcept { return block_.params; }
+  uint64_t fingerprint() const noexcept { return block_.fingerprint; }
 
   // The fixed-point value the device reports on (see the top of this file). `observations` holds
   // T >= 1 observations, each of d = vector_dim coordinates (1 for M1) one after the other:
@@ -98,22 +98,20 @@ class user_level_context {
   }
   status rotated_value(span<const int64_t> observations, std::size_t d, std::size_t used, int64_t* value) noexcept;
 
-  wire::params params_{};
-  uint64_t fingerprint_ = 0;
+  validated_block block_{};
   span<uint64_t> vote_bits_{};
   rotation_memory rotation_{};
-  bool ready_ = false;
 };
 
 template <class Coins>
 status user_level_context::vote_fields(span<const int64_t> observations, Coins& coins, wire::report* r) noexcept {
   *r = wire::report{};
-  r->mech = params_.mech;
-  if (params_.mech != wire::mechanism::kent_vote) return status::invalid_argument;
+  r->mech = block_.params.mech;
+  if (block_.params.mech != wire::mechanism::kent_vote) return status::invalid_argument;
   int64_t v = 0;
   const status s = value(observations, &v);
   if (s != status::ok) return s;
-  return detail::unary_encode(params_, wire::kent_cell(params_, v), coins, vote_bits_, r);
+  return detail::unary_encode(block_.params, wire::kent_cell(block_.params, v), coins, vote_bits_, r);
 }
 
 }  // namespace ldp::device

@@ -73,8 +73,8 @@ class vector_mean_context {
   [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p, vector_mean_context* out,
                                    const kernels::table& k = kernels::native()) noexcept;
 
-  const wire::params& parameters() const noexcept { return params_; }
-  uint64_t fingerprint() const noexcept { return fingerprint_; }
+  const wire::params& parameters() const noexcept { return block_.params; }
+  uint64_t fingerprint() const noexcept { return block_.fingerprint; }
   span<const uint32_t> signs() const noexcept { return rotation_.signs; }
 
   // The report fields of x (exactly d fixed-point coordinates, else invalid_argument; nothing is
@@ -106,36 +106,35 @@ class vector_mean_context {
     return at;
   }
 
-  wire::params params_{};
-  uint64_t fingerprint_ = 0;
+  validated_block block_{};
   rotation_memory rotation_{};
   span<int64_t> noisy_{};
-  const kernels::table* kernels_ = nullptr;  // null until init succeeded
+  const kernels::table* kernels_ = nullptr;
   unsigned log2_dim_ = 0;
 };
 
 template <class Rng>
 status vector_mean_context::fields(span<const int64_t> x, Rng& rng, wire::report* r) noexcept {
   *r = wire::report{};
-  r->mech = params_.mech;
-  if (kernels_ == nullptr || x.size() != params_.get(wire::field::domain)) return status::invalid_argument;
-  if (params_.mech == wire::mechanism::laplace_vector) {
-    for (std::size_t i = 0; i < x.size(); ++i) noisy_[i] = laplace_noisy(params_, x[i], rng);
+  r->mech = block_.params.mech;
+  if (!block_.ready || x.size() != block_.params.get(wire::field::domain)) return status::invalid_argument;
+  if (block_.params.mech == wire::mechanism::laplace_vector) {
+    for (std::size_t i = 0; i < x.size(); ++i) noisy_[i] = laplace_noisy(block_.params, x[i], rng);
     r->values = noisy_;
     return status::ok;
   }
   const span<int32_t> rotated = rotation_.values;
-  clip_to_ball(x, params_.get_signed(wire::field::radius), log2_dim_, rotated);
+  clip_to_ball(x, block_.params.get_signed(wire::field::radius), log2_dim_, rotated);
   kernels_->rotate_i32(rotated.data(), rotation_.signs.data(), log2_dim_);
   // j first, from the generator alone: it is revealed and must not depend on the data (B.5 step 3).
   const uint32_t j = random::uniform_below(rng, static_cast<uint32_t>(rotated.size()));
   const int64_t y = scale_randomized(rotated[j], wire::scale_of_rotation(log2_dim_), rng);
   r->index = j;
   // The scalar cores clamp y to [-r, r] (B.5 step 4) and randomize it (step 5).
-  if (params_.mech == wire::mechanism::vector_duchi) {
-    r->bit = duchi_bit(params_, y, rng);
+  if (block_.params.mech == wire::mechanism::vector_duchi) {
+    r->bit = duchi_bit(block_.params, y, rng);
   } else {
-    r->value = laplace_noisy(params_, y, rng);
+    r->value = laplace_noisy(block_.params, y, rng);
   }
   return status::ok;
 }

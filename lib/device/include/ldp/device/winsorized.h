@@ -38,8 +38,8 @@ class winsorized_context {
   [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
                                    span<const unsigned char> windows, winsorized_context* out) noexcept;
 
-  const wire::params& parameters() const noexcept { return params_; }
-  uint64_t fingerprint() const noexcept { return fingerprint_; }
+  const wire::params& parameters() const noexcept { return block_.params; }
+  uint64_t fingerprint() const noexcept { return block_.fingerprint; }
 
   // *rotated <- H D X, in the workspace: X the mean of the first min(count, m) samples (samples
   // holds count >= 1 samples of d values, one after the other; each clamped to [clip_lo,
@@ -73,12 +73,10 @@ class winsorized_context {
     return at;
   }
 
-  wire::params params_{};
-  uint64_t fingerprint_ = 0;
+  validated_block block_{};
   span<const unsigned char> windows_{};
   span<int64_t> values_{};
   rotation_memory rotation_{};
-  bool ready_ = false;
 };
 
 }  // namespace ldp::device

@@ -49,6 +49,61 @@ constexpr bool table_is_consistent() noexcept {
 }
 static_assert(mechanism_count < 256 && table_is_consistent(), "mechanism_table: an id or wire name twice");
 
+// How many rows of family f there are, and how many of them have member value v.
+constexpr int family_rows(mechanism_family f) noexcept {
+  int n = 0;
+  for (const mechanism_row& row : mechanism_table) n += row.family == f ? 1 : 0;
+  return n;
+}
+constexpr int member_rows(mechanism_family f, int v) noexcept {
+  int n = 0;
+  for (const mechanism_row& row : mechanism_table) n += row.family == f && row.member.value == v ? 1 : 0;
+  return n;
+}
+
+// The members of f are 0, 1, ..., one row each: with -Wswitch, a switch over the member enum then
+// covers exactly the table's rows of f.
+constexpr bool members_are_dense(mechanism_family f) noexcept {
+  for (int v = 0; v < family_rows(f); ++v) {
+    if (member_rows(f, v) != 1) return false;
+  }
+  return true;
+}
+
+// The member column is consistent: the families with a member enum number their rows densely, the
+// user-level rounds name a member of the family that counts them (an oracle, a mean), and the
+// families of one mechanism have member 0.
+constexpr bool members_are_consistent() noexcept {
+  for (const mechanism_row& row : mechanism_table) {
+    const int v = row.member.value;
+    switch (row.family) {
+      case mechanism_family::frequency_oracle:
+      case mechanism_family::mean:
+      case mechanism_family::vector_mean:
+        if (!members_are_dense(row.family)) return false;
+        break;
+      case mechanism_family::user_level_vote:
+        if (v >= family_rows(mechanism_family::frequency_oracle)) return false;
+        break;
+      case mechanism_family::user_level_refine:
+        if (v >= family_rows(mechanism_family::mean)) return false;
+        break;
+      case mechanism_family::sparse_projection:
+      case mechanism_family::winsorized_bins:
+      case mechanism_family::winsorized_sums:
+        if (v != 0) return false;
+        break;
+    }
+  }
+  return true;
+}
+static_assert(members_are_consistent(), "mechanism_table: a family member missing, twice or out of range");
+
+constexpr uint8_t member_value(mechanism m) noexcept {
+  const uint8_t row = mechanism_rows.row_plus_one[static_cast<uint8_t>(m)];
+  return row == 0 ? 0 : mechanism_table[row - 1].member.value;
+}
+
 }  // namespace detail
 
 // The row of m; null for `none` and for numbers this build does not know.
@@ -78,6 +133,24 @@ static_assert(mechanism_count < 256 && table_is_consistent(), "mechanism_table: 
 [[nodiscard]] constexpr bool in_family(mechanism m, mechanism_family f) noexcept {
   const mechanism_row* row = find_mechanism(m);
   return row != nullptr && row->family == f;
+}
+
+// The oracle whose code randomizes, counts and estimates m's reports: m's member for a frequency
+// oracle, and sue for the kent-vote, which is SUE over cells (MECHANISMS.md C.1 P1). Meaningful
+// only for those two families: callers switch on the family first.
+[[nodiscard]] constexpr frequency_oracle oracle_of(mechanism m) noexcept {
+  return static_cast<frequency_oracle>(detail::member_value(m));
+}
+
+// The mean mechanism m is (family mean), or is counted as (kent-refine: laplace, C.1 P2).
+// Meaningful only for those two families.
+[[nodiscard]] constexpr mean_member mean_of(mechanism m) noexcept {
+  return static_cast<mean_member>(detail::member_value(m));
+}
+
+// The vector mean mechanism m is; meaningful only for family vector_mean.
+[[nodiscard]] constexpr vector_mean_member vector_mean_of(mechanism m) noexcept {
+  return static_cast<vector_mean_member>(detail::member_value(m));
 }
 
 // The fields a valid block of m holds (docs/wire_format.md 3.2); none for unknown values.

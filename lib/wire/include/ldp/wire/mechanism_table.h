@@ -1,8 +1,17 @@
 // The one list of wire mechanisms (docs/wire_format.md table 2 and 3.2): a row per mechanism with its
-// id, its names, its payload kind, its family and the fields its parameter block requires. Every
-// other list of mechanisms (mechanism.h's queries, validate()'s field check, the server's family
-// lookup, the tool's mechanism list, the C API's checks) derives from it, so a new mechanism is one
-// row here plus the code that implements it. constexpr and heap-free: firmware includes it too.
+// id, its names, its payload kind, its family, its member within the family and the fields its
+// parameter block requires. Every other list of mechanisms (mechanism.h's queries, validate()'s
+// field check, the server's family lookup, the device's contexts, the tool's mechanism list, the C
+// API's checks) derives from it, so a new mechanism is one row here plus the code that implements it.
+// constexpr and heap-free: firmware includes it too.
+//
+// Code dispatches in two steps (docs/architecture.md "The mechanism table"): first on the row's
+// family (mechanism_family changes rarely: a handful of top-level switches), then, inside the
+// family's own code, on the family's member enum (frequency_oracle, mean_member, vector_mean_member)
+// read from the row by oracle_of(), mean_of(), vector_mean_of(). Neither switch has a default:, so
+// -Wswitch names every place a new family or member must be served, and no switch lists the
+// mechanisms of the other families. A member enum rather than the wire id because the wire ids of a
+// family are not contiguous and the user-level rounds are counted by another family's code.
 #ifndef LDP_WIRE_MECHANISM_TABLE_H
 #define LDP_WIRE_MECHANISM_TABLE_H
 
@@ -65,12 +74,30 @@ enum class mechanism_family : uint8_t {
   winsorized_sums,    // C.2 round 2: the rotated mean clipped to the windows (server/winsorized.h)
 };
 
+// The members of the families that have more than one (the table's member column). The
+// user-level rounds are counted by another family's code, so their member names the mechanism of
+// that family they are counted as: the vote is SUE over cells (MECHANISMS.md C.1 P1), the refined
+// mean a discrete Laplace value (C.1 P2).
+enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms };  // MECHANISMS.md A
+enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                // B.1, B.2
+enum class vector_mean_member : uint8_t { duchi, laplace };                         // B.5
+
+// A row's member: the value of its family's member enum (0 for the families of one mechanism).
+struct family_member {
+  uint8_t value = 0;
+  constexpr family_member() noexcept = default;
+  constexpr family_member(frequency_oracle m) noexcept : value(static_cast<uint8_t>(m)) {}
+  constexpr family_member(mean_member m) noexcept : value(static_cast<uint8_t>(m)) {}
+  constexpr family_member(vector_mean_member m) noexcept : value(static_cast<uint8_t>(m)) {}
+};
+
 struct mechanism_row {
   mechanism id;
   const char* wire_name;  // mechanism_name(), docs/wire_format.md table 2, golden file names
   const char* cli_name;   // the `ldp simulate --mechanism` name whose runs produce this mechanism
   payload_kind kind;
   mechanism_family family;
+  family_member member;   // within the family (see the member enums above)
   field_set required;     // exactly the fields of a valid block (docs/wire_format.md 3.2)
   bool server_side;       // server::aggregator::create accepts its blocks
 };
@@ -99,49 +126,52 @@ inline constexpr field_set winsorized =
 // Rows in the order the tool lists its mechanisms (docs/cli.md "Mechanisms"), so not by id.
 inline constexpr mechanism_row mechanism_table[] = {
     // clang-format off
-    {mechanism::grr, "grr", "grr", payload_kind::index, mechanism_family::frequency_oracle,
+    {mechanism::grr, "grr", "grr", payload_kind::index, mechanism_family::frequency_oracle, frequency_oracle::grr,
      required_group::frequency | field_bits(field::threshold_keep), true},
-    {mechanism::sue, "sue", "sue", payload_kind::unary_bits, mechanism_family::frequency_oracle,
+    {mechanism::sue, "sue", "sue", payload_kind::unary_bits, mechanism_family::frequency_oracle, frequency_oracle::sue,
      required_group::frequency | required_group::thresholds, true},
-    {mechanism::oue, "oue", "oue", payload_kind::unary_bits, mechanism_family::frequency_oracle,
+    {mechanism::oue, "oue", "oue", payload_kind::unary_bits, mechanism_family::frequency_oracle, frequency_oracle::oue,
      required_group::frequency | required_group::thresholds, true},
-    {mechanism::blh, "blh", "blh", payload_kind::hash_bucket, mechanism_family::frequency_oracle,
+    {mechanism::blh, "blh", "blh", payload_kind::hash_bucket, mechanism_family::frequency_oracle, frequency_oracle::blh,
      required_group::frequency | field_bits(field::threshold_keep, field::hash_range), true},
-    {mechanism::olh, "olh", "olh", payload_kind::hash_bucket, mechanism_family::frequency_oracle,
+    {mechanism::olh, "olh", "olh", payload_kind::hash_bucket, mechanism_family::frequency_oracle, frequency_oracle::olh,
      required_group::frequency | field_bits(field::threshold_keep, field::hash_range), true},
-    {mechanism::hr, "hr", "hr", payload_kind::index, mechanism_family::frequency_oracle,
+    {mechanism::hr, "hr", "hr", payload_kind::index, mechanism_family::frequency_oracle, frequency_oracle::hr,
      required_group::frequency | field_bits(field::threshold_keep, field::hadamard_dim), true},
-    {mechanism::cms, "cms", "cms", payload_kind::sketch_row, mechanism_family::frequency_oracle,
+    {mechanism::cms, "cms", "cms", payload_kind::sketch_row, mechanism_family::frequency_oracle, frequency_oracle::cms,
      required_group::frequency | required_group::sketch, true},
     {mechanism::hcms, "hcms", "hcms", payload_kind::sketch_cell, mechanism_family::frequency_oracle,
-     required_group::frequency | required_group::sketch, true},
-    {mechanism::laplace, "laplace", "laplace", payload_kind::fixed_value, mechanism_family::mean,
+     frequency_oracle::hcms, required_group::frequency | required_group::sketch, true},
+    {mechanism::laplace, "laplace", "laplace", payload_kind::fixed_value, mechanism_family::mean, mean_member::laplace,
      required_group::range | required_group::scale, true},
-    {mechanism::duchi, "duchi", "duchi", payload_kind::bit, mechanism_family::mean,
+    {mechanism::duchi, "duchi", "duchi", payload_kind::bit, mechanism_family::mean, mean_member::duchi,
      field_bits(field::threshold_bits) | required_group::thresholds | required_group::range, true},
     {mechanism::laplace_vector, "laplace-vector", "laplace-vector", payload_kind::fixed_vector, mechanism_family::mean,
-     field_bits(field::domain) | required_group::range | required_group::scale, true},
+     mean_member::laplace_vector, field_bits(field::domain) | required_group::range | required_group::scale, true},
     {mechanism::vector_duchi, "vector-duchi", "vector-mean", payload_kind::coordinate_bit,
-     mechanism_family::vector_mean,
+     mechanism_family::vector_mean, vector_mean_member::duchi,
      required_group::rotation | field_bits(field::threshold_bits) | required_group::thresholds | required_group::range,
      true},
     {mechanism::vector_laplace, "vector-laplace", "vector-mean", payload_kind::coordinate_value,
-     mechanism_family::vector_mean, required_group::rotation | required_group::range | required_group::scale, true},
+     mechanism_family::vector_mean, vector_mean_member::laplace,
+     required_group::rotation | required_group::range | required_group::scale, true},
     // The Kent blocks may add the fold fields (params.cpp, docs/wire_format.md 3.2).
     {mechanism::kent_vote, "kent-vote", "kent", payload_kind::unary_bits, mechanism_family::user_level_vote,
+     frequency_oracle::sue,
      required_group::frequency | required_group::thresholds | required_group::range |
          field_bits(field::round, field::observations),
      true},
     {mechanism::kent_refine, "kent-refine", "kent", payload_kind::fixed_value, mechanism_family::user_level_refine,
+     mean_member::laplace,
      field_bits(field::round, field::interval_lo, field::interval_hi, field::observations) | required_group::range |
          required_group::scale,
      true},
     {mechanism::sparse_projection, "sparse-projection", "sparse-projection", payload_kind::sparse_pairs,
-     mechanism_family::sparse_projection, field_bits(field::domain, field::sparsity) | required_group::range, true},
+     mechanism_family::sparse_projection, {}, field_bits(field::domain, field::sparsity) | required_group::range, true},
     {mechanism::winsorized_bins, "winsorized-bins", "winsorized-mean", payload_kind::fixed_vector,
-     mechanism_family::winsorized_bins, required_group::winsorized, true},
+     mechanism_family::winsorized_bins, {}, required_group::winsorized, true},
     {mechanism::winsorized_sums, "winsorized-sums", "winsorized-mean", payload_kind::fixed_vector,
-     mechanism_family::winsorized_sums,
+     mechanism_family::winsorized_sums, {},
      required_group::winsorized | field_bits(field::window_half_width, field::window_digest), true},
     // clang-format on
 };
