@@ -1,5 +1,5 @@
 // BM_bernoulli/<impl>/<k bits>/<q ppm>: k independent Bernoulli(q) bits packed into a uint64_t mask
-// (PERFORMANCE.md 4). q is given in parts per million; the library draws Bernoulli(T / 2^32) with
+// (docs/performance.md 4). q is given in parts per million; the library draws Bernoulli(T / 2^32) with
 // T = floor(2^32 * q / 10^6).
 //   naive    std::mt19937_64 + std::bernoulli_distribution, one bit at a time
 //   <table>  ldp::random::fill_bernoulli_mask with a drbg on each kernel table this CPU runs, "simd"

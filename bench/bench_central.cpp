@@ -1,4 +1,4 @@
-// Levy et al.'s WinsorizedMean1D on the server (issue 7, MECHANISMS.md C.2): its PrivateRange must
+// Levy et al.'s WinsorizedMean1D on the server (issue 7, docs/mechanisms.md C.2): its PrivateRange must
 // cost O(n log n) whatever B / tau is. n user means (grid units) in [-B, B], B = 2^40 (n B stays inside the int64 sum), tau =
 // B / 2^b, so l = 2^b bins; epsilon = 1, safe window:
 //   BM_winsorized_1d/<b>/<n>/<data>   server::winsorized_mean_1d: bin and sort the users, score the

@@ -1,4 +1,4 @@
-// BM_chacha20/<impl>/<bytes>: ChaCha20 keystream throughput (PERFORMANCE.md 3).
+// BM_chacha20/<impl>/<bytes>: ChaCha20 keystream throughput (docs/performance.md 3).
 //   naive    the RFC 8439 reference loop below, one block at a time
 //   <table>  ldp::random::chacha20_keystream on each kernel table this CPU runs, and "simd"
 //   sodium   libsodium crypto_stream_chacha20_ietf      (when found at configure time)

@@ -1,4 +1,4 @@
-// Unary-report ingestion and OLH support counting (PERFORMANCE.md 7 and 5); the Walsh-Hadamard
+// Unary-report ingestion and OLH support counting (docs/performance.md 7 and 5); the Walsh-Hadamard
 // transforms are in bench_rotation.cpp.
 //
 //   BM_ingest_ue/<impl>/<n reports>/<k bits>   column sums of n k-bit reports (stride k / 8 bytes)
@@ -11,7 +11,7 @@
 // Inputs are fixed (drbg under bench_seed): reports with random bytes (each bit 1 with probability
 // 1/2; the SIMD kernels' time does not depend on the data). Before timing, every table's output is
 // compared with the naive code's and a mismatch fails the benchmark. Counters: items are reports;
-// bytes are the report bytes. floor_frac is the port-model floor of PERFORMANCE.md over the
+// bytes are the report bytes. floor_frac is the port-model floor of docs/performance.md over the
 // measured time: the report bytes at 20 GB/s (section 7, the top of the reference machine's memory
 // bandwidth). OLH support: items are (report, candidate) pairs, bytes the 20-byte reports (a, b,
 // bucket), with random keys and buckets and g = 56 (the anchor of section 5); floor_frac is the

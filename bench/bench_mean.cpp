@@ -1,4 +1,4 @@
-// Scalar numeric mechanisms end to end (issue 5, MECHANISMS.md B.1, B.2). One device report per
+// Scalar numeric mechanisms end to end (issue 5, docs/mechanisms.md B.1, B.2). One device report per
 // item; <f> is the grid's fraction bits on [-1, 1] (Delta = 2^(f+1) grid units), epsilon = 1.
 //   BM_randomize/laplace/naive/<f>   UNSAFE textbook baseline: x + b (E1 - E2) in double precision
 //                                    (std::exponential_distribution on std::mt19937_64), rounded to

@@ -1,4 +1,4 @@
-// Integer noise samplers (PERFORMANCE.md 6), each timed over <samples> draws per iteration.
+// Integer noise samplers (docs/performance.md 6), each timed over <samples> draws per iteration.
 //   BM_dlap/naive        floating-point inverse CDF: |Y| = floor(ln U / ln alpha), alpha = e^{-1/t},
 //                        a random sign, (negative, 0) rejected; std::mt19937_64; not exact
 //   BM_dlap/scalar_cks   ldp::random::discrete_laplace (Canonne-Kamath-Steinke, exact) on a drbg

@@ -1,4 +1,4 @@
-// Walsh-Hadamard transforms and the randomized Hadamard rotation (PERFORMANCE.md 1 and 2; issue 5).
+// Walsh-Hadamard transforms and the randomized Hadamard rotation (docs/performance.md 1 and 2; issue 5).
 //
 //   BM_fwht_f32/<impl>/<n>     in-place unnormalized FWHT of n floats
 //   BM_fwht_i32/<impl>/<n>     the same on int32, modulo 2^32
@@ -79,7 +79,7 @@ struct element;
 template <>
 struct element<float> {
   using naive = float;
-  static constexpr double ops_per_cycle = 16;  // PERFORMANCE.md 1: 2 ports x 8 fp32 lanes
+  static constexpr double ops_per_cycle = 16;  // docs/performance.md 1: 2 ports x 8 fp32 lanes
   static void fill(float* x, std::size_t n) {
     std::vector<uint32_t> w(n);
     fill_random(reinterpret_cast<unsigned char*>(w.data()), 4 * n);
@@ -91,7 +91,7 @@ struct element<float> {
 template <>
 struct element<int32_t> {
   using naive = uint32_t;
-  static constexpr double ops_per_cycle = 24;  // PERFORMANCE.md 2: 3 ports x 8 int32 lanes
+  static constexpr double ops_per_cycle = 24;  // docs/performance.md 2: 3 ports x 8 int32 lanes
   static void fill(int32_t* x, std::size_t n) {
     fill_random(reinterpret_cast<unsigned char*>(x), 4 * n);
   }

@@ -1,5 +1,5 @@
 // Shared pieces of ldp_bench: the kernel tables this CPU can run, fixed keys and seeds, benchmark
-// naming (PERFORMANCE.md 10: "BM_<kernel>/<impl>", the size and parameters are appended by Arg/Args)
+// naming (docs/performance.md 10: "BM_<kernel>/<impl>", the size and parameters are appended by Arg/Args)
 // a generator adapter that counts the random bytes a sampler draws, and batch files for the
 // ingestion benchmarks.
 #ifndef LDP_BENCH_BENCH_UTIL_H

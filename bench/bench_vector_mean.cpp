@@ -1,4 +1,4 @@
-// Vector mean estimation (issue 5, MECHANISMS.md B.5). One device report per item, for vectors of
+// Vector mean estimation (issue 5, docs/mechanisms.md B.5). One device report per item, for vectors of
 // d coordinates in the L2 ball of radius 1 on the grid f = 16, epsilon = 1, beta = 1e-3:
 //   BM_randomize/vector_mean/duchi/<d>          vector_mean_context::randomize with the rotation
 //   BM_randomize/vector_mean/laplace/<d>        signs derived once (clip, int32 rotation of d~ =

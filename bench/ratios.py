@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Target ratios of PERFORMANCE.md from one ldp_bench run.
+"""Target ratios of docs/performance.md from one ldp_bench run.
 
 Usage:
     ldp_bench --benchmark_format=json --benchmark_out=FILE [--benchmark_repetitions=N ...]
@@ -120,13 +120,13 @@ def chacha20_rows(t):
     # scalar and simd always get a row, so a missing one shows as n/a.
     tables = ["scalar"] + [i for i in tables if i not in ("scalar", "simd")] + ["simd"]
     for impl in tables:
-        # PERFORMANCE.md 3: the scalar table must at least match the reference loop.
+        # docs/performance.md 3: the scalar table must at least match the reference loop.
         goal = at_least(1.0) if impl == "scalar" else None
         t.add("chacha20 {} / naive throughput @{} B".format(impl, CHACHA_BYTES),
               t.speedup("BM_chacha20/{}{}".format(impl, size), naive), goal)
     ns = t.ns(simd)
     t.add("chacha20 simd GB/s @{} B".format(CHACHA_BYTES), CHACHA_BYTES / ns if ns else None)
-    # PERFORMANCE.md 3: at 64 B the latency is recorded only.
+    # docs/performance.md 3: at 64 B the latency is recorded only.
     t.add("chacha20 simd ns @64 B (latency)", t.ns("BM_chacha20/simd/64"), fmt="{:.1f}")
 
 
@@ -142,7 +142,7 @@ def bernoulli_rows(t):
                   t.speedup("BM_bernoulli/scalar" + args, naive))
             rng_bytes = t.counter("BM_bernoulli/simd" + args, "rng_bytes_per_item")
             t.add("bernoulli simd rng_bytes_per_item, " + label, rng_bytes, fmt="{:.3f}")
-            # PERFORMANCE.md 4: time <= 1.25 x (keystream bytes / BM_chacha20 throughput of the same
+            # docs/performance.md 4: time <= 1.25 x (keystream bytes / BM_chacha20 throughput of the same
             # impl), i.e. the keystream share of the time is >= 0.8.
             bern_ns = t.ns("BM_bernoulli/simd" + args)
             chacha_ns = t.ns("BM_chacha20/simd/{}".format(CHACHA_BYTES))
@@ -172,7 +172,7 @@ def noise_rows(t):
 
 
 def fwht_rows(t):
-    """Issue 5 and PERFORMANCE.md 1-2: Walsh-Hadamard transforms and the rotation."""
+    """Issue 5 and docs/performance.md 1-2: Walsh-Hadamard transforms and the rotation."""
     big = FWHT_SIZES[1:]  # the issue's goals are at 2^16 and 2^20
     for kernel in ("fwht_f32", "fwht_i32"):
         for n in FWHT_SIZES:
@@ -182,7 +182,7 @@ def fwht_rows(t):
             impls = sorted((i for i in impls_of(t.times, kernel, size) if i in order),
                            key=order.index)
             for impl in impls:
-                # Issue 5: simd >= 6x naive at 2^16 and 2^20; PERFORMANCE.md 1-2: avx2 >= 8x,
+                # Issue 5: simd >= 6x naive at 2^16 and 2^20; docs/performance.md 1-2: avx2 >= 8x,
                 # and for float sse2 and neon64 >= 4x.
                 goal = None
                 if n in big:
@@ -209,7 +209,7 @@ def fwht_rows(t):
                 "BM_fwht_{}/simd{}".format(kind, size))
             t.add("rotate_{0} / fwht_{0} simd time @{1}".format(kind, n),
                   rotate / plain if rotate and plain else None, at_most(1.15))
-        # PERFORMANCE.md 2: int32 within 1.1x of float.
+        # docs/performance.md 2: int32 within 1.1x of float.
         i32, f32 = t.ns("BM_fwht_i32/simd" + size), t.ns("BM_fwht_f32/simd" + size)
         t.add("fwht_i32 / fwht_f32 simd time @{}".format(n), i32 / f32 if i32 and f32 else None,
               at_most(1.1))

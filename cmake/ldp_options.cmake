@@ -1,7 +1,7 @@
 # Compiler flags shared by every ldpkit target, and the device-side rule.
 
 if(LDP_BARE_METAL)
-  set(LDP_SIMD OFF CACHE BOOL "" FORCE)  # xsimd has no Cortex-M backend (PERFORMANCE.md 9, trap 7)
+  set(LDP_SIMD OFF CACHE BOOL "" FORCE)  # xsimd has no Cortex-M backend (docs/performance.md 9, trap 7)
   set(LDP_BUILD_TESTS OFF CACHE BOOL "" FORCE)
   set(LDP_BUILD_BENCH OFF CACHE BOOL "" FORCE)
   set(LDP_BUILD_TOOLS OFF CACHE BOOL "" FORCE)
@@ -27,7 +27,7 @@ if(LDP_SANITIZE)
   add_link_options(-fsanitize=${LDP_SANITIZE})
 endif()
 
-# The device contract (ARCHITECTURE.md): no exceptions, no RTTI, no heap. The flags are applied to
+# The device contract (docs/architecture.md): no exceptions, no RTTI, no heap. The flags are applied to
 # every device-side module on every target, so a host build already proves they compile that way.
 function(ldp_device_module target)
   if(MSVC)

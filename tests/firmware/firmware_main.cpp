@@ -76,7 +76,7 @@ int main() {
     return 5;
   }
   sink = report_bytes[report_size - 1];
-  // Numeric reports (MECHANISMS.md B.1, B.2), from blocks derived on the device: a discrete
+  // Numeric reports (docs/mechanisms.md B.1, B.2), from blocks derived on the device: a discrete
   // Laplace value on [-1, 1] with f = 16, a Duchi bit, and a 3-coordinate Laplace vector.
   const ldp::wire::derived_params laplace = ldp::wire::make_laplace(-1.0, 1.0, 16, 1.0);
   const ldp::wire::derived_params duchi = ldp::wire::make_duchi(-1.0, 1.0, 16, 1.0);
@@ -103,7 +103,7 @@ int main() {
     return 22;
   }
   sink = numeric_report[report_size - 1];
-  // A sparse-projection report (MECHANISMS.md C.3): the 2 largest of 4 coordinates, clipped to the l2
+  // A sparse-projection report (docs/mechanisms.md C.3): the 2 largest of 4 coordinates, clipped to the l2
   // ball of radius 1 (f = 16); the workspace and report sizes are constant expressions.
   constexpr ldp::wire::params sparse = [] {
     ldp::wire::params p;
@@ -123,7 +123,7 @@ int main() {
     return 60;
   }
   sink = sparse_report[report_size - 1];
-  // A winsorized-bins report (MECHANISMS.md C.2, round 1): the mean of a user's 3 samples of d = 5
+  // A winsorized-bins report (docs/mechanisms.md C.2, round 1): the mean of a user's 3 samples of d = 5
   // in [-1, 1] (f = 8), rotated (d~ = 8) and binned; every buffer is sized from the block.
   constexpr ldp::wire::params winsorized = [] {
     ldp::wire::params p;
@@ -145,7 +145,7 @@ int main() {
     return 61;
   }
   sink = winsorized_report[report_size - 1];
-  // A vector mean report (MECHANISMS.md B.5) from a block derived on the device: 100 coordinates
+  // A vector mean report (docs/mechanisms.md B.5) from a block derived on the device: 100 coordinates
   // in the L2 ball of radius 1 (f = 16), the rotation signs derived once into caller memory, one
   // rotated coordinate randomized with Duchi's bit.
   const unsigned char rotation_seed[ldp::wire::seed_size] = {3, 1, 4, 1, 5};
@@ -157,7 +157,7 @@ int main() {
   unsigned char mean_report[ldp::wire::report_header_size + 2];
   if (vector.randomize(update, rng, mean_report, report, &report_size) != ldp::status::ok) return 31;
   sink = mean_report[report_size - 1];
-  // A user-level vote (MECHANISMS.md C.1, M3): 24 observations of 6 coordinates, of which the
+  // A user-level vote (docs/mechanisms.md C.1, M3): 24 observations of 6 coordinates, of which the
   // first 16 count, rotated over d~ = 8, coordinate 5 voted over 32 cells; then the refinement of
   // the same coordinate under a round-2 block built on the device. Sizes are constant expressions.
   constexpr ldp::wire::params kent = [] {

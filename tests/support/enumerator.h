@@ -1,4 +1,4 @@
-// Exact privacy audit (MECHANISMS.md D.2 (a)): runs a device randomizer once per path through its
+// Exact privacy audit (docs/mechanisms.md D.2 (a)): runs a device randomizer once per path through its
 // coin outcomes, weighting each path by the exact probability of its outcomes, and accumulates the
 // output distribution of the shipped code itself. Paths are walked like an odometer: every run
 // replays the fixed prefix of choices and takes outcome 0 at each new choice point.

@@ -22,7 +22,7 @@ inline std::vector<const kernels::table*> runnable_tables() {
 }
 
 // A seed derived from a test's name, so every randomized test is reproducible and independent of
-// the others (MECHANISMS.md D.3 rule 1).
+// the others (docs/mechanisms.md D.3 rule 1).
 inline void seed_from_name(const char* name, unsigned char seed[32]) {
   uint64_t h = 0xcbf29ce484222325u;  // FNV-1a, spread over four words
   for (int w = 0; w < 4; ++w) {

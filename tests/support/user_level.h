@@ -1,4 +1,4 @@
-// Device-side plumbing the user-level (Kent protocol, MECHANISMS.md C.1) tests share: one whole wire
+// Device-side plumbing the user-level (Kent protocol, docs/mechanisms.md C.1) tests share: one whole wire
 // report of a user's observations.
 #ifndef LDP_TESTS_SUPPORT_USER_LEVEL_H
 #define LDP_TESTS_SUPPORT_USER_LEVEL_H

@@ -18,7 +18,7 @@ std::vector<wire::mechanism> all_mechanisms();
 std::vector<wire::mechanism> mechanisms_of(wire::mechanism_family f);
 
 // A valid block for m with typical parameters: epsilon = 1 with w = 32 thresholds rounded toward
-// privacy (MECHANISMS.md D.1), d = 10 items (1000 for sketches and sparse vectors), values in
+// privacy (docs/mechanisms.md D.1), d = 10 items (1000 for sketches and sparse vectors), values in
 // [-1, 1] with 16 fraction bits, discrete Laplace scale 3 grid units.
 wire::params example_params(wire::mechanism m);
 

@@ -600,7 +600,7 @@ def case_sparse_projection():
         check(j["delta"] == float(delta) and rel["noise"] == noise and len(j["estimates"]) == d, f"release {rel}")
         est = [e["estimate"] for e in j["estimates"]]
         raw = rel["unprojected"]
-        # Deterministic facts of the projection (MECHANISMS.md C.3): the output is in the l1 ball of
+        # Deterministic facts of the projection (docs/mechanisms.md C.3): the output is in the l1 ball of
         # radius L sqrt(s); for a true mean in the ball (it is) the projection never increases the l2
         # error, and its squared error is at most 2 L sqrt(s) ||z||_inf (z = unprojected - true).
         check(sum(abs(v) for v in est) <= rel["l1_radius"] * (1 + 1e-12), f"outside the l1 ball: {est}")

@@ -1,5 +1,5 @@
 // The trusted-aggregator (central DP) mechanisms in the tool (docs/cli.md "Central DP"):
-// sparse-projection (MECHANISMS.md C.3) and winsorized-mean (C.2). Their devices add no noise, so a
+// sparse-projection (docs/mechanisms.md C.3) and winsorized-mean (C.2). Their devices add no noise, so a
 // state holds exact sums and the aggregator's own estimates are the exact, NOT private, means. The
 // tool prints only the server's release, drawn from a server DRBG seeded by a release seed: `ldp
 // estimate` runs it on a sparse-projection or winsorized-sums state (round 2, which carries its window

@@ -1,5 +1,5 @@
 // ldp mechanisms (docs/cli.md): the frequency oracles ranked by implemented variance for (d,
-// epsilon, n), from server::recommend (MECHANISMS.md A.8).
+// epsilon, n), from server::recommend (docs/mechanisms.md A.8).
 #include <cmath>
 #include <memory>
 #include <string>

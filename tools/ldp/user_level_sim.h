@@ -1,5 +1,5 @@
 // ldp simulate --mechanism kent (docs/cli.md "kent"): the user-level protocol of Kent, Berrett and
-// Yu for one real per observation (MECHANISMS.md C.1 M1), driven by server::user_level_protocol.
+// Yu for one real per observation (docs/mechanisms.md C.1 M1), driven by server::user_level_protocol.
 // Users are split by the protocol's fixed assignment; with two stages the voters run the round-1
 // block, their votes are aggregated in memory, the protocol builds the round-2 block from them,
 // and the other users run it. The batch written is round 2's (its state estimates the mean);

@@ -1,4 +1,4 @@
-// The CLI side of a winsorized-mean session (docs/cli.md "Central DP"; MECHANISMS.md C.2): the
+// The CLI side of a winsorized-mean session (docs/cli.md "Central DP"; docs/mechanisms.md C.2): the
 // window rule (--window), the budget rule (--budget) and K queries (--queries) over d~ rotated
 // coordinates. The accounting itself is server::winsorized_session's; this file turns its refusals
 // into errors naming the options at fault. ldp simulate and ldp estimate (releasing a saved round-2

@@ -1,5 +1,5 @@
 // ldp simulate --mechanism winsorized-mean (docs/cli.md "winsorized-mean"): Levy et al.'s user-level
-// mean with a trusted aggregator (MECHANISMS.md C.2), WinsorizedMeanHighD in the two rounds that
+// mean with a trusted aggregator (docs/mechanisms.md C.2), WinsorizedMeanHighD in the two rounds that
 // need only sums, --queries K times over the same users (Thm 3's session, winsorized_session.h).
 // Every user holds m samples of a d-vector. Per query q: a fresh rotation (signs from
 // --public-seed, index q); round 1 (winsorized-bins) is aggregated in memory; the server's

@@ -1,4 +1,4 @@
-/* The C ABI of ldpkit's device half (ARCHITECTURE.md, "capi/"; usage in docs/c_api.md): parameter
+/* The C ABI of ldpkit's device half (docs/architecture.md "Layout"; usage in docs/c_api.md): parameter
  * blocks (docs/wire_format.md section 3), the ChaCha20 DRBG and the randomizers, for C firmware and
  * for FFI from Swift, Kotlin/JNI or Python. C99 and C++.
  *
@@ -145,14 +145,14 @@ ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capa
                              size_t* written) LDP_NOEXCEPT;
 
 /* A frequency oracle (grr, sue, oue, blh, olh, hr, cms, hcms) over items [0, d) at the largest
- * implementable epsilon not above `epsilon` (MECHANISMS.md D.1). `rows`, `columns` and
+ * implementable epsilon not above `epsilon` (docs/mechanisms.md D.1). `rows`, `columns` and
  * `hash_seed` (32 public bytes) are for cms and hcms only and are ignored otherwise (pass 0, 0,
  * NULL). LDP_INVALID_ARGUMENT for another mechanism or out-of-range sizes or epsilon. */
 ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double epsilon,
                                 uint32_t rows, uint32_t columns,
                                 const uint8_t hash_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
 
-/* Numeric mechanisms (MECHANISMS.md B.0-B.2, B.5). Values travel as fixed-point integers x * 2^f
+/* Numeric mechanisms (docs/mechanisms.md B.0-B.2, B.5). Values travel as fixed-point integers x * 2^f
  * on the grid of `frac_bits` = f <= 62 fraction bits; ldp_params_to_fixed converts a real. */
 
 /* laplace or duchi: one value in [lo, hi] (reals, rounded to the grid). */
@@ -170,7 +170,7 @@ ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, u
                                   uint32_t frac_bits, double epsilon, double beta,
                                   const uint8_t rotation_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
 
-/* x * 2^f for the block's f, rounded half to even (the grid of MECHANISMS.md B.0).
+/* x * 2^f for the block's f, rounded half to even (the grid of docs/mechanisms.md B.0).
  * LDP_INVALID_ARGUMENT for NaN or a block without a grid, LDP_OVERFLOW when saturated. */
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) LDP_NOEXCEPT;
 
@@ -199,19 +199,19 @@ size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
  * *written. The workspace must be 8-byte aligned (a uint64_t array) and hold ldp_workspace_size()
  * bytes; it may be NULL when that is 0. Nothing is allocated. */
 
-/* grr, sue, oue, blh, olh, hr, cms or hcms (MECHANISMS.md A.1-A.6): a report of `item` in [0, d)
+/* grr, sue, oue, blh, olh, hr, cms or hcms (docs/mechanisms.md A.1-A.6): a report of `item` in [0, d)
  * (LDP_OUT_OF_RANGE otherwise). */
 ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
                               size_t workspace_size, uint8_t* out, size_t capacity,
                               size_t* written) LDP_NOEXCEPT;
 
-/* laplace or duchi (MECHANISMS.md B.1, B.2): a report of the fixed-point value x (x * 2^f, see
+/* laplace or duchi (docs/mechanisms.md B.1, B.2): a report of the fixed-point value x (x * 2^f, see
  * ldp_params_to_fixed), clamped to the block's range first. No workspace. kent-refine blocks are
  * accepted too, for a local mean the caller computed (ldp_randomize_observations computes it). */
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
                                size_t* written) LDP_NOEXCEPT;
 
-/* laplace-vector, vector-duchi or vector-laplace (MECHANISMS.md B.1, B.5): a report of the vector
+/* laplace-vector, vector-duchi or vector-laplace (docs/mechanisms.md B.1, B.5): a report of the vector
  * x[0, d) of fixed-point coordinates; d must be the block's dimension (else LDP_INVALID_ARGUMENT).
  * vector-duchi and vector-laplace clip x to the block's L2 ball, and derive the rotation signs from
  * the block's public seed into the workspace on every call. */
@@ -219,7 +219,7 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
                                 size_t workspace_size, uint8_t* out, size_t capacity,
                                 size_t* written) LDP_NOEXCEPT;
 
-/* kent-vote or kent-refine (MECHANISMS.md C.1, the user-level protocols): the one report of a
+/* kent-vote or kent-refine (docs/mechanisms.md C.1, the user-level protocols): the one report of a
  * device holding `count` fixed-point observations (d coordinates each, one observation after the
  * other; d = 1 for a scalar) in the round the block names; only the first `observations` of the
  * block count. Round 1 votes for the cell of the local mean, round 2 adds noise to it. */

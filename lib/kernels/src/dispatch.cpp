@@ -1,4 +1,4 @@
-// Table selection (ARCHITECTURE.md, "SIMD kernels"): run time from cpu_features on servers, compile
+// Table selection (docs/architecture.md, "SIMD kernels"): run time from cpu_features on servers, compile
 // time (native) on devices. Compiled without architecture flags.
 #include "arch_tables.h"
 #include "scalar.h"

@@ -1,4 +1,4 @@
-// Scalar reference kernels (RFC 8439; MECHANISMS.md D.1). Written for clarity and portability: these
+// Scalar reference kernels (RFC 8439; docs/mechanisms.md D.1). Written for clarity and portability: these
 // define the bytes every other table must reproduce, on every architecture and endianness.
 #include "scalar.h"
 

@@ -1,4 +1,4 @@
-// Rotation signs from the public seed (MECHANISMS.md B.4; docs/wire_format.md 3.5).
+// Rotation signs from the public seed (docs/mechanisms.md B.4; docs/wire_format.md 3.5).
 #include "ldp/random/rotation.h"
 
 #include "ldp/base/bits.h"

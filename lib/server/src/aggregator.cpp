@@ -1,4 +1,4 @@
-// The mechanism-independent half of every aggregator (ARCHITECTURE.md "The server contract"):
+// The mechanism-independent half of every aggregator (docs/architecture.md "The server contract"):
 // report, payload and batch ingestion with rejection counting, merge, and saved state. The
 // families (frequency_aggregator.cpp, ...) supply ingest, counts, body and estimates.
 //

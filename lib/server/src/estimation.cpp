@@ -1,4 +1,4 @@
-// Shared estimation pieces: MECHANISMS.md A.0 (the variance template, plug-in c_v clipped to
+// Shared estimation pieces: docs/mechanisms.md A.0 (the variance template, plug-in c_v clipped to
 // [0, n]), the implemented support models of the pure oracles and the normal-approximation interval.
 #include <cmath>
 #include <limits>

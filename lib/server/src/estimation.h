@@ -1,4 +1,4 @@
-// The estimation arithmetic every family shares (MECHANISMS.md A.0, D.1): implemented probabilities,
+// The estimation arithmetic every family shares (docs/mechanisms.md A.0, D.1): implemented probabilities,
 // the normal quantile of a confidence level, clipped plug-in counts and intervals (estimation.cpp).
 #ifndef LDP_SERVER_SRC_ESTIMATION_H
 #define LDP_SERVER_SRC_ESTIMATION_H
@@ -12,7 +12,7 @@
 
 namespace ldp::server::detail {
 
-// An implemented probability T / 2^w from the block (MECHANISMS.md D.1: p-hat, q-hat).
+// An implemented probability T / 2^w from the block (docs/mechanisms.md D.1: p-hat, q-hat).
 [[nodiscard]] double threshold_probability(const wire::params& p, wire::field f) noexcept;
 
 // z with P(|Z| <= z) = confidence for a standard normal Z: erfc(z / sqrt 2) = 1 - confidence,

@@ -1,4 +1,4 @@
-// The frequency-oracle family of aggregators (MECHANISMS.md A.0-A.8): which blocks it serves, its
+// The frequency-oracle family of aggregators (docs/mechanisms.md A.0-A.8): which blocks it serves, its
 // saved counts, and the estimate entry points. The per-oracle parts live in grr.cpp, unary.cpp,
 // local_hashing.cpp, hadamard_response.cpp and sketch.cpp; ingestion, merge and the state header
 // are common to every family (aggregator.cpp).

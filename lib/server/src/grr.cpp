@@ -1,4 +1,4 @@
-// GRR (k-RR) aggregation and estimation, MECHANISMS.md A.1 with the A.0 template.
+// GRR (k-RR) aggregation and estimation, docs/mechanisms.md A.1 with the A.0 template.
 // State: the histogram h[d] of reported values. C_v = h[v]; p-hat = T/2^w and
 // q-hat = (1 - p-hat)/(d - 1) exactly as the device implements them.
 #include "factories.h"

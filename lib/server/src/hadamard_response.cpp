@@ -1,4 +1,4 @@
-// Hadamard response (HR, high-privacy variant) aggregation and estimation, MECHANISMS.md A.5.
+// Hadamard response (HR, high-privacy variant) aggregation and estimation, docs/mechanisms.md A.5.
 // State: the histogram h[K] of reported y. Item v uses row r = v + 1 and is supported by
 // C_v = {y : popcount(r & y) even}. One FWHT of h gives (H h)[r] = 2 S_r - n for every row at once,
 // so c-hat_v = (H h)[v + 1] / (2 p-hat - 1). The server's q is 1/2 exactly (orthogonal rows), so

@@ -1,4 +1,4 @@
-// The exact integer Walsh-Hadamard transform of the HR, HCMS and vector decoders (MECHANISMS.md A.5, A.6, B.4).
+// The exact integer Walsh-Hadamard transform of the HR, HCMS and vector decoders (docs/mechanisms.md A.5, A.6, B.4).
 #ifndef LDP_SERVER_SRC_INTEGER_FWHT_H
 #define LDP_SERVER_SRC_INTEGER_FWHT_H
 

@@ -1,4 +1,4 @@
-// The server's SIMD kernel table, chosen once from the CPU's features (PERFORMANCE.md), and the
+// The server's SIMD kernel table, chosen once from the CPU's features (docs/performance.md), and the
 // int32 FWHT on it (kernel_access.cpp).
 #ifndef LDP_SERVER_SRC_KERNEL_ACCESS_H
 #define LDP_SERVER_SRC_KERNEL_ACCESS_H

@@ -1,4 +1,4 @@
-// BLH and OLH aggregation and estimation, MECHANISMS.md A.4.
+// BLH and OLH aggregation and estimation, docs/mechanisms.md A.4.
 // State: the (seed, bucket) pair of every accepted report. A report supports v iff
 // hash_to_range(report_hash_key(seed), v, g) == bucket. For a value the user does not hold the
 // support probability is q* = 1/g (not the device's (1 - p)/(g - 1): the "integer-g bug"), so
@@ -6,7 +6,7 @@
 //
 // Reports are kept as structure of arrays (seed, a, b, bucket), the key (a, b) derived once when
 // the report is accepted, so decoding is the kernel table's olh_support over n reports and the
-// candidates: O(n * items) hash evaluations, vectorized over candidates (PERFORMANCE.md 5; FLH or
+// candidates: O(n * items) hash evaluations, vectorized over candidates (docs/performance.md 5; FLH or
 // HR when that is too much). The saved state holds only (seed, bucket), sorted.
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // The mean family (ldp/server/mean.h): exact sums of discrete Laplace reports (laplace,
-// laplace-vector, kent-refine) and counts of Duchi bits, with the estimators of MECHANISMS.md B.1
+// laplace-vector, kent-refine) and counts of Duchi bits, with the estimators of docs/mechanisms.md B.1
 // and B.2.
 //
 // Counts section of the saved state (after the common body of aggregator.cpp):

@@ -9,7 +9,7 @@
 namespace ldp::server::detail {
 
 // Bit-vector reports (wire bits(nbits)) waiting for the kernel table's column popcount
-// (PERFORMANCE.md 7). One kernel call also passes over all nbits counters, so reports are queued
+// (docs/performance.md 7). One kernel call also passes over all nbits counters, so reports are queued
 // and counted a block at a time: at most 256 reports and `budget` bytes, at least one report.
 // Unary reports use one queue; CMS one per sketch row.
 class popcount_queue {

@@ -1,4 +1,4 @@
-// Post-processing of frequency estimates, MECHANISMS.md A.9. Pure post-processing (no effect on
+// Post-processing of frequency estimates, docs/mechanisms.md A.9. Pure post-processing (no effect on
 // privacy) that trades the raw estimates' unbiasedness for consistency; variances and intervals no
 // longer apply, so they are set to NaN.
 //

@@ -1,4 +1,4 @@
-// Choosing an oracle, MECHANISMS.md A.8: every frequency oracle's block is built with the shared
+// Choosing an oracle, docs/mechanisms.md A.8: every frequency oracle's block is built with the shared
 // wire routines (so the thresholds, and integer g, are the implemented ones) and ranked by the
 // coefficient of n in Var[c-hat_v] at c_v = 0:
 //   GRR, SUE, OUE   q(1 - q)/(p - q)^2 with the implemented p-hat, q-hat (A.0)

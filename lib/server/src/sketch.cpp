@@ -1,4 +1,4 @@
-// CMS and HCMS (Apple 2017) aggregation and estimation, MECHANISMS.md A.6.
+// CMS and HCMS (Apple 2017) aggregation and estimation, docs/mechanisms.md A.6.
 //
 // Rows use the public hash family h_j(x) = wire::sketch_hash(hash_seed)(j, x, m).
 // Wire conventions (device side): a CMS report (row j, m bits) has bit l = 1 for +1; the one-hot

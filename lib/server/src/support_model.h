@@ -1,4 +1,4 @@
-// The A.0 support model of a pure frequency oracle and its template estimator (MECHANISMS.md A.0-A.6;
+// The A.0 support model of a pure frequency oracle and its template estimator (docs/mechanisms.md A.0-A.6;
 // estimation.cpp).
 #ifndef LDP_SERVER_SRC_SUPPORT_MODEL_H
 #define LDP_SERVER_SRC_SUPPORT_MODEL_H
@@ -31,7 +31,7 @@ struct support_model {
   [[nodiscard]] double leading() const noexcept { return q * (1 - q) / ((p - q) * (p - q)); }
 };
 
-// The implemented support model of a pure oracle block (MECHANISMS.md A.1-A.5): GRR p-hat = T/2^w,
+// The implemented support model of a pure oracle block (docs/mechanisms.md A.1-A.5): GRR p-hat = T/2^w,
 // q-hat = (1 - p-hat)/(d - 1); SUE/OUE T_keep/2^w, T_other/2^w; BLH/OLH p-hat, q* = 1/g; HR
 // p-hat, 1/2; the kent-vote as SUE. CMS and HCMS give p = q = 0 (degenerate). p is the block of a
 // mechanism counted as a frequency oracle (wire::oracle_of).

@@ -1,8 +1,8 @@
-// SUE (basic one-time RAPPOR, MECHANISMS.md A.2) and OUE (A.3) aggregation and estimation with the
+// SUE (basic one-time RAPPOR, docs/mechanisms.md A.2) and OUE (A.3) aggregation and estimation with the
 // A.0 template. State: ones[d], the column sums of the reported unary bit vectors, and n.
 // C_v = ones[v]; p-hat = T_keep/2^w, q-hat = T_other/2^w.
 //
-// Ingestion (PERFORMANCE.md 7): accepted bit vectors are copied into a block buffer (at most 256
+// Ingestion (docs/performance.md 7): accepted bit vectors are copied into a block buffer (at most 256
 // reports or 2 MiB, stride ceil(d / 8)) and added to ones[] by the kernel table's column popcount
 // when the block is full, and before any merge. Const readers (serialize, estimate) see the pending
 // block without changing the aggregator: they add it to a copy of ones[], so concurrent const calls

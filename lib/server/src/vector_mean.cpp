@@ -1,4 +1,4 @@
-// The vector mean family (ldp/server/vector_mean.h, MECHANISMS.md B.5).
+// The vector mean family (ldp/server/vector_mean.h, docs/mechanisms.md B.5).
 //
 // Counts section of the saved state (after the common body of aggregator.cpp), for each rotated
 // coordinate j = 0 .. d~-1 in order:

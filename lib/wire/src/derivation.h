@@ -1,4 +1,4 @@
-// Pieces of the D.1 rounding procedure (MECHANISMS.md D.1) shared by the parameter derivations of
+// Pieces of the D.1 rounding procedure (docs/mechanisms.md D.1) shared by the parameter derivations of
 // the frequency oracles (oracle_params.cpp) and of the numeric mechanisms (mean_params.cpp).
 #ifndef LDP_WIRE_SRC_DERIVATION_H
 #define LDP_WIRE_SRC_DERIVATION_H
@@ -13,7 +13,7 @@ namespace ldp::wire::detail {
 // up until ln((2^32 - T) / T) fits (HCMS's flip, Duchi's T_lo). At least 1 (a finite level).
 [[nodiscard]] uint64_t binary_flip_threshold(double epsilon) noexcept;
 
-// epsilon_impl per family (MECHANISMS.md Table D.1), which implemented_epsilon() (params.cpp)
+// epsilon_impl per family (docs/mechanisms.md Table D.1), which implemented_epsilon() (params.cpp)
 // picks by the block's family: the oracles and the kent-vote (oracle_params.cpp), the means and the
 // kent-refine, the vector means (mean_params.cpp; rows Duchi and discrete Laplace).
 [[nodiscard]] double oracle_epsilon(const params& p) noexcept;

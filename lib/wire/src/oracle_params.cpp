@@ -157,7 +157,7 @@ derived_params make_grr(double epsilon, uint32_t d) noexcept {
 
 derived_params make_sue(double epsilon, uint32_t d) noexcept {
   if (!valid_epsilon(epsilon) || d < 2) return fail();
-  // One-hot inputs differ in two bits: each carries epsilon / 2 (MECHANISMS.md A.2, classic bug).
+  // One-hot inputs differ in two bits: each carries epsilon / 2 (docs/mechanisms.md A.2, classic bug).
   const double e = det_exp(epsilon / 2);
   const auto level = [](uint64_t t) { return 2 * keep_epsilon(t, 1); };
   const uint64_t keep = keep_threshold(e / (1 + e), epsilon, level);

@@ -27,7 +27,7 @@ bool fields_match(const params& p) {
          (p.present == (required | kent_fold) || p.present == (required | kent_fold | kent_rotation));
 }
 
-// The Kent devices (MECHANISMS.md C.1) sum T~ observations clamped to [clip_lo, clip_hi] in int64,
+// The Kent devices (docs/mechanisms.md C.1) sum T~ observations clamped to [clip_lo, clip_hi] in int64,
 // and M3 devices rotate local means clamped to [-R, R] (clip_lo = -R) with the int32 FWHT, whose
 // entries are bounded by d~ * R (wire_format.md 3.3).
 bool kent_ranges_hold(const params& p) {
@@ -121,7 +121,7 @@ bool ranges_hold(const params& p) {
     return false;
   }
   if (has(field::radius)) {
-    // The device rotates its clipped vector with the int32 FWHT (MECHANISMS.md B.4): every partial
+    // The device rotates its clipped vector with the int32 FWHT (docs/mechanisms.md B.4): every partial
     // sum is bounded by sqrt(d~) * R grid units, and R^2 * d~ < 2^62 keeps that below 2^31. The
     // rotated coordinate is clipped to [-r, r] with 0 < r <= R (B.5 step 4).
     const int64_t radius = p.get_signed(field::radius), r = p.get_signed(field::clip_hi);

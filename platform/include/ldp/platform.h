@@ -1,4 +1,4 @@
-// Umbrella header of ldp::platform (ARCHITECTURE.md, platform/). Depends on ldp::base only; device
+// Umbrella header of ldp::platform (docs/architecture.md, platform/). Depends on ldp::base only; device
 // code never calls it: randomness and CPU features are passed in by the application.
 #ifndef LDP_PLATFORM_H
 #define LDP_PLATFORM_H

@@ -1,4 +1,4 @@
-// Statistical tests of the projection mechanism (MECHANISMS.md C.3 Tests 5, 6 and 7, D.2(b), D.3):
+// Statistical tests of the projection mechanism (docs/mechanisms.md C.3 Tests 5, 6 and 7, D.2(b), D.3):
 // the dense noise on coordinates no report touches follows the exact discrete Laplace or discrete
 // Gaussian law, a Monte-Carlo audit of the release before projection finds no privacy loss above
 // epsilon_impl, and the projected error scales as n^-1/2 s^1/2 d^0 on spread data (n^-1 on data on

@@ -1,4 +1,4 @@
-// Statistical tests of Levy et al.'s winsorized means (MECHANISMS.md C.2 Tests 4, D.3): PrivateRange's
+// Statistical tests of Levy et al.'s winsorized means (docs/mechanisms.md C.2 Tests 4, D.3): PrivateRange's
 // sampler against its exact law, the noise law in the concentrated regime, the high-dimensional error
 // 2 d b^2, the straddling dataset's bias under the paper's window and its absence under the safe one,
 // and the 1/m decay of the error with m samples a user. The noise is integer-valued (discrete Laplace

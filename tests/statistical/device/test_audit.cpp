@@ -1,4 +1,4 @@
-// Monte-Carlo privacy audit of the real DRBG path (MECHANISMS.md D.2 (b), Table D.2): for the
+// Monte-Carlo privacy audit of the real DRBG path (docs/mechanisms.md D.2 (b), Table D.2): for the
 // worst-case pair of inputs and an event whose likelihood ratio is e^{epsilon_impl}, N encodings
 // per input; the Clopper-Pearson lower bound on the empirical epsilon must not exceed epsilon_impl
 // (no leak demonstrated) and the point estimate must reach 0.9 epsilon_impl (no wasted noise).

@@ -1,4 +1,4 @@
-// The randomized Hadamard rotation spreads a vector (MECHANISMS.md B.4 "Concentration" and
+// The randomized Hadamard rotation spreads a vector (docs/mechanisms.md B.4 "Concentration" and
 // "Tests"): over many public seeds, U z = d^-1/2 H D z exceeds |z| sqrt(2 ln(2d/beta) / d) in some
 // coordinate with frequency at most beta, and each coordinate has mean 0. The input is the constant
 // vector, the worst case without D (H z puts all of |z| on coordinate 0), so sign vectors that are

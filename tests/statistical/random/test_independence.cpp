@@ -1,4 +1,4 @@
-// Independence of the random streams (MECHANISMS.md A.10 item 4): adjacent bits, bytes and words of
+// Independence of the random streams (docs/mechanisms.md A.10 item 4): adjacent bits, bytes and words of
 // the DRBG, and bits of the Bernoulli masks at the lags where reuse bugs show. Each p-value check
 // is at 1e-7 (a test case with m checks fails a correct build with probability <= m * 1e-7).
 // The same statistics are run on deliberately broken generators, which they must reject: a test

@@ -1,4 +1,4 @@
-// Goodness of fit of every exact sampler against its exact law (MECHANISMS.md D.3).
+// Goodness of fit of every exact sampler against its exact law (docs/mechanisms.md D.3).
 // Each CHECK on a p-value tests at alpha_check = 1e-7, so a test case with m such checks fails a
 // correct implementation with probability at most m * 1e-7 <= 1e-6. Seeds are fixed (derived from
 // the test's name), so CI is deterministic; the power of each check is stated beside it.

@@ -1,4 +1,4 @@
-// Unbiasedness and variance of every frequency oracle, device to server (MECHANISMS.md A.0-A.6,
+// Unbiasedness and variance of every frequency oracle, device to server (docs/mechanisms.md A.0-A.6,
 // D.3 rules 4-5): R independent runs on a fixed skewed dataset, at epsilon 1 and 4.
 // - Mean: |mean_R(c_hat_v) - c_v| <= z sqrt(Var_v / R) for every item, z = 6.1 (two-sided 1e-9 per
 //   check; 2 epsilons x 8 oracles x 24 items = 384 checks give a suite-level false-failure
@@ -45,7 +45,7 @@ ldp::wire::params block(mechanism m, double eps, const unsigned char seed[32]) {
 
 double t(uint64_t threshold) { return static_cast<double>(threshold) / 4294967296.0; }
 
-// Var[c_hat_v] from MECHANISMS.md with implemented parameters and true counts.
+// Var[c_hat_v] from docs/mechanisms.md with implemented parameters and true counts.
 double closed_form_variance(const ldp::wire::params& p, const std::vector<uint64_t>& c, uint32_t v) {
   double n = 0;
   for (uint64_t x : c) n += static_cast<double>(x);

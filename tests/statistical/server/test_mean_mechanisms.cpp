@@ -1,5 +1,5 @@
 // Statistical tests of the scalar numeric mechanisms on the real DRBG path, device to server
-// (MECHANISMS.md B.1, B.2, D.2, D.3). Fixed seeds; each check states its false-failure probability.
+// (docs/mechanisms.md B.1, B.2, D.2, D.3). Fixed seeds; each check states its false-failure probability.
 //
 // - Monte-Carlo privacy audit (D.2 (b), Table D.2): DLap inputs lo and hi with the event z <= lo
 //   (ratio e^{Delta/t} exactly), Duchi inputs lo and hi with the event b = 1 (ratio T_hi/T_lo),

@@ -1,4 +1,4 @@
-// Statistical tests of the Kent, Berrett, Yu protocols (MECHANISMS.md C.1 tests 2, 4, 5; D.2 (b),
+// Statistical tests of the Kent, Berrett, Yu protocols (docs/mechanisms.md C.1 tests 2, 4, 5; D.2 (b),
 // D.3), end to end: devices write wire reports, the ordinary aggregators count them, the driver of
 // ldp/server/user_level.h picks the cells and estimates.
 //

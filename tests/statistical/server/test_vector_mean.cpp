@@ -1,4 +1,4 @@
-// Vector mean estimation end to end (MECHANISMS.md B.5, D.2, D.3): device reports through the wire
+// Vector mean estimation end to end (docs/mechanisms.md B.5, D.2, D.3): device reports through the wire
 // format into the server aggregator, with fixed seeds.
 // - Unbiasedness for point-mass, spiky (x = R e_1) and isotropic data, both mechanisms: per
 //   coordinate z-tests (Bonferroni) and a chi-square over the coordinates.

@@ -1,4 +1,4 @@
-// Exact checks of Ghazi et al. sparse vectors (MECHANISMS.md C.3): the sparse-projection block, the
+// Exact checks of Ghazi et al. sparse vectors (docs/mechanisms.md C.3): the sparse-projection block, the
 // device's selection and clipping (C.3 Tests 3), the l1-ball projection (Tests 1), Lemma 3.1 with
 // adversarial noise (Tests 2), the aggregator's sums, merge and saved state, and the calibration of
 // the release (Tests 4). The randomized property tests use fixed seeds and check deterministic

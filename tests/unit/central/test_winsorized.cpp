@@ -1,4 +1,4 @@
-// Exact checks of Levy et al.'s user-level winsorized means (MECHANISMS.md C.2): the winsorized
+// Exact checks of Levy et al.'s user-level winsorized means (docs/mechanisms.md C.2): the winsorized
 // blocks and window list, the device's contribution bounding and rotation, budget arithmetic (C.2
 // Tests 3), the exponential mechanism's ratio (Tests 2), the exact privacy loss of WinsorizedMean1D
 // from its finite mixture (Tests 1), the aggregators of both rounds, two rounds == one shot, and

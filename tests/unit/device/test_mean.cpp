@@ -1,4 +1,4 @@
-// Device side of the scalar numeric mechanisms (MECHANISMS.md B.1, B.2): reports that decode under
+// Device side of the scalar numeric mechanisms (docs/mechanisms.md B.1, B.2): reports that decode under
 // their block, clamping (the noise does not depend on the input, so one seed gives reports that
 // differ by exactly the clamped inputs' difference), Duchi's comparison of a uniform with N(x) fed
 // chosen words, argument errors, and golden digests pinned on every architecture.

@@ -1,4 +1,4 @@
-// Exact privacy of the device randomizers (MECHANISMS.md D.2 (a), A.10 items 1-2): the output pmf
+// Exact privacy of the device randomizers (docs/mechanisms.md D.2 (a), A.10 items 1-2): the output pmf
 // of the shipped code, enumerated with exact weights, has max_z P(z|x)/P(z|x') <= e^{epsilon_impl}
 // for every pair of inputs, with equality attained (no wasted noise), and epsilon_impl <= epsilon.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// Device side of the Kent protocols (MECHANISMS.md C.1, tests 1 and 3): the local mean and its
+// Device side of the Kent protocols (docs/mechanisms.md C.1, tests 1 and 3): the local mean and its
 // rounding, the observation cap (observations after T~ leave the report bit-identical), the fold
 // coordinate of M2, the exact rotated coordinate of M3, reports through the wire format, and the
 // exact enumeration of the vote's pmf over whole datasets (D.2 (a)).

@@ -1,4 +1,4 @@
-// Device side of vector mean estimation (MECHANISMS.md B.5, lib/device vector_mean.h): the integer
+// Device side of vector mean estimation (docs/mechanisms.md B.5, lib/device vector_mean.h): the integer
 // L2 clip, the unbiased randomized rounding of the scale, the whole pipeline against an independent
 // dense-matrix reference drawing from a copy of the same stream, argument checks, and golden
 // report bytes (pinned here, checked natively and under qemu on every architecture and table).

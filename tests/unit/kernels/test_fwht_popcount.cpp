@@ -1,6 +1,6 @@
 // The int32 Walsh-Hadamard transform and the column popcount of kernel_table.h: each against an
 // independent slow model of its definition, and every compiled table against the scalar reference,
-// bit for bit (MECHANISMS.md B.4 "Tests"; PERFORMANCE.md 2 and 7).
+// bit for bit (docs/mechanisms.md B.4 "Tests"; docs/performance.md 2 and 7).
 #include <doctest/doctest.h>
 
 #include <algorithm>

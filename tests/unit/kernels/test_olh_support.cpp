@@ -1,4 +1,4 @@
-// OLH support counting of kernel_table.h (PERFORMANCE.md 5): the scalar reference against a direct
+// OLH support counting of kernel_table.h (docs/performance.md 5): the scalar reference against a direct
 // use of wire::hash_to_range, and every runnable table against the scalar reference, bit for bit.
 #include <doctest/doctest.h>
 

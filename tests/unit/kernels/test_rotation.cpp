@@ -1,5 +1,5 @@
 // The float32 Walsh-Hadamard transform, the randomized Hadamard rotation (int32 and float32) and its
-// public sign vector (kernel_table.h; ldp/random/rotation.h; MECHANISMS.md B.4 "Tests"): each
+// public sign vector (kernel_table.h; ldp/random/rotation.h; docs/mechanisms.md B.4 "Tests"): each
 // against the dense definition, the algebraic identities (H H = d I, U orthogonal, the exact
 // integer inverse, padding), and every compiled table against the scalar reference bit for bit.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// The lane-parallel Bernoulli kernel (MECHANISMS.md D.1): its bits equal an independent model of
+// The lane-parallel Bernoulli kernel (docs/mechanisms.md D.1): its bits equal an independent model of
 // the definition in kernel_table.h, every table equals the scalar reference, and the mask filler
 // handles lengths, edges and bad arguments.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// The Kent protocol driver (MECHANISMS.md C.1; ldp/server/user_level.h): the design from the
+// The Kent protocol driver (docs/mechanisms.md C.1; ldp/server/user_level.h): the design from the
 // configuration, the group assignment, the round-2 block from the votes (argmax, lowest index on
 // ties, e = 2 cells, through the wire format), the rule between one and two stages, and the
 // estimates' plumbing (fold checks, M3's rotation back against a dense reference).

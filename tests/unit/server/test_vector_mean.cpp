@@ -1,4 +1,4 @@
-// Server side of vector mean estimation (MECHANISMS.md B.5, lib/server vector_mean.h): the estimate
+// Server side of vector mean estimation (docs/mechanisms.md B.5, lib/server vector_mean.h): the estimate
 // and variance against hand-evaluated formulas on crafted reports, rejected reports counted by
 // status, merge order and serialization byte-identical, corrupted states refused with their
 // status, and the L2-ball projection.

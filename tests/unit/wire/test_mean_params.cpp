@@ -1,4 +1,4 @@
-// Numeric parameter blocks (MECHANISMS.md B.0-B.2, D.1): the grid conversion, the discrete Laplace
+// Numeric parameter blocks (docs/mechanisms.md B.0-B.2, D.1): the grid conversion, the discrete Laplace
 // scale and the Duchi thresholds with their implemented epsilon (never above the request, within
 // one integer step of it), the validation rules of docs/wire_format.md 3.3, and the exact privacy
 // of Duchi's thresholds by enumerating the two-outcome pmf at every grid input.

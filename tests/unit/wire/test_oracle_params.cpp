@@ -1,4 +1,4 @@
-// Threshold derivation for the frequency oracles (MECHANISMS.md D.1): deterministic math, the
+// Threshold derivation for the frequency oracles (docs/mechanisms.md D.1): deterministic math, the
 // implemented epsilon never above the request and within the quantization loss of it, thresholds
 // as tight as that allows, and the choices of A.4 (g) and A.5 (K).
 #include <doctest/doctest.h>

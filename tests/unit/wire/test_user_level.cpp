@@ -1,4 +1,4 @@
-// The Kent blocks (MECHANISMS.md C.1; docs/wire_format.md tables 3, 3.2, 3.3): the three shapes
+// The Kent blocks (docs/mechanisms.md C.1; docs/wire_format.md tables 3, 3.2, 3.3): the three shapes
 // M1, M2, M3 and the rules on them, the builders' implemented levels, the round-2 block through the
 // wire format, and the cell grid device and server share.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// Vector mean blocks (MECHANISMS.md B.5; docs/wire_format.md 3.2-3.3): the clip r of the rotated
+// Vector mean blocks (docs/mechanisms.md B.5; docs/wire_format.md 3.2-3.3): the clip r of the rotated
 // coordinate by its defining inequality, the scalar thresholds or scale on [-r, r] with their
 // implemented epsilon, the rotation scale as an exact rational, and rejected arguments.
 #include <doctest/doctest.h>

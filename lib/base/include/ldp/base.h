@@ -1,4 +1,4 @@
-// Umbrella header of ldp::base (ARCHITECTURE.md, lib/base).
+// Umbrella header of ldp::base (docs/architecture.md, lib/base).
 #ifndef LDP_BASE_H
 #define LDP_BASE_H
 

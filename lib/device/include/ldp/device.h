@@ -1,4 +1,4 @@
-// Umbrella header of ldp::device (ARCHITECTURE.md, lib/device): the randomizers.
+// Umbrella header of ldp::device (docs/architecture.md, lib/device): the randomizers.
 #ifndef LDP_DEVICE_H
 #define LDP_DEVICE_H
 

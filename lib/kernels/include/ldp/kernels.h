@@ -1,4 +1,4 @@
-// Umbrella header of ldp::kernels (ARCHITECTURE.md, lib/kernels).
+// Umbrella header of ldp::kernels (docs/architecture.md, lib/kernels).
 #ifndef LDP_KERNELS_H
 #define LDP_KERNELS_H
 

@@ -68,7 +68,7 @@ inline void transpose4_in_lane(u32x<Arch> r[4]) noexcept {
   r[3] = xsimd::bitwise_cast<u32x<Arch>>(xsimd::zip_hi(a1, a3));
 }
 
-// Vertical layout: lane b of every state vector belongs to block b (PERFORMANCE.md 3).
+// Vertical layout: lane b of every state vector belongs to block b (docs/performance.md 3).
 struct chacha20_blocks_kernel {
   template <class Arch>
   void operator()(Arch, const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,

@@ -1,4 +1,4 @@
-// Column popcount (kernel_table.h; PERFORMANCE.md 7): a carry-save positional population count.
+// Column popcount (kernel_table.h; docs/performance.md 7): a carry-save positional population count.
 //
 // One register holds W bytes = 8W bit positions of a report. Per column register, the running
 // count of every position is kept bit-sliced: 16 * ctr + 8 * eights + 4 * fours + 2 * twos + ones,

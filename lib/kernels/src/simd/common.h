@@ -4,7 +4,7 @@
 //
 // Everything in these headers is a template on Arch, or calls the out-of-line scalar reference: a
 // non-template inline helper would be emitted in every arch TU and the linker could keep an AVX2
-// copy for all callers (PERFORMANCE.md 9, trap 6).
+// copy for all callers (docs/performance.md 9, trap 6).
 //
 // Each kernel header ends with its LDP_KERNELS_DEFINE_<KERNEL>(ARCH, ID) macro: the explicit
 // instantiations for one architecture, used by arch_<name>.cpp. Each defines an out-of-line entry

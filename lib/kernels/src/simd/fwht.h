@@ -1,5 +1,5 @@
 // Fast Walsh-Hadamard transform and randomized Hadamard rotation, in uint32_t (int32 modulo 2^32)
-// and in float (kernel_table.h; MECHANISMS.md B.4; PERFORMANCE.md 1-2).
+// and in float (kernel_table.h; docs/mechanisms.md B.4; docs/performance.md 1-2).
 //
 // Arithmetic on uint32_t lanes wraps. For float, every table must reproduce the scalar reference's
 // roundings, and it does so because each element goes through the same butterflies in the same
@@ -399,7 +399,7 @@ inline void fwht_pass(T* x, std::size_t n, std::size_t stride, T scale) noexcept
 // first pass, at 2^10 / 2^16 / 2^20: int32 transform 14 / 11 / 7 % faster, float transform about
 // 1 % faster, int32 rotation 16 / 11 / 9 %, float rotation 5 / 1 / 1 % (8 / 2 / 1 % with the scaled
 // pass of fwht_pass). The tag is fma3<avx2>, not avx2, so that no template instance of the avx512
-// unit is also one of the avx2 unit's (PERFORMANCE.md 9, trap 6).
+// unit is also one of the avx2 unit's (docs/performance.md 9, trap 6).
 template <class Arch, class = void>
 struct fwht_first_arch {
   using type = Arch;

@@ -1,4 +1,4 @@
-// OLH support counting (kernel_table.h; PERFORMANCE.md 5), vectorized over candidates: each 64-bit
+// OLH support counting (kernel_table.h; docs/performance.md 5), vectorized over candidates: each 64-bit
 // lane holds one candidate v, and every report's key is broadcast.
 //
 // With v < 2^32, t = ((a v + b) mod 2^64) >> 32 is, modulo 2^32,

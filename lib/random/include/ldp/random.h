@@ -1,4 +1,4 @@
-// Umbrella header of ldp::random (ARCHITECTURE.md, lib/random).
+// Umbrella header of ldp::random (docs/architecture.md, lib/random).
 #ifndef LDP_RANDOM_H
 #define LDP_RANDOM_H
 

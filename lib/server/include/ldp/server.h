@@ -1,4 +1,4 @@
-// Umbrella header of ldp::server, the server half of ldpkit (ARCHITECTURE.md, lib/server).
+// Umbrella header of ldp::server, the server half of ldpkit (docs/architecture.md, lib/server).
 #ifndef LDP_SERVER_H
 #define LDP_SERVER_H
 

@@ -1,5 +1,5 @@
 // PrivateRange (Levy et al. Alg 6), WinsorizedMean1D (Alg 1) and the budget arithmetic of Alg 2
-// and Thm 3 (MECHANISMS.md C.2); winsorized.h states the variants.
+// and Thm 3 (docs/mechanisms.md C.2); winsorized.h states the variants.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -57,7 +57,7 @@ uint64_t lambda_num(double epsilon) {
 }
 
 // The exponential mechanism at group level, exactly and in O(groups) expected time for any number of
-// bins (MECHANISMS.md C.2 [impl]): group g has weight size_g exp(-x_g), x_g = lambda (c_g - c_min) =
+// bins (docs/mechanisms.md C.2 [impl]): group g has weight size_g exp(-x_g), x_g = lambda (c_g - c_min) =
 // X_g / 2^32, and a bin is then uniform inside it. Level m_g = min(floor(x_g), max_level).
 //  - Proposal: level m with probability proportional to T_m rho^m, T_m the bins of its groups and
 //    rho = 24/65 >= 1/e; then a bin of the level uniformly (so a group with probability ~ size_g).

@@ -1,4 +1,4 @@
-// The sparse-projection family (MECHANISMS.md C.3): exact sums, merge, saved state, and the projection
+// The sparse-projection family (docs/mechanisms.md C.3): exact sums, merge, saved state, and the projection
 // mechanism's release.
 //
 // State body (after the common part of aggregator.cpp): d x i64, sums[j] = sum over accepted
@@ -32,7 +32,7 @@ uint64_t saturating_mul(uint64_t n, uint64_t bound) {
   return checked_mul(n, bound, &out) ? out : std::numeric_limits<uint64_t>::max();
 }
 
-using wire::epsilon_margin;  // MECHANISMS.md D.1: epsilon_impl * margin <= epsilon
+using wire::epsilon_margin;  // docs/mechanisms.md D.1: epsilon_impl * margin <= epsilon
 
 double zcdp_epsilon(double rho, double delta) { return rho + 2 * std::sqrt(rho * std::log(1 / delta)); }
 

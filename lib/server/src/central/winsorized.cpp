@@ -1,5 +1,5 @@
 // The two rounds of Levy et al.'s WinsorizedMeanHighD as aggregator families, the window selection
-// between them, the release, and the one-shot form (MECHANISMS.md C.2; winsorized.h states the
+// between them, the release, and the one-shot form (docs/mechanisms.md C.2; winsorized.h states the
 // variants).
 //
 // State bodies (after the common part of aggregator.cpp), little-endian:

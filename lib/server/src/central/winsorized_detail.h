@@ -1,4 +1,4 @@
-// Pieces shared by the one-shot and two-round forms of Levy et al.'s winsorized means (MECHANISMS.md
+// Pieces shared by the one-shot and two-round forms of Levy et al.'s winsorized means (docs/mechanisms.md
 // C.2): the noisy clipped sum of one coordinate mechanism and the rotation of B.4 on the server.
 #ifndef LDP_SERVER_SRC_CENTRAL_WINSORIZED_DETAIL_H
 #define LDP_SERVER_SRC_CENTRAL_WINSORIZED_DETAIL_H

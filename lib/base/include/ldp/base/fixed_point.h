@@ -1,4 +1,4 @@
-// Q-format fixed point (MECHANISMS.md B.0): a real x is stored as the integer round(x * 2^F).
+// Q-format fixed point (docs/mechanisms.md B.0): a real x is stored as the integer round(x * 2^F).
 // Conversions state their rounding and saturate at the integer range; the caller learns of
 // saturation through the returned status, so no value is clipped silently.
 #ifndef LDP_BASE_FIXED_POINT_H

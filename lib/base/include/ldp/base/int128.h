@@ -1,7 +1,7 @@
 // 128-bit integers in two 64-bit limbs, the one such type of ldpkit: u128 (unsigned) and i128 (two's
 // complement). Portable C++17: no __int128, which 32-bit targets (armhf, riscv32, Cortex-M) and MSVC
 // lack, so every target computes the same bits. Used by exact products (mul_64x64), the server's
-// exact sums of int64 values and its exact samplers (MECHANISMS.md D.1 "Exact primitives").
+// exact sums of int64 values and its exact samplers (docs/mechanisms.md D.1 "Exact primitives").
 #ifndef LDP_BASE_INT128_H
 #define LDP_BASE_INT128_H
 

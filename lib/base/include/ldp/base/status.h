@@ -1,4 +1,4 @@
-// Status codes shared by every ldpkit module (ARCHITECTURE.md, "Errors").
+// Status codes shared by every ldpkit module (docs/architecture.md, "Errors").
 // The numbers are stable: they appear in logs, in the C API and in the rejection counters of saved
 // aggregator state, so a value is never renumbered or reused; codes are only appended.
 #ifndef LDP_BASE_STATUS_H

@@ -1,4 +1,4 @@
-// The sampling interface the device randomizers are written against (MECHANISMS.md D.2 (a)). The
+// The sampling interface the device randomizers are written against (docs/mechanisms.md D.2 (a)). The
 // shipped code draws from the DRBG through drbg_coins; the privacy audit passes an enumerator that
 // explores every outcome with its exact weight, so it measures the pmf of this very code.
 #ifndef LDP_DEVICE_COINS_H

@@ -125,7 +125,7 @@ span<T> carve(span<std::byte> workspace, std::size_t offset, std::size_t count) 
   return {reinterpret_cast<T*>(workspace.data() + offset), count};
 }
 
-// The rotation of MECHANISMS.md B.4 in a context's workspace: the sign words of D, derived once
+// The rotation of docs/mechanisms.md B.4 in a context's workspace: the sign words of D, derived once
 // by init() from the block's public seed, and the d~ int32 values each randomization rotates in
 // place. vector-duchi/-laplace, M3 of the Kent protocols and both winsorized rounds share it.
 struct rotation_memory {

@@ -1,4 +1,4 @@
-// Device side of the frequency oracles (MECHANISMS.md A.1-A.6): GRR, SUE, OUE, BLH, OLH, HR, CMS and
+// Device side of the frequency oracles (docs/mechanisms.md A.1-A.6): GRR, SUE, OUE, BLH, OLH, HR, CMS and
 // HCMS. A device holds one item v in [0, d) and writes one wire report (docs/wire_format.md). No
 // heap, no exceptions: unary and sketch encodings use a caller workspace of
 // frequency_context::workspace_size(p) bytes, and every size is a constant expression of the block.
@@ -96,7 +96,7 @@ inline void set_bit(span<uint64_t> words, uint64_t j, bool value) noexcept {
 }
 
 // Unary encoding of value < d into the d bits of `workspace` (SUE, OUE, and the kent-vote of
-// MECHANISMS.md C.1 P1, which is SUE over cells): all d positions Bernoulli(q), then the true one
+// docs/mechanisms.md C.1 P1, which is SUE over cells): all d positions Bernoulli(q), then the true one
 // redrawn: Bernoulli(p), or a raw bit for OUE (p = 1/2 exactly, A.3). Each random word feeds one
 // set of lanes only. r->bits points into `workspace` afterwards.
 template <class Coins>

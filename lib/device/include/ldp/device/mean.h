@@ -1,4 +1,4 @@
-// Device side of the scalar numeric mechanisms (MECHANISMS.md B.0-B.2): `laplace` and `kent-refine`
+// Device side of the scalar numeric mechanisms (docs/mechanisms.md B.0-B.2): `laplace` and `kent-refine`
 // (clamp to the block's range, add exact discrete Laplace noise on the fixed-point grid) and `duchi`
 // (one bit from an exact integer threshold). `laplace-vector` (B.1 per coordinate, scale from the
 // L1 sensitivity) takes a vector: vector_mean.h randomizes it. Inputs are fixed-point integers

@@ -1,4 +1,4 @@
-// Device side of Ghazi et al. 2024 sparse vectors (MECHANISMS.md C.3 "Device"): a device holding a
+// Device side of Ghazi et al. 2024 sparse vectors (docs/mechanisms.md C.3 "Device"): a device holding a
 // vector in fixed point keeps its s largest-magnitude coordinates, clips them to the l2 ball of
 // radius L and sends (index, value) pairs in a sparse-projection report (docs/wire_format.md table 5,
 // sparse_pairs). The device adds no randomness: a trusted server (or secure aggregation) adds the

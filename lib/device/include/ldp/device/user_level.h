@@ -1,4 +1,4 @@
-// Device side of the user-level protocols of Kent, Berrett and Yu (MECHANISMS.md C.1: P1 vote, P2
+// Device side of the user-level protocols of Kent, Berrett and Yu (docs/mechanisms.md C.1: P1 vote, P2
 // refine, P3 rotation, P6 observation cap) for M1, M2 and M3. A device holds its T observations
 // and speaks once, in the round its block names: kent-vote (round 1) or kent-refine (round 2,
 // whose block is the server's broadcast). No heap, no exceptions, no floating point.

@@ -1,4 +1,4 @@
-// Device side of the vector mean mechanisms: `laplace-vector` (MECHANISMS.md B.1, discrete Laplace
+// Device side of the vector mean mechanisms: `laplace-vector` (docs/mechanisms.md B.1, discrete Laplace
 // noise on every coordinate, mean.h's core) and, B.5 (`vector-duchi`, `vector-laplace`): clip
 // the vector to the L2 ball of radius R, rotate it with U = d~^-1/2 H D (B.4, the signs D from the
 // block's public seed), draw one coordinate j uniformly (private but revealed), and randomize the

@@ -1,4 +1,4 @@
-// Device side of Levy et al. 2021's user-level mean (MECHANISMS.md C.2 "Device/server split"): a
+// Device side of Levy et al. 2021's user-level mean (docs/mechanisms.md C.2 "Device/server split"): a
 // device holding m samples of a d-vector averages them (contribution bounding: at most m samples,
 // each clamped to [clip_lo, clip_hi]) in fixed point, rotates the mean with the public signs of the
 // round (B.4, unnormalized int32 FWHT), and reports either the bin of every rotated coordinate

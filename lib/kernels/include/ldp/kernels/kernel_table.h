@@ -1,5 +1,5 @@
 // The hot kernels of ldpkit behind one table of function pointers per instruction set
-// (ARCHITECTURE.md, "SIMD kernels"). Every table computes bit-identical results; the scalar table is
+// (docs/architecture.md, "SIMD kernels"). Every table computes bit-identical results; the scalar table is
 // the reference the others are tested against. Servers pick a table at run time from the CPU's
 // features; devices use native(), fixed at compile time.
 #ifndef LDP_KERNELS_KERNEL_TABLE_H
@@ -20,7 +20,7 @@ enum class arch : uint8_t { scalar, sse2, avx2, avx512, neon, neon64 };
 using chacha20_blocks_fn = void (*)(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
                                     unsigned char* out, std::size_t nblocks);
 
-// Lane-parallel exact Bernoulli(threshold / 2^bits), MECHANISMS.md D.1 ("bit-sliced, lazy, MSB first").
+// Lane-parallel exact Bernoulli(threshold / 2^bits), docs/mechanisms.md D.1 ("bit-sliced, lazy, MSB first").
 // One chunk is 256 output lanes (out[4c .. 4c+3], lane j is bit j%64 of word j/64). Lane j outputs
 // [u_j < threshold] for a uniform bits-bit integer u_j whose binary digits are read most significant
 // first: step s consumes the next 32-byte random word W_s of `rnd` (four little-endian uint64), and
@@ -38,7 +38,7 @@ using bernoulli_chunks_fn = std::size_t (*)(uint64_t* out, std::size_t nchunks, 
 // natural (Sylvester) order: out[r] = sum over y of (-1)^popcount(r & y) * in[y], every addition and
 // subtraction modulo 2^32 (two's complement wrap-around, as the butterflies (a, b) -> (a + b, a - b)
 // in uint32_t; no overflow is undefined). Applying it twice multiplies by 2^log2n (mod 2^32). No
-// alignment is required. MECHANISMS.md B.4 ("Fixed point").
+// alignment is required. docs/mechanisms.md B.4 ("Fixed point").
 using fwht_i32_fn = void (*)(int32_t* data, unsigned log2n);
 
 // The same transform in float32: out[r] = sum over y of (-1)^popcount(r & y) * in[y], in place,
@@ -50,7 +50,7 @@ using fwht_i32_fn = void (*)(int32_t* data, unsigned log2n);
 // only when no intermediate is subnormal or NaN.
 using fwht_f32_fn = void (*)(float* data, unsigned log2n);
 
-// Randomized Hadamard rotation without normalization (MECHANISMS.md B.4): data <- H * D * data, in
+// Randomized Hadamard rotation without normalization (docs/mechanisms.md B.4): data <- H * D * data, in
 // place, mod 2^32 as fwht_i32, 0 <= log2n <= 30. D = diag(omega), omega_i = -1 when bit i % 32 of
 // sign_words[i / 32] is 1, else +1 (ceil(2^log2n / 32) words are read). The sign flip is fused
 // into the transform's first pass.
@@ -63,7 +63,7 @@ using rotate_i32_fn = void (*)(int32_t* data, const uint32_t* sign_words, unsign
 // with fwht_f32's exceptions.
 using rotate_f32_fn = void (*)(float* data, const uint32_t* sign_words, unsigned log2n);
 
-// Column sums of a bit matrix (server ingestion of unary-encoded and CMS reports, PERFORMANCE.md 7):
+// Column sums of a bit matrix (server ingestion of unary-encoded and CMS reports, docs/performance.md 7):
 // for every j < nbits, adds to counts[j] the number of reports i < n_reports whose bit j is set, where
 // report i starts at reports + i * stride and bit j is bit j % 8 (least significant first) of its
 // byte j / 8, the wire format's bit order. Only bytes [0, ceil(nbits / 8)) of each report are read,
@@ -72,7 +72,7 @@ using rotate_f32_fn = void (*)(float* data, const uint32_t* sign_words, unsigned
 using column_popcount_fn = void (*)(const unsigned char* reports, std::size_t n_reports,
                                     std::size_t stride, std::size_t nbits, uint64_t* counts);
 
-// OLH support counting (server decode of local-hashing reports, PERFORMANCE.md 5): for every
+// OLH support counting (server decode of local-hashing reports, docs/performance.md 5): for every
 // i < n_items, adds to support[i] the number of reports u < n_reports with
 //   ((((a[u] * items[i] + b[u]) mod 2^64) >> 32) * g) >> 32 == bucket[u],
 // the multiply-add-shift hash of wire::hash_to_range with key (a[u], b[u]). Reports are given as

@@ -1,5 +1,5 @@
 // Bulk exact Bernoulli bits: fills a k-bit mask with independent Bernoulli(threshold / 2^bits) bits
-// (MECHANISMS.md A.3 and D.1; PERFORMANCE.md 4) using the kernel table of the generator. Bits are
+// (docs/mechanisms.md A.3 and D.1; docs/performance.md 4) using the kernel table of the generator. Bits are
 // packed little-endian by position: bit j is bit j % 64 of out[j / 64]; bits past nbits in the last
 // word are zero. The running time depends on the random words and the threshold only, never on
 // data, as long as every lane shares one threshold (unary encodings overwrite the true position

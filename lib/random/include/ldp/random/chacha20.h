@@ -1,6 +1,6 @@
 // ChaCha20 keystreams (RFC 8439, section 2.4 without the XOR), random access by block counter.
 // Public randomness (rotation signs, hash keys, group assignment) is such a stream under a published
-// seed, with a per-purpose nonce for domain separation (MECHANISMS.md 0, "Randomness classes").
+// seed, with a per-purpose nonce for domain separation (docs/mechanisms.md 0, "Randomness classes").
 #ifndef LDP_RANDOM_CHACHA20_H
 #define LDP_RANDOM_CHACHA20_H
 

@@ -1,4 +1,4 @@
-// The public sign vector D of the randomized Hadamard rotation (MECHANISMS.md B.4 "Signs";
+// The public sign vector D of the randomized Hadamard rotation (docs/mechanisms.md B.4 "Signs";
 // docs/wire_format.md 3.5 "Rotation signs"), shared by devices and the server, and the padded
 // dimension it acts on. The transform itself is the kernel table's rotate_i32 / rotate_f32.
 #ifndef LDP_RANDOM_ROTATION_H

@@ -1,4 +1,4 @@
-// Exact samplers on integers (MECHANISMS.md D.1 "Exact primitives", B.1). Each is exact given
+// Exact samplers on integers (docs/mechanisms.md D.1 "Exact primitives", B.1). Each is exact given
 // uniform random words: no floating point, no truncated supports. They take any generator with
 // next_u32() and next_u64() (the drbg, or a test double), so the same code is audited and shipped.
 #ifndef LDP_RANDOM_SAMPLERS_H
@@ -81,7 +81,7 @@ uint64_t geometric(Rng& rng, uint64_t t_num, uint64_t t_den) noexcept {
   }
 }
 
-// Discrete Laplace: P(Y = y) proportional to e^{-|y|/t}, y in Z, t = t_num / t_den (MECHANISMS.md
+// Discrete Laplace: P(Y = y) proportional to e^{-|y|/t}, y in Z, t = t_num / t_den (docs/mechanisms.md
 // B.1). Rejecting (negative, 0) keeps zero from being counted twice.
 template <class Rng>
 int64_t discrete_laplace(Rng& rng, uint64_t t_num, uint64_t t_den) noexcept {

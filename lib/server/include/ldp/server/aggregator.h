@@ -1,9 +1,9 @@
-// The mechanism-independent server contract (ARCHITECTURE.md "The server contract"): exact integer
+// The mechanism-independent server contract (docs/architecture.md "The server contract"): exact integer
 // aggregation of wire reports and batches (docs/wire_format.md sections 4-6) into mergeable state
 // with a version, fingerprint and checksum (section 7), and estimates with variances and
 // confidence intervals. Untrusted bytes never crash it: a bad report is rejected with its status
 // and counted, the others still count. Each mechanism family derives from `aggregator`
-// (frequency.h for MECHANISMS.md A; the numeric, vector and protocol families in their headers).
+// (frequency.h for docs/mechanisms.md A; the numeric, vector and protocol families in their headers).
 #ifndef LDP_SERVER_AGGREGATOR_H
 #define LDP_SERVER_AGGREGATOR_H
 
@@ -83,7 +83,7 @@ class aggregator {
 
   // One decoded report of this block; a status other than ok rejects it.
   virtual status ingest(const wire::report& r) noexcept = 0;
-  // The batch fast path (PERFORMANCE.md 7): a family whose payloads all have one size returns it
+  // The batch fast path (docs/performance.md 7): a family whose payloads all have one size returns it
   // here, and ingest_run() then counts `count` payloads at first, first + stride, ... in one pass,
   // all of them, or none when any would be rejected (false: the records are then taken one by one,
   // so each rejection gets its own status). 0 disables the path.

@@ -1,4 +1,4 @@
-// Umbrella header of the central-DP half of ldp::server (MECHANISMS.md C): the server alone holds
+// Umbrella header of the central-DP half of ldp::server (docs/mechanisms.md C): the server alone holds
 // the data and adds the noise. The projection mechanism (C.3) with its l1 projection and discrete
 // Gaussian, Levy et al.'s winsorized means with PrivateRange and their budget (C.2), and the exact
 // samplers both use (D.1). A folder inside ldp::server, not a module of its own: its aggregators

@@ -1,4 +1,4 @@
-// Server side of the frequency oracles (MECHANISMS.md A.0-A.9): exact integer aggregation of wire
+// Server side of the frequency oracles (docs/mechanisms.md A.0-A.9): exact integer aggregation of wire
 // reports into mergeable state, unbiased estimates with their closed-form variances evaluated with
 // the implemented parameters, confidence intervals, and optional post-processing. Untrusted bytes
 // never crash it: a bad report is rejected with its status and counted, the others still count.
@@ -54,7 +54,7 @@ class frequency_aggregator : public aggregator {
 };
 
 // Post-processing of a full estimate vector (all d items) for n reports; variances and intervals
-// are dropped (set to NaN), since they no longer apply (MECHANISMS.md A.9). `none` returns the
+// are dropped (set to NaN), since they no longer apply (docs/mechanisms.md A.9). `none` returns the
 // input unchanged. Non-finite counts are treated as 0. Empty if memory runs out or `how` is not a
 // known value (never throws).
 [[nodiscard]] std::vector<estimate> apply_postprocess(span<const estimate> raw, uint64_t n, postprocess how);
@@ -69,7 +69,7 @@ struct recommendation {
 };
 
 // Every oracle ranked by implemented leading variance for (d, epsilon, n), best first
-// (MECHANISMS.md A.8). Oracles whose block cannot be built for (d, epsilon) are left out; empty
+// (docs/mechanisms.md A.8). Oracles whose block cannot be built for (d, epsilon) are left out; empty
 // for invalid arguments or when memory runs out (never throws). CMS and HCMS use k = 16 rows and
 // m = 1024 columns (src/recommend.cpp).
 [[nodiscard]] std::vector<recommendation> recommend(uint32_t d, double epsilon, uint64_t n);

@@ -1,4 +1,4 @@
-// Server side of the scalar numeric mechanisms (MECHANISMS.md B.1, B.2, and C.1 P2): mean
+// Server side of the scalar numeric mechanisms (docs/mechanisms.md B.1, B.2, and C.1 P2): mean
 // estimation from `laplace`, `laplace-vector`, `duchi` and `kent-refine` reports. The aggregators
 // come from aggregator::create (aggregator.h); this header states what their estimates mean and
 // offers the closed forms and the post-processing.

@@ -1,4 +1,4 @@
-// Server side of the user-level protocols of Kent, Berrett and Yu (MECHANISMS.md C.1): the driver
+// Server side of the user-level protocols of Kent, Berrett and Yu (docs/mechanisms.md C.1): the driver
 // of M1 (univariate), M2 (d coordinates in folds) and M3 (rotated coordinates in folds), and of
 // the single-stage baseline. Each user holds T observations and sends one report; the server
 // speaks through parameter blocks: round 1 hands out kent-vote blocks, and from the votes it builds
@@ -31,7 +31,7 @@
 // Estimates, in real units (item = coordinate):
 // - M1, M2: coordinate j is the fold's mean of refine reports, the estimate of the mean of the
 //   clamped local means; variance = noise variance / m_j (mean.h), conditional on the users' local
-//   means (the library's convention, MECHANISMS.md 0); for point-mass data this is C.1's exact
+//   means (the library's convention, docs/mechanisms.md 0); for point-mass data this is C.1's exact
 //   (2/n) sigma_N^2. The spread of the local means adds Var(X-bar) / m_j, not counted.
 // - M3: theta-hat (the d~ fold means) rotated back, x-hat = U^T theta-hat = D H theta-hat / sqrt(d~),
 //   in double precision (the folds hold different numbers of reports, so the means are not

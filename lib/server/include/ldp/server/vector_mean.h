@@ -1,4 +1,4 @@
-// Server side of vector mean estimation, MECHANISMS.md B.5 (`vector-duchi`, `vector-laplace`):
+// Server side of vector mean estimation, docs/mechanisms.md B.5 (`vector-duchi`, `vector-laplace`):
 // exact integer counts per coordinate j of the rotated space, the Horvitz-Thompson estimate
 // y^ = (d~ / n) sum_u w_u e_{j_u} rotated back by x^ = U^T y^ (an exact integer FWHT of the sums,
 // then the signs D and one scale), its per-coordinate variance and confidence interval, and the
@@ -42,7 +42,7 @@ namespace ldp::server {
 [[nodiscard]] double total_variance(span<const estimate> estimates) noexcept;
 
 // The point of the ball {x : ||x||_2 <= radius} nearest to y: y itself inside, else y * radius /
-// ||y||_2 (free post-processing of a vector mean, MECHANISMS.md B.5; it never increases the
+// ||y||_2 (free post-processing of a vector mean, docs/mechanisms.md B.5; it never increases the
 // distance to any point of the ball, the true mean included). invalid_argument for a non-finite y_i
 // or a radius that is negative or not finite; overflow when memory runs out. Never throws.
 [[nodiscard]] status project_l2_ball(span<const double> y, double radius, std::vector<double>* out) noexcept;

@@ -1,5 +1,5 @@
 // Parameter blocks of the trusted-aggregator (central DP) protocols and the grid facts device and
-// server both need: MECHANISMS.md C.3 (Ghazi et al. 2024, sparse vectors: mechanism sparse-projection)
+// server both need: docs/mechanisms.md C.3 (Ghazi et al. 2024, sparse vectors: mechanism sparse-projection)
 // and C.2 (Levy et al. 2021, user-level means: winsorized-bins and winsorized-sums, the two rounds
 // of the protocol that needs only sums). docs/wire_format.md 3.2, 3.3 and 3.6 state the rules.
 //
@@ -60,7 +60,7 @@ using ldp::isqrt64;
 //
 // [impl] A device averages its at most m samples (each clamped to [clip_lo, clip_hi]) per coordinate,
 // pads the mean to d~ = hadamard_dim coordinates and rotates it with the unnormalized int32 FWHT and
-// the public signs of rotation_seed: Y = H D X (MECHANISMS.md B.4), so Y = sqrt(d~) U X in grid units
+// the public signs of rotation_seed: Y = H D X (docs/mechanisms.md B.4), so Y = sqrt(d~) U X in grid units
 // and |Y_j| <= sum_i |X_i| <= d M < 2^31 (M = max(|clip_lo|, |clip_hi|), d = vector_dim). Every
 // length below (B, tau, w) is in these rotated units. The payloads are fixed_vector with domain = d~
 // entries: round 1 the bin of each Y_j, round 2 each Y_j clamped to its coordinate's window.

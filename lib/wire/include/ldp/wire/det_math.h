@@ -1,4 +1,4 @@
-// Deterministic exp and log (MECHANISMS.md 0, "Fixed-point probabilities"): thresholds derived on
+// Deterministic exp and log (docs/mechanisms.md 0, "Fixed-point probabilities"): thresholds derived on
 // a device must equal those derived on the server bit for bit, and libm's exp/log differ between
 // platforms. These use only IEEE-754 +, -, *, / (wire is compiled with -ffp-contract=off so no
 // platform fuses them) plus exact scaling by powers of two, and are accurate to a few ulps.

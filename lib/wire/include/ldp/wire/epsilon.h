@@ -1,4 +1,4 @@
-// The privacy levels ldpkit accepts and the margin of their exact derivation (MECHANISMS.md D.1),
+// The privacy levels ldpkit accepts and the margin of their exact derivation (docs/mechanisms.md D.1),
 // one definition for the wire derivations, the server's central releases and the tool's options.
 #ifndef LDP_WIRE_EPSILON_H
 #define LDP_WIRE_EPSILON_H

@@ -1,10 +1,10 @@
-// The universal hash of local hashing and sketches (MECHANISMS.md A.4, A.6), shared because device
+// The universal hash of local hashing and sketches (docs/mechanisms.md A.4, A.6), shared because device
 // and server must hash identically: Dietzfelbinger's multiply-add-shift on 32-bit keys,
 // h(v) = ((a v + b) mod 2^64) >> 32, strongly universal for uniform 64-bit (a, b), then mapped to
 // [0, g) by (h g) >> 32. Hash the integer index, never a text rendering of it.
 //
 // (a, b) are derived from a seed with SipHash-2-4 (the wire module's PRF; wire depends on base
-// only, so it cannot use the ChaCha20 of lib/random that MECHANISMS.md A.4 suggests).
+// only, so it cannot use the ChaCha20 of lib/random that docs/mechanisms.md A.4 suggests).
 //
 // Sketch rows (CMS, HCMS) use SipHash-2-4 itself as the hash: the sketch variance of A.6 assumes
 // 3-wise independent rows, and multiply-add-shift is only pairwise independent (measured: the

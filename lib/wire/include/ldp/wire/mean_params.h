@@ -1,4 +1,4 @@
-// Parameter blocks of the scalar numeric mechanisms, MECHANISMS.md B.0 (the grid), B.1 (discrete
+// Parameter blocks of the scalar numeric mechanisms, docs/mechanisms.md B.0 (the grid), B.1 (discrete
 // Laplace: laplace, laplace-vector, and the scale of kent-refine and vector-laplace) and B.2 (Duchi
 // et al. one-bit mean: duchi, and the thresholds of vector-duchi), with the implemented epsilon of
 // D.1. docs/wire_format.md sections 3.3 and 5 state the grid and the rules these blocks obey.

@@ -136,7 +136,7 @@ constexpr uint8_t member_value(mechanism m) noexcept {
 }
 
 // The oracle whose code randomizes, counts and estimates m's reports: m's member for a frequency
-// oracle, and sue for the kent-vote, which is SUE over cells (MECHANISMS.md C.1 P1). Meaningful
+// oracle, and sue for the kent-vote, which is SUE over cells (docs/mechanisms.md C.1 P1). Meaningful
 // only for those two families: callers switch on the family first.
 [[nodiscard]] constexpr frequency_oracle oracle_of(mechanism m) noexcept {
   return static_cast<frequency_oracle>(detail::member_value(m));

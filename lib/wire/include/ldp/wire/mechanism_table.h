@@ -23,7 +23,7 @@
 namespace ldp::wire {
 
 // Mechanism identifiers (docs/wire_format.md table 2). The numbers are part of the format: never
-// renumber or reuse one. MECHANISMS.md names the mechanisms.
+// renumber or reuse one. docs/mechanisms.md names the mechanisms.
 enum class mechanism : uint8_t {
   none = 0,
   grr = 1,             // A.1 k-RR
@@ -64,7 +64,7 @@ enum class payload_kind : uint8_t {
 
 // What a mechanism estimates, and so which server aggregator counts its reports.
 enum class mechanism_family : uint8_t {
-  frequency_oracle,   // MECHANISMS.md A: one item of [0, d) per device (server/frequency.h)
+  frequency_oracle,   // docs/mechanisms.md A: one item of [0, d) per device (server/frequency.h)
   mean,               // B.1, B.2: values in a range, per coordinate (server/mean.h)
   vector_mean,        // B.5: vectors in an L2 ball, rotated and sampled (server/vector_mean.h)
   user_level_vote,    // C.1 P1: a user's vote for the cell of its local mean (counted as an oracle)
@@ -76,9 +76,9 @@ enum class mechanism_family : uint8_t {
 
 // The members of the families that have more than one (the table's member column). The
 // user-level rounds are counted by another family's code, so their member names the mechanism of
-// that family they are counted as: the vote is SUE over cells (MECHANISMS.md C.1 P1), the refined
+// that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
-enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms };  // MECHANISMS.md A
+enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms };  // docs/mechanisms.md A
 enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                // B.1, B.2
 enum class vector_mean_member : uint8_t { duchi, laplace };                         // B.5
 

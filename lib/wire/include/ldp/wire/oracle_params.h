@@ -1,4 +1,4 @@
-// Parameter blocks of the frequency oracles from (epsilon, d, ...), MECHANISMS.md A.1-A.6 with the
+// Parameter blocks of the frequency oracles from (epsilon, d, ...), docs/mechanisms.md A.1-A.6 with the
 // rounding procedure of D.1: ideal probabilities in (deterministic) double precision, thresholds
 // rounded toward privacy, then the implemented epsilon computed from the integers (Table D.1) and
 // the thresholds stepped toward privacy until epsilon_impl * (1 + 2^-40) <= epsilon. The one
@@ -43,7 +43,7 @@ struct derived_params {
                                                    uint32_t rows = 0, uint32_t columns = 0,
                                                    const unsigned char* hash_seed = nullptr) noexcept;
 
-// epsilon_impl of a block from its integers (MECHANISMS.md Table D.1): the frequency oracles, and
+// epsilon_impl of a block from its integers (docs/mechanisms.md Table D.1): the frequency oracles, and
 // the numeric mechanisms of mean_params.h (Duchi ln(T_hi/T_lo), discrete Laplace Delta/t). +inf
 // when a probability is 0 or 1 where the mechanism needs it strictly inside, NaN for mechanisms
 // without a formula here.

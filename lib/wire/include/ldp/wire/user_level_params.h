@@ -1,4 +1,4 @@
-// Parameter blocks of the user-level protocols of Kent, Berrett and Yu (MECHANISMS.md C.1): the
+// Parameter blocks of the user-level protocols of Kent, Berrett and Yu (docs/mechanisms.md C.1): the
 // round-1 vote block (kent-vote, P1) and the round-2 refine block (kent-refine, P2) of M1, M2 and
 // M3 (docs/wire_format.md tables 2, 3 and 3.2), and the cell grid device and server share.
 //

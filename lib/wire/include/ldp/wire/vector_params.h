@@ -1,4 +1,4 @@
-// Vector mean estimation, MECHANISMS.md B.5 (clip to the L2 ball, rotate with B.4's U = d~^-1/2 H D,
+// Vector mean estimation, docs/mechanisms.md B.5 (clip to the L2 ball, rotate with B.4's U = d~^-1/2 H D,
 // sample one coordinate, randomize it with Duchi B.2 or discrete Laplace B.1): the parameter blocks
 // (docs/wire_format.md 3.2-3.3: vector-duchi, vector-laplace) and the fixed-point facts of the
 // rotation that device and server must share bit for bit.
@@ -54,7 +54,7 @@ inline constexpr uint64_t inverse_sqrt2_q32 = 3037000500u;  // round(2^32 / sqrt
 // (0, 40], with the rotation signs from the public 32-byte seed. The clip r is vector_clip(R, d~,
 // beta); epsilon_impl is the scalar mechanism's on [-r, r] (the coordinate and D do not depend on
 // the data): ln(T_hi / T_lo) for Duchi, 2r * t_den / t_num for Laplace (scale t = 2r / epsilon grid
-// units, MECHANISMS.md B.1). code is invalid_argument when an argument is out of range, when R
+// units, docs/mechanisms.md B.1). code is invalid_argument when an argument is out of range, when R
 // rounds below one grid unit, or when R^2 * d~ >= 2^62 (then fewer frac_bits make the int32
 // rotation fit).
 [[nodiscard]] derived_params make_vector_duchi(uint32_t d, double radius, unsigned frac_bits, double epsilon,

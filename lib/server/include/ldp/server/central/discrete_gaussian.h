@@ -1,5 +1,5 @@
 // The exact discrete Gaussian sampler of Canonne, Kamath, Steinke 2020 (Algorithm 3), the server
-// noise of the approximate-DP projection mechanism (MECHANISMS.md C.3 step 2). P(Y = y) is
+// noise of the approximate-DP projection mechanism (docs/mechanisms.md C.3 step 2). P(Y = y) is
 // proportional to exp(-y^2 / (2 sigma^2)) on the integers, for an integer variance parameter
 // sigma^2 = sigma2. Every step is integer arithmetic on uniform words (lib/random samplers for the
 // discrete Laplace proposal; 128-bit integers for the acceptance test), so the law is exact.

@@ -1,4 +1,4 @@
-// Exact samplers the server needs beyond lib/random's (MECHANISMS.md D.1 "Exact primitives"): uniform
+// Exact samplers the server needs beyond lib/random's (docs/mechanisms.md D.1 "Exact primitives"): uniform
 // integers and Bernoulli(exp(-a/b)) on 128-bit integers (ldp/base/int128.h, the same bits on every
 // target), and Bernoulli(65 / (24 e)), the piece that lets PrivateRange's exponential mechanism (C.2)
 // weigh bins by powers of e with rational arithmetic alone. Used by the discrete Gaussian (C.3) and

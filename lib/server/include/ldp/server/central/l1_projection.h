@@ -1,4 +1,4 @@
-// Euclidean projection onto the l1 ball (MECHANISMS.md C.3 step 3, Duchi, Shalev-Shwartz, Singer,
+// Euclidean projection onto the l1 ball (docs/mechanisms.md C.3 step 3, Duchi, Shalev-Shwartz, Singer,
 // Chandra 2008): the last step of Ghazi et al.'s projection mechanism (sparse_projection.h), and
 // free post-processing of any vector-mean estimate of s-sparse data with l2 norm at most L, radius
 // L sqrt(s) (C.3 "LDP extension": Lemma 3.1 holds for any noise, so the projected error satisfies

@@ -1,4 +1,4 @@
-// Server side of Ghazi et al. 2024 sparse vectors (MECHANISMS.md C.3, Algorithm 1, the projection
+// Server side of Ghazi et al. 2024 sparse vectors (docs/mechanisms.md C.3, Algorithm 1, the projection
 // mechanism), central DP under replace-one with a public n. Devices send s-sparse vectors with l2
 // norm at most L (lib/device sparse_projection.h); the trusted server sums them exactly, adds noise to
 // ALL d coordinates (noise on the observed support only would leak the support), and projects onto
