@@ -2,7 +2,7 @@
 # install_packages NAME...: installs the ones missing (apt-get; sudo when not root).
 
 # Host build: library, tests, benchmarks (and their baselines), the ldp tool, packaging checks.
-host_packages=(cmake ninja-build g++ clang libclang-rt-14-dev libxsimd-dev doctest-dev libbenchmark-dev
+host_packages=(cmake ninja-build g++ clang clang-format libclang-rt-14-dev libxsimd-dev doctest-dev libbenchmark-dev
                libsodium-dev libssl-dev libfftw3-dev python3 pkgconf libcli11-dev nlohmann-json3-dev
                libfmt-dev)
 # Cross builds run under qemu-user, and the bare-metal firmware images.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole ldpkit test suite, as the README states and .ci/run calls it, on a fresh Debian 12:
 #   1. installs the Debian packages it needs (apt-get; sudo when not root),
-#   2. host build with g++ and every test; `install`: cmake --install of that build, and out-of-tree
+#   2. format: every tracked C and C++ source laid out as .clang-format says (includes sorted),
+#      host build with g++ and every test; `install`: cmake --install of that build, and out-of-tree
 #      consumers built against the prefix with find_package and with pkg-config (tests/consumer),
 #   3. the same suite with AddressSanitizer + UndefinedBehaviorSanitizer (clang),
 #   4. ThreadSanitizer (clang) on the tests that run threads: const reads of one aggregator from two
@@ -16,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(deps host install asan tsan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
+[ ${#stages[@]} -gt 0 ] || stages=(deps format host install asan tsan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
 
 # shellcheck source=scripts/deps.sh
 source scripts/deps.sh
@@ -97,9 +98,15 @@ run_install() {  # install the host build to a prefix, then build and run out-of
   cat "$out/c.txt"
 }
 
+run_format() {  # every tracked C and C++ file as .clang-format lays it out, includes sorted in blocks
+  echo "== format: clang-format --dry-run over the tracked C and C++ sources"
+  git ls-files -z '*.c' '*.h' '*.cpp' | xargs -0 clang-format --dry-run --Werror
+}
+
 for stage in "${stages[@]}"; do
   case "$stage" in
     deps) install_packages "${host_packages[@]}" "${cross_packages[@]}" ;;
+    format) run_format ;;
     install) run_install ;;
     fuzz) run_fuzz ;;
     *) run_preset "$stage" ;;
