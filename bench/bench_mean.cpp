@@ -30,6 +30,7 @@
 namespace ldp_bench {
 namespace {
 
+using ldp::wire::mean_member;
 using ldp::wire::mechanism;
 
 constexpr double epsilon = 1.0;
@@ -37,11 +38,12 @@ constexpr int64_t frac_bits = 16;
 constexpr int64_t inputs = 1024;  // a cycle of inputs across [-1, 1]
 
 ldp::wire::params block(mechanism m, unsigned f, uint32_t d = 1) {
-  switch (m) {
-    case mechanism::duchi: return ldp::wire::make_duchi(-1.0, 1.0, f, epsilon).block;
-    case mechanism::laplace_vector: return ldp::wire::make_laplace_vector(d, -1.0, 1.0, f, epsilon).block;
-    default: return ldp::wire::make_laplace(-1.0, 1.0, f, epsilon).block;
+  switch (ldp::wire::mean_of(m)) {
+    case mean_member::duchi: return ldp::wire::make_duchi(-1.0, 1.0, f, epsilon).block;
+    case mean_member::laplace_vector: return ldp::wire::make_laplace_vector(d, -1.0, 1.0, f, epsilon).block;
+    case mean_member::laplace: return ldp::wire::make_laplace(-1.0, 1.0, f, epsilon).block;
   }
+  return {};  // a value outside the enumeration
 }
 
 // Fixed-point inputs spread over [-1, 1] (and a little beyond, so clamping is exercised).

@@ -18,6 +18,7 @@
 #include "tables.h"
 
 using ldp::wire::field;
+using ldp::wire::frequency_oracle;
 using ldp::wire::mechanism;
 
 namespace {
@@ -34,29 +35,29 @@ bool bit(const ldp::wire::report& r, uint32_t j) { return ((r.bits[j / 8] >> (j 
 
 // Table D.2: is the report in the worst-case event E for the pair (v, w)?
 bool in_event(const ldp::wire::params& p, const ldp::wire::report& r, uint32_t v, uint32_t w) {
-  switch (p.mech) {
-    case mechanism::grr: return r.index == v;
-    case mechanism::sue:
-    case mechanism::oue: return bit(r, v) && !bit(r, w);
-    case mechanism::blh:
-    case mechanism::olh: {
+  switch (ldp::wire::oracle_of(p.mech)) {
+    case frequency_oracle::grr: return r.index == v;
+    case frequency_oracle::sue:
+    case frequency_oracle::oue: return bit(r, v) && !bit(r, w);
+    case frequency_oracle::blh:
+    case frequency_oracle::olh: {
       const auto key = ldp::wire::report_hash_key(r.seed);
       const auto g = static_cast<uint32_t>(p.get(field::hash_range));
       const uint32_t hv = ldp::wire::hash_to_range(key, v, g), hw = ldp::wire::hash_to_range(key, w, g);
       return hv != hw && r.index == hv;
     }
-    case mechanism::hr: {
+    case frequency_oracle::hr: {
       const bool in_v = (ldp::popcount32((v + 1) & r.index) & 1) == 0;
       const bool in_w = (ldp::popcount32((w + 1) & r.index) & 1) == 0;
       return in_v && !in_w;
     }
-    case mechanism::cms: {
+    case frequency_oracle::cms: {
       const auto m = static_cast<uint32_t>(p.get(field::sketch_columns));
       const ldp::wire::sketch_hash hash(p.hash_seed);
       const uint32_t hv = hash(r.index, v, m), hw = hash(r.index, w, m);
       return hv != hw && bit(r, hv) && !bit(r, hw);
     }
-    default: {  // hcms: v's and w's true signs differ, and b carries v's
+    case frequency_oracle::hcms: {  // v's and w's true signs differ, and b carries v's
       const auto m = static_cast<uint32_t>(p.get(field::sketch_columns));
       const ldp::wire::sketch_hash hash(p.hash_seed);
       const uint32_t hv = hash(r.index, v, m), hw = hash(r.index, w, m);
@@ -65,6 +66,8 @@ bool in_event(const ldp::wire::params& p, const ldp::wire::report& r, uint32_t v
       return tv != tw && r.bit == (tv ? 1 : 0);
     }
   }
+  FAIL("not a frequency oracle");
+  return false;
 }
 
 uint64_t count_event(const ldp::wire::params& p, uint32_t input, uint32_t v, uint32_t w,

@@ -23,6 +23,7 @@
 #include "tables.h"
 
 using ldp::wire::field;
+using ldp::wire::frequency_oracle;
 using ldp::wire::mechanism;
 
 namespace {
@@ -54,14 +55,15 @@ double closed_form_variance(const ldp::wire::params& p, const std::vector<uint64
     return n * q * (1 - q) / ((pp - q) * (pp - q)) + cv * (1 - pp - q) / (pp - q);
   };
   const double keep = t(p.get(field::threshold_keep)), other = t(p.get(field::threshold_other));
-  switch (p.mech) {
-    case mechanism::grr: return template_variance(keep, (1 - keep) / (d - 1));
-    case mechanism::sue:
-    case mechanism::oue: return template_variance(keep, other);
-    case mechanism::blh:
-    case mechanism::olh: return template_variance(keep, 1.0 / static_cast<double>(p.get(field::hash_range)));
-    case mechanism::hr: return n / ((2 * keep - 1) * (2 * keep - 1)) - cv;
-    default: {
+  switch (ldp::wire::oracle_of(p.mech)) {
+    case frequency_oracle::grr: return template_variance(keep, (1 - keep) / (d - 1));
+    case frequency_oracle::sue:
+    case frequency_oracle::oue: return template_variance(keep, other);
+    case frequency_oracle::blh:
+    case frequency_oracle::olh: return template_variance(keep, 1.0 / static_cast<double>(p.get(field::hash_range)));
+    case frequency_oracle::hr: return n / ((2 * keep - 1) * (2 * keep - 1)) - cv;
+    case frequency_oracle::cms:
+    case frequency_oracle::hcms: {
       const double k = static_cast<double>(p.get(field::sketch_rows));
       const double m = static_cast<double>(p.get(field::sketch_columns));
       const double scale = 1 / (1 - 2 * other);
@@ -77,6 +79,8 @@ double closed_form_variance(const ldp::wire::params& p, const std::vector<uint64
       return lead * (n * scale * scale - cv - (n - cv) / (m * m)) + collisions;
     }
   }
+  FAIL("not a frequency oracle");
+  return 0;
 }
 
 }  // namespace

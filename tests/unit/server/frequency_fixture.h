@@ -25,6 +25,7 @@ using ldp::status;
 using ldp::server::estimate;
 using ldp::server::frequency_aggregator;
 using ldp::wire::field;
+using ldp::wire::frequency_oracle;
 using ldp::wire::mechanism;
 using ldp::wire::params;
 
@@ -44,15 +45,15 @@ inline constexpr double z95 = 1.959963984540054;  // two-sided 95% normal quanti
 // integer), sketches of k = 4 rows by m = 16 columns.
 inline params block(mechanism m, double eps = 1.0, uint32_t d = 10) {
   ldp::wire::derived_params r;
-  switch (m) {
-    case mechanism::grr: r = ldp::wire::make_grr(eps, d); break;
-    case mechanism::sue: r = ldp::wire::make_sue(eps, d); break;
-    case mechanism::oue: r = ldp::wire::make_oue(eps, d); break;
-    case mechanism::blh: r = ldp::wire::make_blh(eps, d); break;
-    case mechanism::olh: r = ldp::wire::make_olh(eps + 0.5, d); break;
-    case mechanism::hr: r = ldp::wire::make_hr(eps, d); break;
-    case mechanism::cms: r = ldp::wire::make_cms(eps, d, 4, 16, sketch_seed); break;
-    default: r = ldp::wire::make_hcms(eps, d, 4, 16, sketch_seed); break;
+  switch (ldp::wire::oracle_of(m)) {  // the REQUIRE below rejects an m of another family
+    case frequency_oracle::grr: r = ldp::wire::make_grr(eps, d); break;
+    case frequency_oracle::sue: r = ldp::wire::make_sue(eps, d); break;
+    case frequency_oracle::oue: r = ldp::wire::make_oue(eps, d); break;
+    case frequency_oracle::blh: r = ldp::wire::make_blh(eps, d); break;
+    case frequency_oracle::olh: r = ldp::wire::make_olh(eps + 0.5, d); break;
+    case frequency_oracle::hr: r = ldp::wire::make_hr(eps, d); break;
+    case frequency_oracle::cms: r = ldp::wire::make_cms(eps, d, 4, 16, sketch_seed); break;
+    case frequency_oracle::hcms: r = ldp::wire::make_hcms(eps, d, 4, 16, sketch_seed); break;
   }
   REQUIRE(r.code == status::ok);
   REQUIRE(r.block.mech == m);
@@ -96,26 +97,25 @@ inline bytes random_report(const params& p, ldp::random::drbg& rng) {
   ldp::wire::report r;
   bytes bits;
   const uint64_t d = p.get(field::domain);
-  switch (ldp::wire::kind_of(p.mech)) {
-    case ldp::wire::payload_kind::index: {
-      const uint64_t bound = p.mech == mechanism::hr ? p.get(field::hadamard_dim) : d;
-      r.index = static_cast<uint32_t>(rng.next_u32() % bound);
-      break;
-    }
-    case ldp::wire::payload_kind::unary_bits:
+  switch (ldp::wire::oracle_of(p.mech)) {  // a kent-vote report is a SUE report
+    case frequency_oracle::grr: r.index = static_cast<uint32_t>(rng.next_u32() % d); break;
+    case frequency_oracle::hr: r.index = static_cast<uint32_t>(rng.next_u32() % p.get(field::hadamard_dim)); break;
+    case frequency_oracle::sue:
+    case frequency_oracle::oue:
       bits = random_bits(rng, d);
       r.bits = bits;
       break;
-    case ldp::wire::payload_kind::hash_bucket:
+    case frequency_oracle::blh:
+    case frequency_oracle::olh:
       r.seed = rng.next_u64();
       r.index = static_cast<uint32_t>(rng.next_u32() % p.get(field::hash_range));
       break;
-    case ldp::wire::payload_kind::sketch_row:
+    case frequency_oracle::cms:
       r.index = static_cast<uint32_t>(rng.next_u32() % p.get(field::sketch_rows));
       bits = random_bits(rng, p.get(field::sketch_columns));
       r.bits = bits;
       break;
-    default:
+    case frequency_oracle::hcms:
       r.index = static_cast<uint32_t>(rng.next_u32() % p.get(field::sketch_rows));
       r.column = static_cast<uint32_t>(rng.next_u32() % p.get(field::sketch_columns));
       r.bit = static_cast<uint8_t>(rng.next_u32() & 1);
@@ -167,29 +167,33 @@ inline std::vector<expected> reference_pure(const params& p, const std::vector<l
   const auto n = static_cast<double>(rs.size());
   const double pk = prob(p, field::threshold_keep);
   double q = 0;
-  switch (p.mech) {
-    case mechanism::grr: q = (1 - pk) / static_cast<double>(d - 1); break;
-    case mechanism::sue:
-    case mechanism::oue: q = prob(p, field::threshold_other); break;
-    case mechanism::blh:
-    case mechanism::olh: q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;
-    default: q = 0.5; break;
+  switch (ldp::wire::oracle_of(p.mech)) {
+    case frequency_oracle::grr: q = (1 - pk) / static_cast<double>(d - 1); break;
+    case frequency_oracle::sue:
+    case frequency_oracle::oue: q = prob(p, field::threshold_other); break;
+    case frequency_oracle::blh:
+    case frequency_oracle::olh: q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;
+    case frequency_oracle::hr: q = 0.5; break;
+    case frequency_oracle::cms:
+    case frequency_oracle::hcms: FAIL("not a pure oracle: the sketches' reference is reference_sketch"); break;
   }
   std::vector<expected> out;
   for (uint32_t v = 0; v < d; ++v) {
     double support = 0;
     for (const auto& r : rs) {
       bool s = false;
-      switch (p.mech) {
-        case mechanism::grr: s = r.index == v; break;
-        case mechanism::sue:
-        case mechanism::oue: s = bit_of(r.bits, v); break;
-        case mechanism::blh:
-        case mechanism::olh:
+      switch (ldp::wire::oracle_of(p.mech)) {
+        case frequency_oracle::grr: s = r.index == v; break;
+        case frequency_oracle::sue:
+        case frequency_oracle::oue: s = bit_of(r.bits, v); break;
+        case frequency_oracle::blh:
+        case frequency_oracle::olh:
           s = ldp::wire::hash_to_range(ldp::wire::report_hash_key(r.seed), v,
                                        static_cast<uint32_t>(p.get(field::hash_range))) == r.index;
           break;
-        default: s = hadamard(v + 1, r.index) == 1; break;
+        case frequency_oracle::hr: s = hadamard(v + 1, r.index) == 1; break;
+        case frequency_oracle::cms:
+        case frequency_oracle::hcms: break;  // failed above
       }
       support += s ? 1 : 0;
     }

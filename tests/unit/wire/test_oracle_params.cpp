@@ -15,6 +15,7 @@
 
 using ldp::status;
 using ldp::wire::field;
+using ldp::wire::frequency_oracle;
 using ldp::wire::mechanism;
 
 namespace {
@@ -34,15 +35,18 @@ const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire::mecha
 
 // The epsilon of a block with one threshold moved one step away from privacy.
 double one_step_looser(ldp::wire::params p) {
-  switch (p.mech) {
-    case mechanism::sue:
+  switch (ldp::wire::oracle_of(p.mech)) {
+    case frequency_oracle::sue:
       p.set(field::threshold_keep, p.get(field::threshold_keep) + 1);
       p.set(field::threshold_other, p.get(field::threshold_other) - 1);
       break;
-    case mechanism::oue:
-    case mechanism::cms:
-    case mechanism::hcms: p.set(field::threshold_other, p.get(field::threshold_other) - 1); break;
-    default: p.set(field::threshold_keep, p.get(field::threshold_keep) + 1); break;
+    case frequency_oracle::oue:
+    case frequency_oracle::cms:
+    case frequency_oracle::hcms: p.set(field::threshold_other, p.get(field::threshold_other) - 1); break;
+    case frequency_oracle::grr:
+    case frequency_oracle::blh:
+    case frequency_oracle::olh:
+    case frequency_oracle::hr: p.set(field::threshold_keep, p.get(field::threshold_keep) + 1); break;
   }
   return ldp::wire::implemented_epsilon(p);
 }

@@ -65,7 +65,8 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
     case payload_kind::sparse_pairs:
       p.set(field::domain, d).set(field::sparsity, pick(1, d < 40 ? d : 40));
       break;
-    default: break;
+    case payload_kind::fixed_value:
+    case payload_kind::bit: break;  // no size to draw: the example's range stays
   }
   REQUIRE(ldp::wire::validate(p) == status::ok);
   return p;
