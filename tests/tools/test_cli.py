@@ -819,7 +819,7 @@ def case_winsorized_offline():
     more = estimate_json("w.ldps", "--epsilon", "2", "--release-seed", str(seed), "--users", str(n + 10))
     check(more["release"]["users"] == n + 10 and more["reports"] == n, f"--users: {more['release']}")
     # The state carries the window list: it merges and loads like any state.
-    run("merge", path("w.ldps"), path("w.ldps"), "--out", path("ww.ldps"))
+    run("merge", path("w.ldps"), path("w.ldps"), "--allow-duplicates", "--out", path("ww.ldps"))
     twice = estimate_json("ww.ldps", "--epsilon", "2", "--release-seed", str(seed))
     check(twice["reports"] == 2 * n, f"merge: {twice['reports']} reports")
     out, _ = run("inspect", path("w.ldps"))

@@ -234,11 +234,11 @@ bool same_bytes(const std::string& a, const std::string& b) {
 
 void refuse_duplicate_inputs(const std::vector<named_file>& inputs, const char* allow_option) {
   std::vector<struct stat> st(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (::stat(inputs[i].path.c_str(), &st[i]) != 0) fail("cannot open {} {}: {}", inputs[i].option, inputs[i].path, reason());
-  }
+  std::vector<bool> exists(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) exists[i] = ::stat(inputs[i].path.c_str(), &st[i]) == 0;
   for (std::size_t j = 1; j < inputs.size(); ++j) {
     for (std::size_t i = 0; i < j; ++i) {
+      if (!exists[i] || !exists[j]) continue;  // opening it reports the problem
       const named_file &a = inputs[i], &b = inputs[j];
       const bool same_file = st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
       // Pipes and devices cannot be read twice: only regular files are compared.
