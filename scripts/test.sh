@@ -8,7 +8,9 @@
 #   4. ThreadSanitizer (clang) on the tests that run threads: const reads of one aggregator from two
 #      threads (unit.server.test_concurrent_reads) and the tool's fleet (tools.determinism,
 #      tools.demo); only those targets are built,
-#   5. the libFuzzer targets (report and batch decoders), one minute each from the golden seeds,
+#   5. the libFuzzer targets (report and batch decoders, saved state, aggregator::create, add_batch,
+#      the streamed batch), one minute each from the golden seeds (LDP_FUZZ_SECONDS=600 for the
+#      slow run of 10 minutes each, README "Tests"),
 #   6. aarch64 (NEON64), armhf (32-bit NEON), riscv64 (scalar) and s390x (big-endian) cross builds,
 #      tests under qemu-user,
 #   7. Cortex-M4F and Cortex-M7 bare-metal firmware images, scanned for heap and exception symbols.
@@ -35,21 +37,27 @@ run_preset() {  # configure, build, and test when the preset has tests
   esac
 }
 
-run_fuzz() {  # build the fuzz targets, then run each for a minute from the golden-file seeds
+run_fuzz() {  # build the fuzz targets, then run each for a minute (LDP_FUZZ_SECONDS) from the golden-file seeds
+  local seconds="${LDP_FUZZ_SECONDS:-60}"
   echo "== fuzz: configure and build"
   mkdir -p build
   cmake --preset fuzz > build/fuzz.configure.log 2>&1 || { cat build/fuzz.configure.log; return 1; }
   cmake --build --preset fuzz
   cmake --build --preset fuzz --target fuzz_seeds
   local dir=build/fuzz/tests/fuzz target
-  for target in fuzz_report fuzz_batch fuzz_state; do
-    local seeds="$PWD/$dir/seeds/${target#fuzz_}" corpus="$PWD/build/fuzz/corpus/$target"
+  # fuzz_create reads the report corpus's layout (u16 block length, block, tail); fuzz_add_batch
+  # and fuzz_batch_stream read batches. The server targets run under a 256 MiB ceiling, so any RSS
+  # past 2048 MB is an allocation the memory contract does not allow (docs/security_model.md).
+  declare -A corpus_of=([fuzz_report]=report [fuzz_batch]=batch [fuzz_state]=state [fuzz_create]=report
+                        [fuzz_add_batch]=batch [fuzz_batch_stream]=batch)
+  for target in fuzz_report fuzz_batch fuzz_state fuzz_create fuzz_add_batch fuzz_batch_stream; do
+    local seeds="$PWD/$dir/seeds/${corpus_of[$target]}" corpus="$PWD/build/fuzz/corpus/$target"
     local log="$PWD/build/fuzz/$target.log"
     rm -rf "$corpus" && mkdir -p "$corpus"  # fresh: each run starts from the seeds alone
-    echo "== fuzz: $target, 60 s (log: build/fuzz/$target.log)"
+    echo "== fuzz: $target, $seconds s (log: build/fuzz/$target.log)"
     # libFuzzer exits non-zero on a crash, sanitizer report, leak, timeout or RSS overrun, and
     # writes the input that caused it into the working directory.
-    if ! (cd "$dir" && "./$target" -max_total_time=60 -timeout=10 -rss_limit_mb=2048 \
+    if ! (cd "$dir" && "./$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
             "$corpus" "$seeds") > "$log" 2>&1; then
       tail -n 60 "$log"
       echo "== fuzz: $target failed; its input is in $dir (crash-*, leak-*, timeout-*, oom-*)"

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "fuzz_server.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/wire.h"
 
@@ -21,33 +22,10 @@ namespace {
 
 using ldp::status;
 using ldp::server::aggregator;
-using ldp::wire::field;
+using ldp::fuzz::cheap_to_estimate;
+using ldp::fuzz::require;
 using ldp::wire::mechanism;
 using bytes = std::vector<unsigned char>;
-
-void require(bool condition) {
-  if (!condition) __builtin_trap();
-}
-
-// Estimation is not run on every state that loads. Its cost is a function of the parameter block
-// (d items of a sketch whatever its size, n x d hash evaluations for local hashing), and a block
-// is what the operator configured or accepted: the server's own trusted state. deserialize() is
-// the part that sees untrusted bytes, and it allocates nothing a block could size before checking
-// the body is as long as the counts it claims. So a fuzzed block with d = 2^32 makes estimation
-// legitimately slow, which would only make the fuzzer report timeouts that are not bugs.
-constexpr uint64_t max_estimated_dimension = 4096;
-constexpr uint64_t max_local_hashing_work = uint64_t{1} << 22;  // reports x items
-
-bool cheap_to_estimate(const aggregator& a) {
-  const ldp::wire::params& p = a.parameters();
-  for (field f : {field::domain, field::hadamard_dim, field::vector_dim}) {
-    if (p.get(f) > max_estimated_dimension) return false;
-  }
-  if (p.mech == mechanism::blh || p.mech == mechanism::olh) {
-    return a.reports() <= max_local_hashing_work / std::max<uint64_t>(p.get(field::domain), 1);
-  }
-  return true;
-}
 
 bytes with_header(mechanism m, uint64_t fingerprint, const bytes& body) {
   bytes file(ldp::wire::state_header_size);

@@ -304,8 +304,9 @@ def case_merge():
 
 
 def case_rejected_records():
-    """A record with an out-of-range payload (chunk CRC recomputed) and a chunk with a broken CRC
-    are rejected and counted by reason; every other report counts."""
+    """A record with an out-of-range payload (chunk CRC recomputed) is rejected and counted by
+    reason; a chunk with a broken CRC is one damaged chunk (its records unknown, issue 21); every
+    other report counts."""
     n = 10000
     simulate("grr", "ok.ldpb", devices=n, seed=3)
     header, chunks, _ = split_batch(read("ok.ldpb"))
@@ -323,11 +324,12 @@ def case_rejected_records():
     lost = chunks[1][0]
 
     out, _ = run("aggregate", path("bad.ldpb"), "--out", path("bad.ldps"))
-    check(f"total: {n - 1 - lost:,} reports accepted, {1 + lost:,} rejected" in out, f"aggregate:\n{out}")
-    check("out_of_range" in out and "checksum_mismatch" in out, f"reasons not printed:\n{out}")
+    check(f"total: {n - 1 - lost:,} reports accepted, 1 rejected, 1 damaged chunk (records unknown)" in out,
+          f"aggregate:\n{out}")
+    check("out_of_range" in out, f"reasons not printed:\n{out}")
     j = estimate_json("bad.ldps")
     check(j["reports"] == n - 1 - lost, f"reports {j['reports']}")
-    check(j["rejected"] == {"out_of_range": 1, "checksum_mismatch": lost}, f"rejected {j['rejected']}")
+    check(j["rejected"] == {"out_of_range": 1} and j["damaged_chunks"] == 1, f"rejected {j['rejected']}")
     out, _ = run("inspect", path("bad.ldpb"))
     check("CRC32C does not match" in out and "out_of_range" in out, f"inspect:\n{out}")
 
@@ -817,7 +819,7 @@ def case_winsorized_offline():
     more = estimate_json("w.ldps", "--epsilon", "2", "--release-seed", str(seed), "--users", str(n + 10))
     check(more["release"]["users"] == n + 10 and more["reports"] == n, f"--users: {more['release']}")
     # The state carries the window list: it merges and loads like any state.
-    run("merge", path("w.ldps"), path("w.ldps"), "--out", path("ww.ldps"))
+    run("merge", path("w.ldps"), path("w.ldps"), "--allow-duplicates", "--out", path("ww.ldps"))
     twice = estimate_json("ww.ldps", "--epsilon", "2", "--release-seed", str(seed))
     check(twice["reports"] == 2 * n, f"merge: {twice['reports']} reports")
     out, _ = run("inspect", path("w.ldps"))
@@ -1034,6 +1036,228 @@ def case_hygiene():
         name = "n" * (length - 5) + ".ldps"
         run("aggregate", path("x.ldpb"), "--out", path(name))
         check(read(name) == read("x.ldps"), f"a {length}-byte output name")
+
+
+# ---- Hostile inputs (issue 21; docs/security_model.md "Memory contract") ----------------------------
+
+MASK64 = (1 << 64) - 1
+
+
+def siphash24(key, data):
+    """SipHash-2-4 (docs/wire_format.md 3.4: the parameter fingerprint)."""
+    def rotl(x, b):
+        return ((x << b) | (x >> (64 - b))) & MASK64
+
+    k0, k1 = struct.unpack("<QQ", key)
+    v = [k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D, k0 ^ 0x6C7967656E657261, k1 ^ 0x7465646279746573]
+
+    def rounds(n):
+        for _ in range(n):
+            v[0] = (v[0] + v[1]) & MASK64; v[1] = rotl(v[1], 13); v[1] ^= v[0]; v[0] = rotl(v[0], 32)
+            v[2] = (v[2] + v[3]) & MASK64; v[3] = rotl(v[3], 16); v[3] ^= v[2]
+            v[0] = (v[0] + v[3]) & MASK64; v[3] = rotl(v[3], 21); v[3] ^= v[0]
+            v[2] = (v[2] + v[1]) & MASK64; v[1] = rotl(v[1], 17); v[1] ^= v[2]; v[2] = rotl(v[2], 32)
+
+    tail = len(data) % 8
+    for at in range(0, len(data) - tail, 8):
+        m = struct.unpack_from("<Q", data, at)[0]
+        v[3] ^= m
+        rounds(2)
+        v[0] ^= m
+    last = (len(data) & 0xFF) << 56
+    for i in range(tail):
+        last |= data[len(data) - tail + i] << (8 * i)
+    v[3] ^= last
+    rounds(2)
+    v[0] ^= last
+    v[2] ^= 0xFF
+    rounds(4)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def with_domain(block, domain):
+    """The block with its domain field (tag 1, the first field: docs/wire_format.md 3.1) replaced."""
+    check(block[3] == 1, "the block's first field is not the domain")
+    return block[:4] + struct.pack("<I", domain) + block[8:]
+
+
+def batch_of_block(block):
+    """A batch with this block and no records: header, terminator (51 bytes for a GRR block)."""
+    head = b"LDPB" + bytes([1, 0]) + struct.pack("<H", len(block)) + block
+    head += struct.pack("<Q", siphash24(b"ldpkit params v1", block))
+    return head + struct.pack("<I", crc32c(head)) + chunk_bytes(0, b"")
+
+
+def block_of_batch(data):
+    size = struct.unpack_from("<H", data, 6)[0]
+    return data[8:8 + size]
+
+
+def state_of_block(block, body_counts=b""):
+    """A state of no reports under this block (docs/wire_format.md 7, src/aggregator.cpp's body)."""
+    body = struct.pack("<H", len(block)) + block + bytes(8 + 128) + body_counts
+    head = b"LDPS" + bytes([1, block[1], 0, 0]) + struct.pack("<QQI", siphash24(b"ldpkit params v1", block),
+                                                                   len(body), crc32c(body))
+    return head + struct.pack("<I", crc32c(head)) + body
+
+
+def peak_rss_kib(*args, expect):
+    """Runs ldp in a child of a fresh Python, which reports the child's peak RSS (KiB)."""
+    probe = ("import resource, subprocess, sys\n"
+             "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode\n"
+             "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    proc = subprocess.run([sys.executable, "-c", probe, LDP, *args], capture_output=True, text=True, timeout=600)
+    rc, rss = (int(x) for x in proc.stdout.split())
+    check(rc == expect, f"ldp {' '.join(args)}: exit code {rc}, expected {expect}")
+    return rss
+
+
+def hostile_files():
+    """The hostile inputs of issue 21 as (name, command arguments, expected exit): every one is
+    refused (exit 2) before its claimed size is allocated or read."""
+    simulate("grr", "grr.ldpb", devices=10, seed=1)
+    simulate("laplace-vector", "lv.ldpb", devices=10, seed=1)
+    simulate("olh", "olh.ldpb", devices=10, seed=1)
+    grr = with_domain(block_of_batch(read("grr.ldpb")), 1 << 28)
+    write("grr_d28.ldpb", batch_of_block(grr))
+    check(len(read("grr_d28.ldpb")) == 51, "the GRR d = 2^28 batch is 51 bytes")
+    write("lv_d28.ldpb", batch_of_block(with_domain(block_of_batch(read("lv.ldpb")), 1 << 28)))
+    write("grr_d28.ldps", state_of_block(grr))  # its body claims 2 GiB of counts it does not hold
+    write("olh_d31.ldps", state_of_block(with_domain(block_of_batch(read("olh.ldpb")), 1 << 31)))
+    with open(path("zeros"), "wb") as f:
+        f.truncate(2 << 30)  # 2 GiB, sparse: costs no disk
+    commands = []
+    for batch in ("grr_d28.ldpb", "lv_d28.ldpb"):
+        commands.append(("aggregate", path(batch), "--out", path("x.ldps")))
+    for state in ("grr_d28.ldps", "olh_d31.ldps", "zeros", "/dev/zero"):
+        full = state if state.startswith("/") else path(state)
+        commands += [("estimate", full), ("merge", full, "--out", path("x.ldps")), ("inspect", full)]
+    commands.append(("aggregate", path("zeros"), "--out", path("x.ldps")))
+    commands.append(("aggregate", "/dev/zero", "--out", path("x.ldps")))
+    return commands
+
+
+def case_hostile_blocks():
+    """A 51-byte batch of GRR d = 2^28 (2 GiB of counters) and a 78-byte laplace-vector d = 2^28 are
+    refused with limit_exceeded before anything is allocated; so are states of such blocks (OLH
+    d = 2^31 with no reports would need 80 GiB of estimates); --max-state-bytes moves the ceiling."""
+    hostile_files()
+    check(len(read("lv_d28.ldpb")) == 78, "the laplace-vector d = 2^28 batch is 78 bytes")
+    for batch in ("grr_d28.ldpb", "lv_d28.ldpb"):
+        fails("aggregate", path(batch), "--out", path("x.ldps"), message=r"above --max-state-bytes.*limit_exceeded \(16\)")
+        check(not os.path.exists(path("x.ldps")), f"{batch}: a refused aggregate wrote its state")
+    fails("estimate", path("olh_d31.ldps"), message=r"olh_d31\.ldps.*--max-state-bytes.*limit_exceeded \(16\)")
+    # Its body lacks the 2 GiB of counts its block implies: refused by length before any allocation.
+    fails("estimate", path("grr_d28.ldps"), message=r"grr_d28\.ldps.*wrong_length")
+    # The ceiling is the caller's: a small one refuses a small GRR, a larger one lets it through.
+    run("simulate", "-m", "grr", "-e", "2", "-d", "1000", "-n", "100", "--data", "uniform", "--seed", "1",
+        "--out", path("d1000.ldpb"))
+    fails("aggregate", path("d1000.ldpb"), "--out", path("x.ldps"), "--max-state-bytes", "20000",
+          message=r"limit_exceeded")
+    run("aggregate", path("d1000.ldpb"), "--out", path("d1000.ldps"), "--max-state-bytes", "200000")
+    fails("estimate", path("d1000.ldps"), "--max-state-bytes", "20000", message=r"limit_exceeded")
+    fails("merge", path("d1000.ldps"), path("d1000.ldps"), "--allow-duplicates", "--out", path("x.ldps"),
+          "--max-state-bytes", "8000", message=r"limit_exceeded")
+    fails("inspect", path("d1000.ldps"), "--max-state-bytes", "8000", message=r"limit_exceeded")
+    fails("simulate", "-m", "grr", "-e", "2", "-d", "1000", "-n", "10", "--data", "uniform", "--seed", "1",
+          "--out", path("s.ldpb"), "--max-state-bytes", "20000", message=r"--max-state-bytes")
+
+
+def case_zeros_file():
+    """estimate, merge and inspect of a 2 GiB file of zeros and of /dev/zero fail at once with
+    malformed_report (the magic), reading only a header's bytes."""
+    hostile_files()
+    for name in (path("zeros"), "/dev/zero"):
+        fails("estimate", name, message=r"not a readable aggregator state: malformed_report \(4\)")
+        fails("merge", name, "--out", path("x.ldps"), message=r"not a readable aggregator state: malformed_report")
+        fails("inspect", name, message=r"is not a batch \(LDPB\), a state \(LDPS\) or a version-1 report")
+        fails("aggregate", name, "--out", path("x.ldps"), message=r"not a readable batch.*malformed_report")
+    # A valid header that claims a body the file does not hold: wrong_length after the bytes that
+    # are there, or limit_exceeded before reading when the claim passes the ceiling.
+    simulate("grr", "ok.ldpb", devices=100, seed=2)
+    run("aggregate", path("ok.ldpb"), "--out", path("ok.ldps"))
+    state = read("ok.ldps")
+    for claim, message in ((len(state), r"wrong_length"), (1 << 40, r"limit_exceeded")):
+        head = state[:16] + struct.pack("<Q", claim) + state[24:28]
+        write("claim.ldps", head + struct.pack("<I", crc32c(head)) + state[32:])
+        fails("estimate", path("claim.ldps"), message=message)
+    write("longer.ldps", state + b"\0")
+    fails("estimate", path("longer.ldps"), message=r"wrong_length")
+
+
+def case_max_rss():
+    """Peak RSS of aggregate, estimate, merge and inspect on every hostile file is within the memory
+    contract (docs/security_model.md): refused inputs cost only the constant part, 64 MiB."""
+    bound_kib = 64 * 1024
+    for args in hostile_files():
+        rss = peak_rss_kib(*args, expect=2)
+        check(rss <= bound_kib, f"ldp {' '.join(args)}: peak RSS {rss} KiB above {bound_kib} KiB")
+
+
+def case_damaged_chunk():
+    """A flipped bit in a chunk's record count (CRC not fixed) is one damaged chunk whose records are
+    unknown: not counted as rejected with the damaged count, but shown in the summary, a warning, the
+    state (estimate's "damaged_chunks") and merge; --quarantine keeps the chunk's bytes."""
+    n = 10000
+    simulate("grr", "ok.ldpb", devices=n, seed=3)
+    data = read("ok.ldpb")
+    header, chunks, _ = split_batch(data)
+    check(len(chunks) >= 3, f"expected several chunks, got {len(chunks)}")
+    second = len(header) + 8 + len(chunks[0][1]) + 4
+    lost = chunks[1][0]
+    # Bit 31 of the count: 2,147,487,744 claimed records for a chunk of 4,096 (issue 21 finding 3).
+    damaged = data[:second + 3] + bytes([data[second + 3] ^ 0x80]) + data[second + 4:]
+    write("bad.ldpb", damaged)
+    out, err = run("aggregate", path("bad.ldpb"), "--out", path("bad.ldps"), "--quarantine", path("bad.ldpq"))
+    check(f"total: {n - lost:,} reports accepted, 0 rejected, 1 damaged chunk (records unknown)" in out,
+          f"aggregate:\n{out}")
+    check("warning" in err and "1 damaged chunk" in err, f"no warning:\n{err}")
+    j = estimate_json("bad.ldps")
+    check(j["reports"] == n - lost and j["rejected"] == {} and j["damaged_chunks"] == 1, f"estimate: {j}")
+    out, _ = run("estimate", path("bad.ldps"))
+    check("1 damaged chunk" in out, f"estimate:\n{out}")
+    q = read("bad.ldpq")
+    chunk = damaged[second:second + 8 + len(chunks[1][1]) + 4]
+    name = path("bad.ldpb").encode()
+    check(q[:8] == b"LDPQ\x01\0\0\0", "quarantine magic")
+    check(q[8:] == struct.pack("<H", len(name)) + name + struct.pack("<QI", second, len(chunk)) + chunk,
+          "the quarantine file does not hold the damaged chunk with its file and offset")
+    out, _ = run("inspect", path("bad.ldpb"))
+    check("CRC32C does not match" in out and "records unknown" in out, f"inspect:\n{out}")
+    out, _ = run("inspect", path("bad.ldps"))
+    check("1 damaged chunk" in out, f"inspect state:\n{out}")
+    run("aggregate", path("bad.ldpb"), "--out", path("bad2.ldps"), "--allow-duplicates")
+    run("merge", path("bad.ldps"), path("bad.ldps"), "--allow-duplicates", "--out", path("twice.ldps"))
+    check(estimate_json("twice.ldps")["damaged_chunks"] == 2, "merge does not add the damaged chunks")
+    # No damage: an empty quarantine file and no damaged chunks.
+    out, err = run("aggregate", path("ok.ldpb"), "--out", path("ok.ldps"), "--quarantine", path("ok.ldpq"))
+    check("damaged chunk" not in out + err and read("ok.ldpq") == b"LDPQ\x01\0\0\0", f"clean batch:\n{out}{err}")
+    check(estimate_json("ok.ldps")["damaged_chunks"] == 0, "damaged_chunks of a clean state")
+
+
+def case_duplicates():
+    """aggregate A A and merge S S (the same file, a link, or a byte-identical copy) are refused
+    (exit 2) unless --allow-duplicates; different inputs of equal size are not duplicates."""
+    simulate("grr", "a.ldpb", devices=1000, seed=1)
+    simulate("grr", "b.ldpb", devices=1000, seed=2)
+    check(len(read("a.ldpb")) == len(read("b.ldpb")), "GRR batches of equal devices have equal sizes")
+    write("copy.ldpb", read("a.ldpb"))
+    os.link(path("a.ldpb"), path("link.ldpb"))
+    for other, what in (("a.ldpb", "the same file as"), ("link.ldpb", "the same file as"),
+                        ("copy.ldpb", "a byte-identical copy of")):
+        fails("aggregate", path("a.ldpb"), path(other), "--out", path("x.ldps"),
+              message=rf"{re.escape(other)} is {what} input batch .*a\.ldpb.*--allow-duplicates")
+        check(not os.path.exists(path("x.ldps")), "a refused aggregate wrote its state")
+    out, _ = run("aggregate", path("a.ldpb"), path("b.ldpb"), "--out", path("ab.ldps"))
+    check("total: 2,000 reports accepted" in out, f"aggregate a b:\n{out}")
+    out, _ = run("aggregate", path("a.ldpb"), path("copy.ldpb"), "--allow-duplicates", "--out", path("aa.ldps"))
+    check("total: 2,000 reports accepted" in out, f"--allow-duplicates:\n{out}")
+    run("aggregate", path("a.ldpb"), "--out", path("a.ldps"))
+    write("copy.ldps", read("a.ldps"))
+    fails("merge", path("a.ldps"), path("a.ldps"), "--out", path("x.ldps"), message=r"the same file as.*--allow-duplicates")
+    fails("merge", path("a.ldps"), path("copy.ldps"), "--out", path("x.ldps"), message=r"byte-identical copy")
+    run("merge", path("a.ldps"), path("copy.ldps"), "--allow-duplicates", "--out", path("m.ldps"))
+    check(read("m.ldps") == read("aa.ldps"), "merge S S --allow-duplicates differs from aggregate A A")
 
 
 def main():

@@ -49,6 +49,8 @@ class batch_stream {
   // truncated or damaged file, or bytes after the terminator).
   status chunk_status() const { return status_; }
   const wire::chunk_view& chunk() const { return reader_.chunk(); }
+  // The chunk's bytes as read (header, body, CRC), for a quarantine file.
+  span<const unsigned char> chunk_bytes() const { return reader_.chunk_bytes(); }
   // Counts the chunk into `agg` through aggregator::add_batch (this header, the chunk, and a
   // terminator), which counts it exactly as in the full file; returns the status that ends the
   // reading, if any.

@@ -25,14 +25,33 @@ struct aggregate_options {
   std::vector<std::string> batches;
   std::string out;
   std::string windows;  // winsorized-sums: the broadcast window list
+  std::string quarantine;  // damaged chunks' bytes
   bool keep_partial = false;
+  bool allow_duplicates = false;
+  server::limits limits;
 };
 
-uint64_t total_rejected(const server::aggregator& agg) {
-  uint64_t n = 0;
-  for (uint64_t c : agg.rejected()) n += c;
-  return n;
-}
+// docs/cli.md "aggregate": the quarantine file keeps the raw bytes of every chunk whose CRC failed,
+// each after a header naming its source file and offset, so nothing the tool skips is destroyed.
+//   "LDPQ", version 1, 3 zero bytes; then per chunk: u16 path length, path, u64 offset in that
+//   file, u32 chunk length, the chunk (header, body, CRC as read). Little-endian.
+class quarantine {
+ public:
+  void add(const std::string& path, uint64_t offset, span<const unsigned char> chunk) {
+    put(path.size(), 2);
+    bytes_.insert(bytes_.end(), path.begin(), path.end());
+    put(offset, 8);
+    put(chunk.size(), 4);
+    bytes_.insert(bytes_.end(), chunk.begin(), chunk.end());
+  }
+  void write(const std::string& path) const { write_file_atomically(path, "quarantine file", bytes_); }
+
+ private:
+  std::vector<unsigned char> bytes_{'L', 'D', 'P', 'Q', 1, 0, 0, 0};
+  void put(uint64_t v, int size) {
+    for (int i = 0; i < size; ++i) bytes_.push_back(static_cast<unsigned char>(v >> (8 * i)));
+  }
+};
 
 // A state file given where a batch belongs: say so rather than "bad magic". Reads the first bytes.
 void refuse_state_file(input_file& in) {
@@ -72,9 +91,11 @@ void set_windows(server::aggregator& agg, const aggregate_options& o, const std:
 }
 
 void run(const aggregate_options& o) {
-  std::vector<named_file> inputs{{"--windows", o.windows}};
-  for (const std::string& path : o.batches) inputs.push_back({"input batch", path});
-  refuse_overlaps(inputs, {{"--out", o.out}});
+  std::vector<named_file> inputs{{"--windows", o.windows}}, batches;
+  for (const std::string& path : o.batches) batches.push_back({"input batch", path});
+  inputs.insert(inputs.end(), batches.begin(), batches.end());
+  refuse_overlaps(inputs, {{"--out", o.out}, {"--quarantine", o.quarantine}});
+  if (!o.allow_duplicates) refuse_duplicate_inputs(batches, "--allow-duplicates");
   // Every header first: a file of other parameters fails before any counting.
   std::unique_ptr<server::aggregator> agg;
   uint64_t total_bytes = 0;
@@ -87,7 +108,14 @@ void run(const aggregate_options& o) {
     const batch_stream batch(in);
     total_bytes += in.size();
     if (!agg) {
-      const status s = server::aggregator::create(batch.parameters(), &agg);
+      const status s = server::aggregator::create(batch.parameters(), o.limits, &agg);
+      if (s == status::limit_exceeded) {
+        uint64_t need = 0;
+        static_cast<void>(server::aggregator_bytes(batch.parameters(), &need));
+        fail("cannot aggregate {}: its parameters need {} of aggregator memory, above --max-state-bytes {}: {}", path,
+             need == 0 ? std::string("more than 2^64 bytes") : format_bytes(need), o.limits.max_state_bytes,
+             describe(s));
+      }
       if (s != status::ok) fail("cannot aggregate {}: no aggregator for its parameters: {}", path, describe(s));
       set_windows(*agg, o, path);
     } else if (batch.fingerprint() != agg->fingerprint()) {
@@ -99,13 +127,18 @@ void run(const aggregate_options& o) {
   progress bar("aggregate", total_bytes, true);
   uint64_t done_bytes = 0;
   std::vector<std::string> lines, warnings;  // printed after the bar
+  quarantine damaged;
   for (const std::string& path : o.batches) {
     input_file in(path, "batch file");
     batch_stream batch(in);
-    const uint64_t accepted_before = agg->reports(), rejected_before = total_rejected(*agg);
+    const uint64_t accepted_before = agg->reports(), rejected_before = agg->rejected_total(),
+                   damaged_before = agg->damaged_chunks();
     while (batch.next()) {
       const status s = batch.add_to(*agg);
       bar.update(done_bytes + in.position());
+      if (batch.chunk_status() == status::checksum_mismatch) {
+        damaged.add(path, in.position() - batch.chunk_bytes().size(), batch.chunk_bytes());
+      }
       if (s == status::ok) continue;
       const std::string what =
           fmt::format("{}: the batch cannot be read past chunk {} ({}): the file is truncated or damaged", path,
@@ -115,19 +148,27 @@ void run(const aggregate_options& o) {
       break;
     }
     done_bytes += in.size();
-    lines.push_back(fmt::format("{}: {} reports accepted, {} rejected", path, format_count(agg->reports() - accepted_before),
-                                format_count(total_rejected(*agg) - rejected_before)));
+    const uint64_t lost = agg->damaged_chunks() - damaged_before;
+    if (lost != 0) {
+      warnings.push_back(fmt::format("{}: {} damaged chunk{} (CRC32C mismatch): {} records are unknown and not counted{}",
+                                     path, format_count(lost), lost == 1 ? "" : "s", lost == 1 ? "its" : "their",
+                                     o.quarantine.empty() ? " (--quarantine F keeps their bytes)" : ""));
+    }
+    lines.push_back(fmt::format("{}: {} reports accepted, {} rejected{}", path, format_count(agg->reports() - accepted_before),
+                                format_count(agg->rejected_total() - rejected_before), damaged_text(lost)));
   }
   bar.finish();
   for (const std::string& w : warnings) fmt::print(stderr, "ldp: warning: {}\n", escaped(w, 4000));
   for (const std::string& line : lines) fmt::print("{}\n", line);
 
-  const uint64_t rejected = total_rejected(*agg);
-  fmt::print("total: {} reports accepted, {} rejected\n", format_count(agg->reports()), format_count(rejected));
+  const uint64_t rejected = agg->rejected_total();
+  fmt::print("total: {} reports accepted, {} rejected{}\n", format_count(agg->reports()), format_count(rejected),
+             damaged_text(agg->damaged_chunks()));
   if (rejected != 0) {
     fmt::print("rejected reports by reason:\n");
-    print_text(stdout, rejection_table(agg->rejected().data(), status_count), "  ");
+    print_text(stdout, rejection_table(agg->rejected()), "  ");
   }
+  if (!o.quarantine.empty()) damaged.write(o.quarantine);
   const uint64_t bytes = save_state(*agg, o.out);
   fmt::print("wrote {}: {}, {}\n", o.out, format_bytes(bytes), describe_state(*agg));
 }
@@ -142,6 +183,11 @@ command add_aggregate(CLI::App& parent) {
   app->add_option("--windows", o->windows, "winsorized-mean round 2: the broadcast window list (simulate --windows-out)");
   app->add_flag("--keep-partial", o->keep_partial,
                 "count the readable chunks of a truncated or damaged batch instead of failing");
+  app->add_option("--quarantine", o->quarantine, "write the raw bytes of chunks whose CRC32C fails to this file");
+  app->add_flag("--allow-duplicates", o->allow_duplicates,
+                "count a batch given twice (the same file, or a byte-identical copy) instead of refusing");
+  add_max_state_bytes_option(*app, &o->limits.max_state_bytes,
+                             "refuse a batch whose parameters need more aggregator memory");
   return {app, [o] { run(*o); }};
 }
 

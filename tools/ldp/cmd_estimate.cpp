@@ -24,6 +24,7 @@ struct estimate_options {
   std::string truth;
   std::string plot;
   double confidence = 0.95;
+  server::limits limits;
   release_request release;  // central DP (sparse-projection and winsorized-sums states)
   std::vector<CLI::Option*> release_options;  // --epsilon, --delta, --release-seed: every central state
   std::vector<CLI::Option*> session_options;  // --queries, --budget, --users: winsorized-sums only
@@ -58,7 +59,7 @@ estimate_report central_report(const server::aggregator& agg, const estimate_opt
 void run(const estimate_options& o) {
   if (!(o.confidence > 0 && o.confidence < 1)) fail("--confidence must be in (0, 1), got {}", o.confidence);
   refuse_overlaps({{"input state", o.state}, {"--truth", o.truth}}, {{"--plot", o.plot}});
-  const std::unique_ptr<server::aggregator> agg = load_state(o.state);
+  const std::unique_ptr<server::aggregator> agg = load_state(o.state, o.limits);
   const bool central = is_central(agg->parameters().mech);
   const wire::mechanism mech = agg->parameters().mech;
   for (const CLI::Option* option : o.session_options) {
@@ -100,6 +101,7 @@ command add_estimate(CLI::App& parent) {
   app->add_option("--truth", o->truth, "exact answer (simulate --truth-out): adds the error summary");
   app->add_option("--plot", o->plot, "also write an SVG chart of the listed estimates");
   app->add_option("--confidence", o->confidence, "level of the intervals (default 0.95)");
+  add_max_state_bytes_option(*app, &o->limits.max_state_bytes, "refuse a state that needs more memory");
   o->release_options = {
       app->add_option("--epsilon,-e", o->release.epsilon, "central DP: epsilon of the server's release (winsorized-mean: of the session)"),
       app->add_option("--delta", o->release.delta, "central DP: delta of the release (default 0: pure DP)"),

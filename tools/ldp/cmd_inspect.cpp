@@ -29,6 +29,7 @@ struct inspect_options {
   std::string file;
   std::string params;
   std::size_t records = 5;
+  server::limits limits;
 };
 
 // What the file's first bytes say it is (its magic, or a report's version byte).
@@ -97,7 +98,7 @@ void inspect_batch(const inspect_options& o) {
   batch_stream batch(in);
   fmt::print("{}: batch (wire format section 6), {}\n", o.file, format_bytes(in.size()));
   print_block(batch.parameters(), batch.fingerprint());
-  std::array<uint64_t, status_count> statuses{};
+  server::rejection_counts statuses{};  // by status; [0]: valid records
   uint64_t records = 0, bad_chunks = 0, shown = 0, min_size = UINT64_MAX, max_size = 0;
   status framing = status::ok;
   while (batch.next()) {
@@ -105,8 +106,9 @@ void inspect_batch(const inspect_options& o) {
     const status s = batch.chunk_status();
     if (s == status::checksum_mismatch) {
       ++bad_chunks;
-      statuses[static_cast<std::size_t>(s)] += chunk.records;
-      fmt::print("chunk {}: {} records, CRC32C does not match: all rejected\n", batch.chunks(), chunk.records);
+      // Its record count is among the damaged bytes: shown as a claim, counted nowhere.
+      fmt::print("chunk {}: CRC32C does not match: damaged, its records unknown (its header claims {})\n",
+                 batch.chunks(), chunk.records);
       continue;
     }
     if (s != status::ok) {
@@ -143,7 +145,7 @@ void inspect_batch(const inspect_options& o) {
   fmt::print("\n");
   if (std::any_of(statuses.begin() + 1, statuses.end(), [](uint64_t c) { return c != 0; })) {
     fmt::print("rejected records by reason:\n");
-    print_text(stdout, rejection_table(statuses.data(), status_count), "  ");
+    print_text(stdout, rejection_table(statuses), "  ");
   }
   if (framing != status::ok) {
     fail("{}: the batch cannot be read past chunk {}: {} (truncated or damaged)", o.file, batch.chunks(), describe(framing));
@@ -151,7 +153,7 @@ void inspect_batch(const inspect_options& o) {
 }
 
 void inspect_state(const inspect_options& o) {
-  const std::vector<unsigned char> bytes = read_file(o.file, "state file");
+  const std::vector<unsigned char> bytes = read_state_file(o.file, o.limits);
   wire::state_header header;
   span<const unsigned char> body;
   fmt::print("{}: aggregator state (wire format section 7), {}\n", o.file, format_bytes(bytes.size()));
@@ -159,10 +161,10 @@ void inspect_state(const inspect_options& o) {
   if (s != status::ok) fail("{}: the state header does not decode: {}", o.file, describe(s));
   fmt::print("header: mechanism {} (id {}), fingerprint {:016x}, body {} (CRC32C ok)\n", wire::mechanism_name(header.mech),
              static_cast<int>(header.mech), header.fingerprint, format_bytes(header.body_size));
-  const std::unique_ptr<server::aggregator> agg = load_state(o.file);
+  const std::unique_ptr<server::aggregator> agg = decode_state_file(o.file, bytes, o.limits);
   print_block(agg->parameters(), agg->fingerprint());
-  fmt::print("reports: {} accepted\n", format_count(agg->reports()));
-  const table rejected = rejection_table(agg->rejected().data(), status_count);
+  fmt::print("reports: {} accepted{}\n", format_count(agg->reports()), damaged_text(agg->damaged_chunks()));
+  const table rejected = rejection_table(agg->rejected());
   if (!rejected.rows.empty()) {
     fmt::print("rejected reports by reason:\n");
     print_text(stdout, rejected, "  ");
@@ -170,7 +172,7 @@ void inspect_state(const inspect_options& o) {
   fmt::print("estimates: ldp estimate {}\n", o.file);
 }
 
-wire::params params_from(const std::string& path, uint64_t* fingerprint) {
+wire::params params_from(const std::string& path, const server::limits& lim, uint64_t* fingerprint) {
   const wire::file_kind kind = kind_of(path);
   if (kind == wire::file_kind::batch) {
     input_file in(path, "batch file");
@@ -179,19 +181,21 @@ wire::params params_from(const std::string& path, uint64_t* fingerprint) {
     return batch.parameters();
   }
   if (kind == wire::file_kind::state) {
-    const std::unique_ptr<server::aggregator> agg = load_state(path);
+    const std::unique_ptr<server::aggregator> agg = load_state(path, lim);
     *fingerprint = agg->fingerprint();
     return agg->parameters();
   }
   fail("--params {} is neither a batch nor a state file", path);
 }
 
+[[noreturn]] void unknown_kind(const std::string& path) {
+  fail("{} is not a batch (LDPB), a state (LDPS) or a version-1 report", path);
+}
+
 void inspect_report(const inspect_options& o) {
   const std::vector<unsigned char> bytes = read_file(o.file, "report file", 1 << 26);
   wire::header_info header;
-  if (wire::peek_header(bytes, &header) != status::ok || header.kind != wire::file_kind::report) {
-    fail("{} is not a batch (LDPB), a state (LDPS) or a version-1 report", o.file);
-  }
+  if (wire::peek_header(bytes, &header) != status::ok || header.kind != wire::file_kind::report) unknown_kind(o.file);
   const wire::mechanism mech = header.mech;
   const uint64_t fingerprint = header.fingerprint;
   fmt::print("{}: report (wire format section 4), {} bytes\n", o.file, bytes.size());
@@ -205,7 +209,7 @@ void inspect_report(const inspect_options& o) {
     return;
   }
   uint64_t expected = 0;
-  const wire::params p = params_from(o.params, &expected);
+  const wire::params p = params_from(o.params, o.limits, &expected);
   wire::report r;
   const status s = wire::decode_report(p, expected, bytes, &r);
   if (s != status::ok) fail("{}: the report does not decode under the parameters of {}: {}", o.file, o.params, describe(s));
@@ -216,8 +220,8 @@ void run(const inspect_options& o) {
   switch (kind_of(o.file)) {
     case wire::file_kind::batch: return inspect_batch(o);
     case wire::file_kind::state: return inspect_state(o);
-    case wire::file_kind::report:
-    case wire::file_kind::unknown: return inspect_report(o);
+    case wire::file_kind::report: return inspect_report(o);
+    case wire::file_kind::unknown: unknown_kind(o.file);  // before reading more than its first bytes
   }
 }
 
@@ -229,6 +233,7 @@ command add_inspect(CLI::App& parent) {
   app->add_option("file", o->file, "batch, state or report file")->required();
   app->add_option("--records", o->records, "batch: records to print (default 5)");
   app->add_option("--params", o->params, "report: a batch or state file whose parameters decode it");
+  add_max_state_bytes_option(*app, &o->limits.max_state_bytes, "refuse a state that needs more memory");
   return {app, [o] { run(*o); }};
 }
 

@@ -17,6 +17,7 @@
 #include "mechanism_options.h"
 #include "output.h"
 #include "randomizers.h"
+#include "state_io.h"
 #include "user_level_sim.h"
 #include "winsorized_sim.h"
 
@@ -64,12 +65,16 @@ void refuse_overlapping_files(const mechanism_options& m, const user_level_run& 
 }
 
 // docs/cli.md "simulate": the memory a fleet needs, the state its batch aggregates into
-// (server::state_bytes) or for items the data's three tables of 8 bytes per item (weights,
-// allocation, truth), whichever is larger, is refused above --max-state-bytes before any work.
+// (server::state_bytes), the aggregator `ldp aggregate` would create for it
+// (server::aggregator_bytes, the same ceiling), or for items the data's three tables of 8 bytes
+// per item (weights, allocation, truth), whichever is larger, is refused above --max-state-bytes
+// before any work.
 void refuse_large_state(const parameter_block& block, uint64_t devices, uint64_t max_bytes) {
-  uint64_t need = 0;
-  const status s = server::state_bytes(block.params, devices, &need);
+  uint64_t need = 0, aggregator = 0;
+  status s = server::state_bytes(block.params, devices, &need);
+  if (s == status::ok) s = server::aggregator_bytes(block.params, &aggregator);
   if (s != status::ok && s != status::overflow) fail("internal: no aggregator for {}: {}", block.mechanism->name, describe(s));
+  need = std::max(need, aggregator);
   if (block.mechanism->input == input_kind::item) need = std::max(need, 24 * block.params.get(wire::field::domain));
   if (s == status::overflow || need > max_bytes) {
     fail("{} {} needs {} of memory for its state or data, above --max-state-bytes {} (docs/cli.md)", block.mechanism->name,
@@ -129,8 +134,7 @@ command add_simulate(CLI::App& parent) {
   app->add_option("--release-out", o->run.release_out, "winsorized-mean, kent with --dim d > 1: also write the estimates as ldp estimate's JSON");
   app->add_option("--windows-out", o->run.windows_out, "winsorized-mean: also write the broadcast window list (for ldp aggregate --windows)");
   app->add_option("--threads", o->run.threads, "worker threads (default: one per hardware thread); the output does not depend on it");
-  app->add_option("--max-state-bytes", o->max_state_bytes,
-                  "refuse a block whose state or item data needs more memory (default 1 GiB = 1073741824)");
+  add_max_state_bytes_option(*app, &o->max_state_bytes, "refuse a block whose state or item data needs more memory");
   return {app, [o] { run(*o); }};
 }
 

@@ -83,12 +83,12 @@ void attach_truth(estimate_report& r, truth_table truth) {
 }
 
 void print_estimate_text(std::FILE* out, const server::aggregator& agg, const estimate_report& r) {
-  uint64_t rejected = 0;
-  for (uint64_t c : agg.rejected()) rejected += c;
+  const uint64_t rejected = agg.rejected_total();
   fmt::print(out, "mechanism: {}\n", describe_state(agg));
   if (r.release) fmt::print(out, "{}\n", r.release->text);
-  fmt::print(out, "reports: {} accepted, {} rejected\n", format_count(agg.reports()), format_count(rejected));
-  if (rejected != 0) print_text(out, rejection_table(agg.rejected().data(), status_count), "  ");
+  fmt::print(out, "reports: {} accepted, {} rejected{}\n", format_count(agg.reports()), format_count(rejected),
+             damaged_text(agg.damaged_chunks()));
+  if (rejected != 0) print_text(out, rejection_table(agg.rejected()), "  ");
   print_estimate_table(out, r);
 }
 
@@ -141,8 +141,8 @@ void print_estimate_csv(std::FILE* out, const estimate_report& r) {
 nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estimate_report& r) {
   const wire::params& p = agg.parameters();
   nlohmann::ordered_json rejected = nlohmann::ordered_json::object();
-  for (int s = 1; s < status_count; ++s) {
-    const uint64_t c = agg.rejected()[static_cast<std::size_t>(s)];
+  for (std::size_t s = 1; s < agg.rejected().size(); ++s) {
+    const uint64_t c = agg.rejected()[s];
     if (c != 0) rejected[status_name(static_cast<status>(s))] = c;
   }
   nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
@@ -165,6 +165,7 @@ nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estima
       {"confidence", r.confidence},
       {"reports", agg.reports()},
       {"rejected", rejected},
+      {"damaged_chunks", agg.damaged_chunks()},
       {"estimates", estimates},
   };
   if (r.release) {

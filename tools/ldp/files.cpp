@@ -215,6 +215,42 @@ void refuse_overlaps(const std::vector<named_file>& inputs, const std::vector<na
   }
 }
 
+namespace {
+
+bool same_bytes(const std::string& a, const std::string& b) {
+  input_file in_a(a, "input file"), in_b(b, "input file");
+  std::vector<unsigned char> bytes_a, bytes_b;
+  for (;;) {
+    bytes_a.clear();
+    bytes_b.clear();
+    const std::size_t got = in_a.read_append(1 << 20, bytes_a);
+    in_b.read_append(1 << 20, bytes_b);
+    if (bytes_a != bytes_b) return false;
+    if (got == 0) return true;
+  }
+}
+
+}  // namespace
+
+void refuse_duplicate_inputs(const std::vector<named_file>& inputs, const char* allow_option) {
+  std::vector<struct stat> st(inputs.size());
+  std::vector<bool> exists(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) exists[i] = ::stat(inputs[i].path.c_str(), &st[i]) == 0;
+  for (std::size_t j = 1; j < inputs.size(); ++j) {
+    for (std::size_t i = 0; i < j; ++i) {
+      if (!exists[i] || !exists[j]) continue;  // opening it reports the problem
+      const named_file &a = inputs[i], &b = inputs[j];
+      const bool same_file = st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
+      // Pipes and devices cannot be read twice: only regular files are compared.
+      if (same_file || (S_ISREG(st[i].st_mode) && S_ISREG(st[j].st_mode) && st[i].st_size == st[j].st_size &&
+                        same_bytes(a.path, b.path))) {
+        fail("{} {} is {} {} {}: it would be counted twice ({} counts it anyway)", b.option, b.path,
+             same_file ? "the same file as" : "a byte-identical copy of", a.option, a.path, allow_option);
+      }
+    }
+  }
+}
+
 void write_file_atomically(const std::string& path, const char* what, span<const unsigned char> bytes) {
   atomic_output out(path, what);
   out.write(bytes);

@@ -81,6 +81,11 @@ struct named_file {
 // and inode) and name. Empty paths are skipped. Every command calls it before any work.
 void refuse_overlaps(const std::vector<named_file>& inputs, const std::vector<named_file>& outputs);
 
+// Refuses (cli_error naming both and `allow_option`) two inputs that are one file (the same device
+// and inode: hard links, symbolic links, other spellings) or byte-identical regular files (equal
+// sizes, then compared byte by byte): counting one input twice (docs/cli.md "Files").
+void refuse_duplicate_inputs(const std::vector<named_file>& inputs, const char* allow_option);
+
 // Whole-buffer convenience for small outputs (state files, plots).
 void write_file_atomically(const std::string& path, const char* what, span<const unsigned char> bytes);
 

@@ -115,13 +115,18 @@ void print_csv(std::FILE* out, const table& t) {
   for (const auto& row : t.rows) line(row);
 }
 
-table rejection_table(const uint64_t* counts, int size) {
+table rejection_table(const server::rejection_counts& counts) {
   table t{{"reason", "reports"}, {false, true}, {}};
-  for (int s = 1; s < size; ++s) {
+  for (std::size_t s = 1; s < counts.size(); ++s) {
     if (counts[s] == 0) continue;
     t.rows.push_back({status_name(static_cast<status>(s)), format_count(counts[s])});
   }
   return t;
+}
+
+std::string damaged_text(uint64_t chunks) {
+  if (chunks == 0) return "";
+  return fmt::format(", {} damaged chunk{} (records unknown)", format_count(chunks), chunks == 1 ? "" : "s");
 }
 
 }  // namespace ldp::tools

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ldp/base/status.h"
+#include "ldp/server/aggregator.h"
 
 namespace ldp::tools {
 
@@ -35,8 +36,11 @@ void print_text(std::FILE* out, const table& t, const std::string& indent = "");
 // RFC 4180 CSV (fields with commas or quotes are quoted).
 void print_csv(std::FILE* out, const table& t);
 
-// Rejection counters with a non-zero count, in status order, as "name: count" rows.
-table rejection_table(const uint64_t* counts, int size);
+// Rejection counters with a non-zero count, in status order, as "name: count" rows (counter 0,
+// the damaged chunks, is not a reason: damaged_text says it).
+table rejection_table(const server::rejection_counts& counts);
+// ", 3 damaged chunks (records unknown)" for summary lines; "" for none.
+std::string damaged_text(uint64_t chunks);
 
 }  // namespace ldp::tools
 

@@ -23,6 +23,7 @@ const char* status_name(status s) noexcept {
     case status::reserved_bits_set: return "reserved_bits_set";
     case status::out_of_range: return "out_of_range";
     case status::invalid_parameters: return "invalid_parameters";
+    case status::limit_exceeded: return "limit_exceeded";
   }
 #else
   (void)s;

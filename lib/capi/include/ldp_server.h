@@ -45,8 +45,9 @@ ldp_status ldp_aggregator_add_report(ldp_aggregator* aggregator, const uint8_t* 
 /* A batch record's payload (the batch header already named the parameters). */
 ldp_status ldp_aggregator_add_payload(ldp_aggregator* aggregator, const uint8_t* payload, size_t size) LDP_NOEXCEPT;
 
-/* A whole batch (docs/wire_format.md section 6): records of corrupted chunks are rejected and
- * counted, the others count. LDP_OK when the framing was readable to its end. */
+/* A whole batch (docs/wire_format.md section 6): a chunk whose CRC fails counts as one damaged
+ * chunk (ldp_aggregator_damaged_chunks; its record count is not trusted), the other chunks count.
+ * LDP_OK when the framing was readable to its end. */
 ldp_status ldp_aggregator_add_batch(ldp_aggregator* aggregator, const uint8_t* batch, size_t size) LDP_NOEXCEPT;
 
 /* Adds the counts of `from` (same parameter block, else LDP_PARAMETER_MISMATCH) into `into`;
@@ -66,6 +67,9 @@ uint64_t ldp_aggregator_reports(const ldp_aggregator* aggregator) LDP_NOEXCEPT;
 
 /* Reports rejected with status `reason` (0 for LDP_OK, unknown reasons and NULL). */
 uint64_t ldp_aggregator_rejected(const ldp_aggregator* aggregator, ldp_status reason) LDP_NOEXCEPT;
+
+/* Batch chunks whose CRC32C failed (their records are unknown); 0 for NULL. */
+uint64_t ldp_aggregator_damaged_chunks(const ldp_aggregator* aggregator) LDP_NOEXCEPT;
 
 /* Every estimate (items 0..d-1, or coordinates) with a two-sided interval at `confidence` in
  * [0, 1]. *count receives their number; when it is more than `capacity` nothing is written and

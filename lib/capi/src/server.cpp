@@ -94,10 +94,15 @@ ldp_status ldp_aggregator_params(const ldp_aggregator* a, ldp_params* out) noexc
   return code(status::ok);
 }
 
+uint64_t ldp_aggregator_damaged_chunks(const ldp_aggregator* a) noexcept {
+  return a == nullptr ? 0 : impl(a)->damaged_chunks();
+}
+
 uint64_t ldp_aggregator_reports(const ldp_aggregator* a) noexcept { return a == nullptr ? 0 : impl(a)->reports(); }
 
 uint64_t ldp_aggregator_rejected(const ldp_aggregator* a, ldp_status reason) noexcept {
-  if (a == nullptr || reason < 0 || reason >= ldp::status_count) return 0;
+  // Counter 0 holds damaged chunks, not reports (ldp_aggregator_damaged_chunks).
+  if (a == nullptr || reason <= 0 || static_cast<std::size_t>(reason) >= ldp::server::rejection_counter_count) return 0;
   return impl(a)->rejected()[static_cast<std::size_t>(reason)];
 }
 

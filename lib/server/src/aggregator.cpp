@@ -10,13 +10,15 @@
 //   0        2      B, the parameter block length (u16)
 //   2        B      the parameter block, canonical encoding (wire::encode_params)
 //   2+B      8      n, accepted reports (u64), at most 2^62
-//   10+B     128    16 rejection counters (u64), indexed by the ldp::status number; counter 0
-//                   (ok) is always 0
+//   10+B     128    16 rejection counters (u64, rejection_counter_count), indexed by the
+//                   ldp::status number; counter 0 (ok, which rejects nothing) counts the batch
+//                   chunks whose CRC failed (damaged_chunks(): their record counts are not
+//                   trusted, so their records are counted nowhere). Statuses >= 16 reject nothing.
 //   138+B    ...    the counts of the family, documented in its source file
 //
 // The body holds only exact integers in a canonical order, so any split of the reports merged in
 // any order serializes to the same bytes. deserialize() checks the header (wire::decode_state),
-// then that the block decodes, names the header's mechanism and has its fingerprint
+// then that the state fits the caller's limits (limit_exceeded), that the block decodes, names the header's mechanism and has its fingerprint
 // (parameter_mismatch otherwise), that n <= 2^62 (overflow), that the counts have exactly the
 // family's length for n (wrong_length: checked before anything is allocated for them, so a length
 // field never sizes an allocation), then the family's invariants.
@@ -88,6 +90,10 @@ bool detail::served_by(wire::mechanism m, make_function make) noexcept {
 aggregator::aggregator(const wire::params& p) : params_(p), fingerprint_(wire::fingerprint(p)) {}
 
 status aggregator::create(const wire::params& p, std::unique_ptr<aggregator>* out) {
+  return create(p, limits{}, out);
+}
+
+status aggregator::create(const wire::params& p, const limits& lim, std::unique_ptr<aggregator>* out) {
   if (out == nullptr) return status::invalid_argument;
   out->reset();
   try {
@@ -95,6 +101,13 @@ status aggregator::create(const wire::params& p, std::unique_ptr<aggregator>* ou
     if (valid != status::ok) return valid;
     const detail::family* f = detail::family_of(p.mech);
     if (f == nullptr) return status::invalid_parameters;  // a known mechanism without a server side
+    // The memory contract (docs/security_model.md): refused from the block alone, before make().
+    uint64_t need = 0;
+    const status sized = aggregator_bytes(p, &need);
+    if (sized == status::overflow || (sized == status::ok && need > lim.max_state_bytes)) {
+      return status::limit_exceeded;
+    }
+    if (sized != status::ok) return sized;
     return f->make(p, out);
   } catch (...) {  // std::bad_alloc, std::length_error: the state does not fit in memory
     out->reset();
@@ -103,9 +116,17 @@ status aggregator::create(const wire::params& p, std::unique_ptr<aggregator>* ou
 }
 
 void aggregator::reject(status s, uint64_t count) noexcept {
-  const auto index = static_cast<int32_t>(s);
-  if (index <= 0 || index >= status_count) return;  // ok, or a code this build does not know
-  rejected_[static_cast<std::size_t>(index)] = saturating_add(rejected_[static_cast<std::size_t>(index)], count);
+  const auto index = static_cast<std::size_t>(static_cast<int32_t>(s));
+  // ok counts nothing here (counter 0 is the damaged chunks'); no report is rejected with a status
+  // past the saved counters (limit_exceeded is a create-time refusal).
+  if (index == 0 || index >= rejection_counter_count) return;
+  rejected_[index] = saturating_add(rejected_[index], count);
+}
+
+uint64_t aggregator::rejected_total() const noexcept {
+  uint64_t total = 0;
+  for (std::size_t i = 1; i < rejected_.size(); ++i) total = saturating_add(total, rejected_[i]);
+  return total;
 }
 
 status aggregator::accept(status decoded, const wire::report& r) noexcept {
@@ -169,7 +190,9 @@ status aggregator::add_batch(span<const unsigned char> batch) noexcept {
     wire::chunk_view chunk;
     s = reader.next_chunk(&chunk);
     if (s == status::checksum_mismatch) {
-      reject(s, chunk.records);  // the chunk's claimed records; reading goes on after it
+      // Its record count is among the damaged bytes (docs/wire_format.md section 6): counted as one
+      // damaged chunk, its records as unknown; reading goes on after it.
+      rejected_[0] = saturating_add(rejected_[0], 1);
       continue;
     }
     if (s != status::ok) return s;  // the next chunk cannot be located; earlier ones counted
@@ -222,9 +245,20 @@ status state_bytes(const wire::params& p, uint64_t reports, uint64_t* bytes) noe
   const detail::family* f = detail::family_of(p.mech);
   if (f == nullptr) return status::invalid_parameters;
   // serialize()'s layout: header, block length and block, n, the rejection counters, the counts.
-  const uint64_t fixed = wire::state_header_size + 2 + block_size + 8 + 8 * uint64_t{status_count};
+  const uint64_t fixed = wire::state_header_size + 2 + block_size + 8 + 8 * uint64_t{rejection_counter_count};
   uint64_t body = 0;
   if (!f->body_size(p, reports, &body) || !checked_add(body, fixed, bytes)) return status::overflow;
+  return status::ok;
+}
+
+status aggregator_bytes(const wire::params& p, uint64_t* bytes) noexcept {
+  const status s = state_bytes(p, 0, bytes);
+  if (s != status::ok) return s;
+  // Estimates: one per item (d) or coordinate (d, or the padded K of HR and the vectors).
+  const uint64_t items = std::max({uint64_t{1}, p.get(wire::field::domain), p.get(wire::field::hadamard_dim)});
+  uint64_t estimates = 0;
+  if (!checked_mul(items, uint64_t{sizeof(estimate)}, &estimates)) return status::overflow;
+  *bytes = std::max(*bytes, estimates);
   return status::ok;
 }
 
@@ -251,10 +285,14 @@ std::vector<unsigned char> aggregator::serialize() const {
   }
 }
 
-status aggregator::deserialize(span<const unsigned char> bytes,
-                                         std::unique_ptr<aggregator>* out) {
+status aggregator::deserialize(span<const unsigned char> bytes, std::unique_ptr<aggregator>* out) {
+  return deserialize(bytes, limits{}, out);
+}
+
+status aggregator::deserialize(span<const unsigned char> bytes, const limits& lim, std::unique_ptr<aggregator>* out) {
   if (out == nullptr) return status::invalid_argument;
   out->reset();
+  if (bytes.size() > lim.max_state_bytes) return status::limit_exceeded;
   try {
     wire::state_header header;
     span<const unsigned char> body;
@@ -278,14 +316,13 @@ status aggregator::deserialize(span<const unsigned char> bytes,
     const detail::family* f = detail::family_of(p.mech);
     if (f == nullptr) return status::invalid_parameters;  // as create() says
     if (n > detail::max_reports) return status::overflow;
-    if (rejected[0] != 0) return status::malformed_report;
     uint64_t expected = 0;
     if (!f->body_size(p, n, &expected) || expected != static_cast<uint64_t>(in.rest().size())) {
       return status::wrong_length;
     }
 
     std::unique_ptr<aggregator> agg;
-    s = create(p, &agg);
+    s = create(p, lim, &agg);
     if (s != status::ok) return s;
     agg->reports_ = n;
     agg->rejected_ = rejected;

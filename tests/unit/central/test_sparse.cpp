@@ -411,7 +411,7 @@ TEST_CASE("sparse saved state: the sum of |sum_j| may pass 2^64 (found by fuzz_s
   auto state = a->serialize();
   const std::size_t block = state[ldp::wire::state_header_size] |
                             std::size_t{state[ldp::wire::state_header_size + 1]} << 8;
-  const std::size_t n_at = ldp::wire::state_header_size + 2 + block, sums_at = n_at + 8 + 8 * ldp::status_count;
+  const std::size_t n_at = ldp::wire::state_header_size + 2 + block, sums_at = n_at + 8 + 8 * ldp::server::rejection_counter_count;
   REQUIRE(state.size() == sums_at + 8 * 8);
   store_le64(state.data() + n_at, uint64_t{1} << 50);
   for (std::size_t j = 0; j < 3; ++j) store_le64(state.data() + sums_at + 8 * j, uint64_t{3} << 60);

@@ -117,7 +117,7 @@ TEST_CASE("bad reports are rejected by status, counted, and do not disturb the e
   CHECK(ah->reports() == 1);
 }
 
-TEST_CASE("add_batch: a corrupted chunk is counted as checksum_mismatch, the others count") {
+TEST_CASE("add_batch: a corrupted chunk is counted as one damaged chunk, the others count") {
   const params p = block(mechanism::grr);
   const std::vector<bytes> reports = random_reports(p, "batch", 15);
   std::vector<bytes> payloads;
@@ -141,7 +141,8 @@ TEST_CASE("add_batch: a corrupted chunk is counted as checksum_mismatch, the oth
   aggregator a = make(p), expected_agg = make(p);
   CHECK(a->add_batch(damaged) == status::ok);
   CHECK(a->reports() == 10);
-  CHECK(rejected(*a, status::checksum_mismatch) == 5);
+  CHECK(a->damaged_chunks() == 1);  // its record count is not trusted: counted nowhere
+  CHECK(a->rejected_total() == 0);
   for (const auto* c : {&c1, &c3}) {
     for (const bytes& b : *c) REQUIRE(expected_agg->add_payload(b) == status::ok);
   }

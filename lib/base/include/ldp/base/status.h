@@ -29,10 +29,14 @@ enum class [[nodiscard]] status : int32_t {
   reserved_bits_set = 13,   // a reserved field, flag or padding bit is not zero
   out_of_range = 14,        // an index or value lies outside what the parameters allow
   invalid_parameters = 15,  // a parameter block violates its mechanism's constraints
+  limit_exceeded = 16,      // a block whose server state would pass the caller's memory ceiling
+                            // (server::limits, docs/security_model.md "Memory contract"): refused
+                            // before any allocation; never a report's rejection status
 };
 
-// Number of defined codes; counters indexed by status use arrays of this size.
-inline constexpr int32_t status_count = 16;
+// Number of defined codes. The rejection counters of saved state are a fixed 16
+// (server::rejection_counter_count): codes from 16 on are never rejection statuses.
+inline constexpr int32_t status_count = 17;
 
 // Short snake_case name of a status ("ok", "malformed_report", ...); "" for unknown values and for
 // every value when LDP_CONFIG_STATUS_NAMES is 0.

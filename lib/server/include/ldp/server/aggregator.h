@@ -30,20 +30,37 @@ struct estimate {
   double ci_high = 0;
 };
 
-// Rejection counters, indexed by the numeric value of ldp::status.
-using rejection_counts = std::array<uint64_t, status_count>;
+// The saved state holds exactly this many rejection counters (src/aggregator.cpp, docs/wire_format.md
+// section 7), whatever status_count becomes: statuses from 16 on are never rejection statuses.
+inline constexpr std::size_t rejection_counter_count = 16;
+
+// Rejection counters, indexed by the numeric value of ldp::status; counter 0 (ok) counts damaged
+// batch chunks instead (add_batch, damaged_chunks()).
+using rejection_counts = std::array<uint64_t, rejection_counter_count>;
+
+// The caller's ceiling on an aggregator's memory (docs/security_model.md "Memory contract"): a block
+// whose aggregator_bytes() pass it, or a saved state longer than it, is refused with limit_exceeded
+// before anything is allocated for it.
+struct limits {
+  uint64_t max_state_bytes = uint64_t{1} << 30;  // 1 GiB
+};
 
 class aggregator {
  public:
   // An aggregator for any block with a server side: invalid_parameters / unknown_mechanism for
   // other blocks or blocks whose estimator would divide by zero; overflow when the state does not
   // fit in memory on this target; invalid_argument for a null out. Never throws.
+  // limit_exceeded when aggregator_bytes(p) passes `lim` (the overload without it: limits{}).
   [[nodiscard]] static status create(const wire::params& p, std::unique_ptr<aggregator>* out);
+  [[nodiscard]] static status create(const wire::params& p, const limits& lim, std::unique_ptr<aggregator>* out);
 
   // Saved state: the wire state header (section 7) + a body of exact integers (the parameter
   // block, n, the rejection counters, then the family's counts; see src/aggregator.cpp). Checks
   // every field and rejects bad input with a specific status (never throws, never crashes).
+  // limit_exceeded for more than lim.max_state_bytes bytes, or a block create() refuses so.
   [[nodiscard]] static status deserialize(span<const unsigned char> bytes, std::unique_ptr<aggregator>* out);
+  [[nodiscard]] static status deserialize(span<const unsigned char> bytes, const limits& lim,
+                                          std::unique_ptr<aggregator>* out);
 
   virtual ~aggregator() = default;
   aggregator(const aggregator&) = delete;
@@ -55,7 +72,8 @@ class aggregator {
   // A batch record's payload (the batch header already named the parameters).
   status add_payload(span<const unsigned char> payload) noexcept;
   // A whole batch (section 6): a header for other parameters is parameter_mismatch and nothing
-  // counts; a chunk with a bad CRC is rejected with its claimed records; other chunks and valid
+  // counts; a chunk with a bad CRC is counted as one damaged chunk (damaged_chunks(): its record
+  // count is damaged too, so its records are unknown and counted nowhere); other chunks and valid
   // records count. Returns ok when the framing was readable to its terminator.
   status add_batch(span<const unsigned char> batch) noexcept;
 
@@ -73,6 +91,10 @@ class aggregator {
   uint64_t fingerprint() const noexcept { return fingerprint_; }
   uint64_t reports() const noexcept { return reports_; }  // accepted
   const rejection_counts& rejected() const noexcept { return rejected_; }
+  // Batch chunks whose CRC failed (rejection counter 0, which no report uses; saturating).
+  uint64_t damaged_chunks() const noexcept { return rejected_[0]; }
+  // Reports rejected, over every status (saturating).
+  [[nodiscard]] uint64_t rejected_total() const noexcept;
 
   // Every estimate of the mechanism (items 0..d-1, or coordinates) at the given confidence in
   // [0, 1] (two-sided normal interval; NaN bounds outside). Empty if memory runs out.
@@ -121,6 +143,12 @@ class aggregator {
 // can refuse a block before allocating for it (docs/cli.md "simulate", --max-state-bytes).
 // invalid_parameters / unknown_mechanism as create(); overflow when it does not fit 64 bits.
 [[nodiscard]] status state_bytes(const wire::params& p, uint64_t reports, uint64_t* bytes) noexcept;
+
+// What an aggregator of block p needs before its first report, from the block alone: its empty
+// saved state (state_bytes(p, 0)) or the list estimate_all() returns (an `estimate` per item or
+// coordinate: d, or K for HR and the padded vectors), whichever is larger. create() refuses a block
+// whose figure passes limits::max_state_bytes (limit_exceeded). Statuses as state_bytes().
+[[nodiscard]] status aggregator_bytes(const wire::params& p, uint64_t* bytes) noexcept;
 
 }  // namespace ldp::server
 
