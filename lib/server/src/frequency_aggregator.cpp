@@ -53,9 +53,21 @@ bool detail::frequency_body_size(const wire::params& p, uint64_t n, uint64_t* ou
   return false;  // a value outside the enumeration
 }
 
+// The family's factory: aggregator::create has validated the block, found this family and checked
+// the memory ceiling (docs/security_model.md "Memory contract"), and catches allocation failures.
 status detail::make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out) {
   std::unique_ptr<frequency_aggregator> f;
-  const status s = frequency_aggregator::create(p, &f);
+  status s = status::invalid_parameters;  // a value outside the enumeration
+  switch (wire::oracle_of(p.mech)) {      // the kent-vote is counted as SUE (unary.cpp)
+    case frequency_oracle::grr: s = make_grr_aggregator(p, &f); break;
+    case frequency_oracle::sue:
+    case frequency_oracle::oue: s = make_unary_aggregator(p, &f); break;
+    case frequency_oracle::blh:
+    case frequency_oracle::olh: s = make_local_hash_aggregator(p, &f); break;
+    case frequency_oracle::hr: s = make_hr_aggregator(p, &f); break;
+    case frequency_oracle::cms:
+    case frequency_oracle::hcms: s = make_sketch_aggregator(p, &f); break;
+  }
   *out = std::move(f);
   return s;
 }
@@ -67,25 +79,14 @@ bool frequency_aggregator::handles(mechanism m) noexcept {
 status frequency_aggregator::create(const wire::params& p, std::unique_ptr<frequency_aggregator>* out) {
   if (out == nullptr) return status::invalid_argument;
   out->reset();
-  try {
-    const status valid = wire::validate(p);
-    if (valid != status::ok) return valid;
-    if (!handles(p.mech)) return status::invalid_parameters;  // not a frequency oracle
-    switch (wire::oracle_of(p.mech)) {  // the kent-vote is counted as SUE (unary.cpp)
-      case frequency_oracle::grr: return detail::make_grr_aggregator(p, out);
-      case frequency_oracle::sue:
-      case frequency_oracle::oue: return detail::make_unary_aggregator(p, out);
-      case frequency_oracle::blh:
-      case frequency_oracle::olh: return detail::make_local_hash_aggregator(p, out);
-      case frequency_oracle::hr: return detail::make_hr_aggregator(p, out);
-      case frequency_oracle::cms:
-      case frequency_oracle::hcms: return detail::make_sketch_aggregator(p, out);
-    }
-    return status::invalid_parameters;  // a value outside the enumeration
-  } catch (...) {  // std::bad_alloc, std::length_error: the state does not fit in memory
-    out->reset();
-    return status::overflow;
-  }
+  // Another family's block is refused before anything is allocated for it; a frequency block goes
+  // through aggregator::create, so the memory ceiling holds here too.
+  if (wire::validate(p) == status::ok && !handles(p.mech)) return status::invalid_parameters;
+  std::unique_ptr<aggregator> any;
+  const status s = aggregator::create(p, &any);
+  if (s != status::ok) return s;
+  out->reset(static_cast<frequency_aggregator*>(any.release()));
+  return status::ok;
 }
 
 status frequency_aggregator::deserialize(span<const unsigned char> bytes,

@@ -51,6 +51,11 @@ TEST_CASE("a block whose aggregator passes the ceiling is refused before allocat
     CHECK(aggregator::create(p, &a) == status::limit_exceeded);
     CHECK(a == nullptr);
     CHECK(aggregator::create(p, ldp::server::limits{need - 1}, &a) == status::limit_exceeded);
+    if (ldp::server::frequency_aggregator::handles(p.mech)) {  // the family's own entry point too
+      std::unique_ptr<ldp::server::frequency_aggregator> f;
+      CHECK(ldp::server::frequency_aggregator::create(p, &f) == status::limit_exceeded);
+      CHECK(f == nullptr);
+    }
   }
   // The ceiling is the caller's, and create() with it accepts exactly what fits.
   const params small = grr(1000);
