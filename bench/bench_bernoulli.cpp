@@ -28,9 +28,7 @@ constexpr unsigned threshold_bits = 32;
 
 std::size_t mask_words(std::size_t k) { return (k + 63) / 64; }
 
-uint64_t threshold_from_ppm(int64_t ppm) {
-  return (static_cast<uint64_t>(ppm) << threshold_bits) / 1000000;
-}
+uint64_t threshold_from_ppm(int64_t ppm) { return (static_cast<uint64_t>(ppm) << threshold_bits) / 1000000; }
 
 void finish(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
@@ -53,9 +51,8 @@ double kernel_rng_bytes_per_bit(const ldp::kernels::table& table, std::size_t k,
   while (done < nchunks) {
     std::size_t used = 0;
     const std::size_t n =
-        table.bernoulli_chunks(out.data() + done * (chunk / 64), nchunks - done, threshold,
-                               threshold_bits, rnd.data() + consumed * word_bytes, words - consumed,
-                               &used);
+        table.bernoulli_chunks(out.data() + done * (chunk / 64), nchunks - done, threshold, threshold_bits,
+                               rnd.data() + consumed * word_bytes, words - consumed, &used);
     if (n == 0) return -1.0;
     done += n;
     consumed += used;
@@ -92,8 +89,7 @@ void bm_table(benchmark::State& state, const ldp::kernels::table* table) {
   std::vector<uint64_t> mask(mask_words(k));
   const ldp::span<uint64_t> view(mask);
   for (auto _ : state) {
-    if (ldp::random::fill_bernoulli_mask(rng, view, k, threshold, threshold_bits) !=
-        ldp::status::ok) {
+    if (ldp::random::fill_bernoulli_mask(rng, view, k, threshold, threshold_bits) != ldp::status::ok) {
       state.SkipWithError("fill_bernoulli_mask failed");
       break;
     }

@@ -27,7 +27,8 @@ std::vector<int64_t> users(int64_t n, uint64_t tau, bool one_bin) {
   ldp::random::drbg rng(bench_seed, simd_table());
   std::vector<int64_t> out(static_cast<std::size_t>(n));
   for (int64_t& v : out) {
-    v = one_bin ? static_cast<int64_t>(rng.next_u64() % tau) : static_cast<int64_t>(rng.next_u64() % range) - static_cast<int64_t>(range / 2);
+    v = one_bin ? static_cast<int64_t>(rng.next_u64() % tau)
+                : static_cast<int64_t>(rng.next_u64() % range) - static_cast<int64_t>(range / 2);
   }
   return out;
 }

@@ -51,8 +51,7 @@ uint32_t naive_load32(const unsigned char* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
 
-void naive_block(const unsigned char key[32], const unsigned char nonce[12], uint32_t counter,
-                 unsigned char out[64]) {
+void naive_block(const unsigned char key[32], const unsigned char nonce[12], uint32_t counter, unsigned char out[64]) {
   uint32_t state[16];
   state[0] = 0x61707865;
   state[1] = 0x3320646e;
@@ -85,8 +84,8 @@ void naive_block(const unsigned char key[32], const unsigned char nonce[12], uin
 
 #undef NAIVE_QUARTER_ROUND
 
-void naive_keystream(const unsigned char key[32], const unsigned char nonce[12], uint32_t counter,
-                     unsigned char* out, std::size_t size) {
+void naive_keystream(const unsigned char key[32], const unsigned char nonce[12], uint32_t counter, unsigned char* out,
+                     std::size_t size) {
   unsigned char block[64];
   for (std::size_t done = 0; done < size; done += 64) {
     naive_block(key, nonce, counter++, block);
@@ -100,8 +99,7 @@ void naive_keystream(const unsigned char key[32], const unsigned char nonce[12],
 // The first `size` bytes of the stream (block 0 on), from the scalar reference table.
 std::vector<unsigned char> reference_keystream(std::size_t size) {
   std::vector<unsigned char> ref(size);
-  if (ldp::random::chacha20_keystream(ldp::kernels::scalar(), bench_key, bench_nonce, 0, ref) !=
-      ldp::status::ok) {
+  if (ldp::random::chacha20_keystream(ldp::kernels::scalar(), bench_key, bench_nonce, 0, ref) != ldp::status::ok) {
     ref.clear();
   }
   return ref;
@@ -199,8 +197,8 @@ void bm_openssl(benchmark::State& state) {
 
 template <class Fn>
 void register_sizes(const std::string& impl, Fn&& fn) {
-  benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(
-      bench_name("chacha20", impl).c_str(), std::forward<Fn>(fn));
+  benchmark::internal::Benchmark* b =
+      benchmark::RegisterBenchmark(bench_name("chacha20", impl).c_str(), std::forward<Fn>(fn));
   for (int64_t size : chacha20_sizes) b->Arg(size);
 }
 

@@ -115,12 +115,14 @@ void bm_ingest(benchmark::State& state, mechanism m) {
   const auto p = oracle_block(m, d);
   std::size_t records = 0;
   const auto payloads = make_payloads(p, 4096);
-  const auto batch = make_batch(p, std::size_t{64} << 20,
-                                [&](std::size_t i, ldp::span<const unsigned char>* out) {
-                                  if (payloads.empty()) return false;
-                                  *out = payloads[i % payloads.size()];
-                                  return true;
-                                }, &records);
+  const auto batch = make_batch(
+      p, std::size_t{64} << 20,
+      [&](std::size_t i, ldp::span<const unsigned char>* out) {
+        if (payloads.empty()) return false;
+        *out = payloads[i % payloads.size()];
+        return true;
+      },
+      &records);
   for (auto _ : state) {
     state.PauseTiming();
     std::unique_ptr<ldp::server::aggregator> agg;
@@ -173,10 +175,10 @@ void register_frequency_benchmarks() {
     }
     auto* simd = benchmark::RegisterBenchmark(("BM_randomize/" + name + "/simd").c_str(),
                                               [m](benchmark::State& s) { bm_randomize(s, m); });
-    auto* ingest = benchmark::RegisterBenchmark(("BM_ingest/" + name).c_str(),
-                                                [m](benchmark::State& s) { bm_ingest(s, m); });
-    auto* estimate = benchmark::RegisterBenchmark(("BM_estimate/" + name).c_str(),
-                                                  [m](benchmark::State& s) { bm_estimate(s, m); });
+    auto* ingest =
+        benchmark::RegisterBenchmark(("BM_ingest/" + name).c_str(), [m](benchmark::State& s) { bm_ingest(s, m); });
+    auto* estimate =
+        benchmark::RegisterBenchmark(("BM_estimate/" + name).c_str(), [m](benchmark::State& s) { bm_estimate(s, m); });
     for (int64_t d : domains) {
       simd->Arg(d);
       // Local hashing decodes in O(n d): keep its estimate benchmark to the smaller domains.

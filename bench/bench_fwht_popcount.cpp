@@ -42,8 +42,7 @@ constexpr double reference_bytes_per_s = 20e9;
 
 // ---- Unary-report ingestion ---------------------------------------------------------------------
 
-void naive_ingest(const unsigned char* reports, std::size_t n, std::size_t stride, std::size_t k,
-                  uint64_t* counts) {
+void naive_ingest(const unsigned char* reports, std::size_t n, std::size_t stride, std::size_t k, uint64_t* counts) {
   for (std::size_t i = 0; i < n; ++i) {
     const unsigned char* row = reports + i * stride;
     for (std::size_t j = 0; j < k; ++j) counts[j] += (row[j / 8] >> (j % 8)) & 1u;
@@ -64,13 +63,12 @@ void ingest_counters(benchmark::State& state, const ingest_input& in) {
   const double bytes = static_cast<double>(in.n * in.stride);
   state.SetItemsProcessed(iters * static_cast<int64_t>(in.n));
   state.SetBytesProcessed(iters * static_cast<int64_t>(in.n * in.stride));
-  state.counters["floor_frac"] = benchmark::Counter(bytes / reference_bytes_per_s,
-                                                    benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["floor_frac"] =
+      benchmark::Counter(bytes / reference_bytes_per_s, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void bm_ingest_naive(benchmark::State& state) {
-  const ingest_input in(static_cast<std::size_t>(state.range(0)),
-                        static_cast<std::size_t>(state.range(1)));
+  const ingest_input in(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
   std::vector<uint64_t> counts(in.k, 0);
   for (auto _ : state) {
     naive_ingest(in.reports.data(), in.n, in.stride, in.k, counts.data());
@@ -81,8 +79,7 @@ void bm_ingest_naive(benchmark::State& state) {
 }
 
 void bm_ingest_table(benchmark::State& state, const ldp::kernels::table* table) {
-  const ingest_input in(static_cast<std::size_t>(state.range(0)),
-                        static_cast<std::size_t>(state.range(1)));
+  const ingest_input in(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
   std::vector<uint64_t> counts(in.k, 0);
   {
     std::vector<uint64_t> want(in.k, 0);
@@ -103,8 +100,8 @@ void bm_ingest_table(benchmark::State& state, const ldp::kernels::table* table) 
 
 // ---- OLH support counting -----------------------------------------------------------------------
 
-void naive_olh_support(const uint64_t* a, const uint64_t* b, const uint32_t* bucket, std::size_t n,
-                       uint32_t g, const uint32_t* items, std::size_t d, uint64_t* support) {
+void naive_olh_support(const uint64_t* a, const uint64_t* b, const uint32_t* bucket, std::size_t n, uint32_t g,
+                       const uint32_t* items, std::size_t d, uint64_t* support) {
   for (std::size_t u = 0; u < n; ++u) {
     const ldp::wire::hash_key key{a[u], b[u]};
     for (std::size_t i = 0; i < d; ++i) {
@@ -134,17 +131,16 @@ void olh_counters(benchmark::State& state, const olh_input& in) {
   const double pairs = static_cast<double>(in.n) * static_cast<double>(in.d);
   state.SetItemsProcessed(iters * static_cast<int64_t>(in.n * in.d));
   state.SetBytesProcessed(iters * static_cast<int64_t>(20 * in.n));
-  state.counters["floor_frac"] = benchmark::Counter(pairs / reference_pairs_per_s,
-                                                    benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["floor_frac"] =
+      benchmark::Counter(pairs / reference_pairs_per_s, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void bm_olh_naive(benchmark::State& state) {
-  const olh_input in(static_cast<std::size_t>(state.range(0)),
-                     static_cast<std::size_t>(state.range(1)));
+  const olh_input in(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
   std::vector<uint64_t> support(in.d, 0);
   for (auto _ : state) {
-    naive_olh_support(in.a.data(), in.b.data(), in.bucket.data(), in.n, olh_range,
-                      in.items.data(), in.d, support.data());
+    naive_olh_support(in.a.data(), in.b.data(), in.bucket.data(), in.n, olh_range, in.items.data(), in.d,
+                      support.data());
     benchmark::DoNotOptimize(support.data());
     benchmark::ClobberMemory();
   }
@@ -152,23 +148,21 @@ void bm_olh_naive(benchmark::State& state) {
 }
 
 void bm_olh_table(benchmark::State& state, const ldp::kernels::table* table) {
-  const olh_input in(static_cast<std::size_t>(state.range(0)),
-                     static_cast<std::size_t>(state.range(1)));
+  const olh_input in(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
   std::vector<uint64_t> support(in.d, 0);
   {
     std::vector<uint64_t> want(in.d, 0);
-    naive_olh_support(in.a.data(), in.b.data(), in.bucket.data(), in.n, olh_range,
-                      in.items.data(), in.d, want.data());
-    table->olh_support(in.a.data(), in.b.data(), in.bucket.data(), in.n, olh_range,
-                       in.items.data(), in.d, support.data());
+    naive_olh_support(in.a.data(), in.b.data(), in.bucket.data(), in.n, olh_range, in.items.data(), in.d, want.data());
+    table->olh_support(in.a.data(), in.b.data(), in.bucket.data(), in.n, olh_range, in.items.data(), in.d,
+                       support.data());
     if (support != want) {
       state.SkipWithError("olh_support differs from the naive hash loop");
       return;
     }
   }
   for (auto _ : state) {
-    table->olh_support(in.a.data(), in.b.data(), in.bucket.data(), in.n, olh_range,
-                       in.items.data(), in.d, support.data());
+    table->olh_support(in.a.data(), in.b.data(), in.bucket.data(), in.n, olh_range, in.items.data(), in.d,
+                       support.data());
     benchmark::DoNotOptimize(support.data());
     benchmark::ClobberMemory();
   }

@@ -49,7 +49,8 @@ ldp::wire::params block(mechanism m, unsigned f, uint32_t d = 1) {
 // Fixed-point inputs spread over [-1, 1] (and a little beyond, so clamping is exercised).
 std::vector<int64_t> input_cycle(unsigned f) {
   std::vector<int64_t> xs(inputs);
-  for (int64_t i = 0; i < inputs; ++i) xs[static_cast<std::size_t>(i)] = (i * 2 - inputs) * (int64_t{1} << f) / (inputs - 64);
+  for (int64_t i = 0; i < inputs; ++i)
+    xs[static_cast<std::size_t>(i)] = (i * 2 - inputs) * (int64_t{1} << f) / (inputs - 64);
   return xs;
 }
 
@@ -116,7 +117,7 @@ double rng_bytes_per_report(const ldp::wire::params& p, const std::vector<int64_
   counting_rng<ldp::random::drbg> rng(inner);
   for (int64_t x : xs) {
     benchmark::DoNotOptimize(p.mech == mechanism::duchi ? ldp::device::duchi_bit(p, x, rng)
-                                                         : ldp::device::laplace_noisy(p, x, rng));
+                                                        : ldp::device::laplace_noisy(p, x, rng));
   }
   return static_cast<double>(rng.bytes()) / static_cast<double>(xs.size());
 }
@@ -215,11 +216,12 @@ void register_numeric_benchmarks() {
     benchmark::RegisterBenchmark(("BM_randomize/" + name + "/naive").c_str(),
                                  m == mechanism::laplace ? bm_laplace_naive : bm_duchi_naive)
         ->Arg(frac_bits);
-    benchmark::RegisterBenchmark(("BM_randomize/" + name + "/simd").c_str(),
-                                 [m](benchmark::State& s) { bm_randomize_value(s, m); })
-        ->Arg(frac_bits);
-    benchmark::RegisterBenchmark(("BM_ingest/" + name).c_str(), [m](benchmark::State& s) { bm_ingest(s, m); })
-        ->Arg(frac_bits);
+    benchmark::RegisterBenchmark(("BM_randomize/" + name + "/simd").c_str(), [m](benchmark::State& s) {
+      bm_randomize_value(s, m);
+    })->Arg(frac_bits);
+    benchmark::RegisterBenchmark(("BM_ingest/" + name).c_str(), [m](benchmark::State& s) {
+      bm_ingest(s, m);
+    })->Arg(frac_bits);
   }
   benchmark::RegisterBenchmark("BM_randomize/laplace_vector/simd", bm_randomize_vector)->Arg(16)->Arg(1024);
 }

@@ -24,7 +24,7 @@ namespace {
 constexpr int64_t noise_samples = 4096;
 constexpr uint64_t scale_den = 65536;
 constexpr uint64_t scale_num = 10 * scale_den;  // t = 10
-constexpr uint64_t bern_exp_num = 1;            // gamma = 1/3
+constexpr uint64_t bern_exp_num = 1;  // gamma = 1/3
 constexpr uint64_t bern_exp_den = 3;
 
 void finish(benchmark::State& state) {
@@ -80,15 +80,9 @@ void run_cks(benchmark::State& state, Draw draw) {
 }
 
 // One generic lambda per sampler, so the drbg and the counting adapter share the call.
-constexpr auto draw_dlap = [](auto& rng) {
-  return ldp::random::discrete_laplace(rng, scale_num, scale_den);
-};
-constexpr auto draw_geometric = [](auto& rng) {
-  return ldp::random::geometric(rng, scale_num, scale_den);
-};
-constexpr auto draw_bern_exp = [](auto& rng) {
-  return ldp::random::bern_exp(rng, bern_exp_num, bern_exp_den);
-};
+constexpr auto draw_dlap = [](auto& rng) { return ldp::random::discrete_laplace(rng, scale_num, scale_den); };
+constexpr auto draw_geometric = [](auto& rng) { return ldp::random::geometric(rng, scale_num, scale_den); };
+constexpr auto draw_bern_exp = [](auto& rng) { return ldp::random::bern_exp(rng, bern_exp_num, bern_exp_den); };
 
 void bm_dlap_cks(benchmark::State& state) { run_cks<int64_t>(state, draw_dlap); }
 void bm_geometric_cks(benchmark::State& state) { run_cks<uint64_t>(state, draw_geometric); }

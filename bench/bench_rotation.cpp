@@ -92,9 +92,7 @@ template <>
 struct element<int32_t> {
   using naive = uint32_t;
   static constexpr double ops_per_cycle = 24;  // docs/performance.md 2: 3 ports x 8 int32 lanes
-  static void fill(int32_t* x, std::size_t n) {
-    fill_random(reinterpret_cast<unsigned char*>(x), 4 * n);
-  }
+  static void fill(int32_t* x, std::size_t n) { fill_random(reinterpret_cast<unsigned char*>(x), 4 * n); }
 };
 
 // An input of n elements, a pristine copy to restore it from, and the rotation's signs.
@@ -108,13 +106,15 @@ struct fwht_input {
   std::size_t calls_per_refill;  // the plain float transforms' (see the top of the file)
 
   explicit fwht_input(std::size_t size)
-      : n(size), log2n(log2_of(size)), x(size), original(size),
+      : n(size),
+        log2n(log2_of(size)),
+        x(size),
+        original(size),
         signs(ldp::random::rotation_sign_words(static_cast<uint32_t>(size))),
         calls_per_refill(log2_of(size) == 0 ? 1 : 2 * (200 / log2_of(size))) {
     element<T>::fill(original.data(), n);
     restore();
-    const auto s = ldp::random::rotation_signs(bench_seed, static_cast<uint32_t>(n),
-                                               ldp::span<uint32_t>(signs));
+    const auto s = ldp::random::rotation_signs(bench_seed, static_cast<uint32_t>(n), ldp::span<uint32_t>(signs));
     if (s != ldp::status::ok) std::abort();
   }
   void restore() { std::memcpy(x.data(), original.data(), n * sizeof(T)); }
@@ -126,10 +126,8 @@ void fwht_counters(benchmark::State& state, std::size_t n, bool rotation) {
   const auto bytes = static_cast<int64_t>(4 * n + (rotation ? n / 8 : 0));
   state.SetItemsProcessed(iters * static_cast<int64_t>(n));
   state.SetBytesProcessed(iters * bytes);
-  const double floor_s =
-      static_cast<double>(n) * log2_of(n) / element<T>::ops_per_cycle / reference_hz;
-  state.counters["floor_frac"] =
-      benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate);
+  const double floor_s = static_cast<double>(n) * log2_of(n) / element<T>::ops_per_cycle / reference_hz;
+  state.counters["floor_frac"] = benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // Runs `transform(x)` in the timed loop; refill > 0: restores the input every `refill` calls
@@ -161,8 +159,8 @@ void bm_naive(benchmark::State& state) {
   fwht_input<T> in(static_cast<std::size_t>(state.range(0)));
   using N = typename element<T>::naive;
   const std::size_t n = in.n;
-  run_timed(state, in, [n](T* x) { naive_fwht(reinterpret_cast<N*>(x), n); },
-            refill_period(in, false));
+  run_timed(
+      state, in, [n](T* x) { naive_fwht(reinterpret_cast<N*>(x), n); }, refill_period(in, false));
   fwht_counters<T>(state, n, false);
 }
 
@@ -236,7 +234,8 @@ void bm_fftw(benchmark::State& state) {
       return;
     }
   }
-  run_timed(state, in, [plan](float*) { fftwf_execute(plan); }, in.calls_per_refill);
+  run_timed(
+      state, in, [plan](float*) { fftwf_execute(plan); }, in.calls_per_refill);
   fftwf_destroy_plan(plan);
   fwht_counters<float>(state, in.n, false);
 }
@@ -254,16 +253,14 @@ void register_type(const char* fwht_kernel, const char* rotate_kernel) {
   register_sizes(fwht_kernel, "naive", bm_naive<T>);
   for (const table_impl& impl : runnable_tables()) {
     const ldp::kernels::table* table = impl.table;
-    register_sizes(fwht_kernel, impl.name,
-                   [table](benchmark::State& state) { bm_table<T>(state, table, false); });
+    register_sizes(fwht_kernel, impl.name, [table](benchmark::State& state) { bm_table<T>(state, table, false); });
   }
 #if defined(LDP_BENCH_HAVE_FFTW)
   if constexpr (std::is_same_v<T, float>) register_sizes(fwht_kernel, "fftw", bm_fftw);
 #endif
   for (const table_impl& impl : runnable_tables()) {
     const ldp::kernels::table* table = impl.table;
-    register_sizes(rotate_kernel, impl.name,
-                   [table](benchmark::State& state) { bm_table<T>(state, table, true); });
+    register_sizes(rotate_kernel, impl.name, [table](benchmark::State& state) { bm_table<T>(state, table, true); });
   }
 }
 

@@ -43,7 +43,8 @@ std::vector<std::vector<int64_t>> input_cycle(uint32_t d) {
     // Uniform coordinates in [-a, a] have norm about a sqrt(d / 3).
     const double norm = k % 2 == 0 ? 0.5 : 4.0;
     const auto a = static_cast<uint64_t>(norm * 65536.0 * 1.7320508 / std::sqrt(static_cast<double>(d))) + 1;
-    for (int64_t& v : xs[k]) v = static_cast<int64_t>(ldp::random::uniform_below64(rng, 2 * a + 1)) - static_cast<int64_t>(a);
+    for (int64_t& v : xs[k])
+      v = static_cast<int64_t>(ldp::random::uniform_below64(rng, 2 * a + 1)) - static_cast<int64_t>(a);
   }
   return xs;
 }
@@ -125,8 +126,9 @@ void register_vector_mean_benchmarks() {
       estimate->Arg(d);
     }
   }
-  auto* fresh = benchmark::RegisterBenchmark("BM_randomize/vector_mean/duchi_fresh_signs",
-                                             [](benchmark::State& s) { bm_randomize(s, mechanism::vector_duchi, true); });
+  auto* fresh = benchmark::RegisterBenchmark("BM_randomize/vector_mean/duchi_fresh_signs", [](benchmark::State& s) {
+    bm_randomize(s, mechanism::vector_duchi, true);
+  });
   for (int64_t d : sizes) fresh->Arg(d);
 }
 

@@ -7,7 +7,7 @@
 
 #include "board.h"
 
-static uint32_t device;  /* the simulated device being booted */
+static uint32_t device; /* the simulated device being booted */
 
 /* A 32-bit mixer (splitmix-style) to spread device numbers. */
 static uint32_t mix(uint32_t x) {

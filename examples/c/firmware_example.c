@@ -33,8 +33,8 @@ static void send_hex_line(const uint8_t* bytes, size_t size) {
 }
 
 int app_main(void) {
-  static ldp_params params;  /* in .bss: a few hundred bytes */
-  static ldp_rng rng;        /* about 2 KiB with the default LDP_CONFIG_DRBG_BLOCKS */
+  static ldp_params params; /* in .bss: a few hundred bytes */
+  static ldp_rng rng; /* about 2 KiB with the default LDP_CONFIG_DRBG_BLOCKS */
   uint64_t workspace[WORKSPACE_WORDS];
   uint8_t report[REPORT_CAPACITY];
   uint8_t seed[LDP_SEED_SIZE];
@@ -55,9 +55,9 @@ int app_main(void) {
   wipe(seed, sizeof seed);
   if (status != LDP_OK) return 5;
 
-  status = ldp_randomize_item(&params, &rng, board_read_item(), workspace, sizeof workspace, report,
-                              sizeof report, &size);
-  ldp_rng_wipe(&rng);  /* one report per boot here; a long-lived task keeps the generator */
+  status =
+      ldp_randomize_item(&params, &rng, board_read_item(), workspace, sizeof workspace, report, sizeof report, &size);
+  ldp_rng_wipe(&rng); /* one report per boot here; a long-lived task keeps the generator */
   if (status != LDP_OK) return 6;
   send_hex_line(report, size);
   return 0;

@@ -29,7 +29,7 @@ static void add_lines(FILE* in, ldp_aggregator* aggregator, unsigned long* unrea
       if (broken || high >= 0) {
         ++*unreadable;
       } else if (size > 0) {
-        (void)ldp_aggregator_add_report(aggregator, report, size);  /* counted by status */
+        (void)ldp_aggregator_add_report(aggregator, report, size); /* counted by status */
       }
       if (c == EOF) return;
       size = 0;
@@ -57,7 +57,7 @@ static ldp_aggregator* save_and_reload(const ldp_aggregator* aggregator) {
   if (ldp_aggregator_serialize(aggregator, NULL, 0, &size) != LDP_BUFFER_TOO_SMALL) return NULL;
   state = malloc(size);
   if (state != NULL && ldp_aggregator_serialize(aggregator, state, size, &size) == LDP_OK) {
-    (void)ldp_aggregator_deserialize(state, size, &reloaded);  /* NULL on failure */
+    (void)ldp_aggregator_deserialize(state, size, &reloaded); /* NULL on failure */
   }
   free(state);
   return reloaded;
@@ -74,8 +74,8 @@ static int print_estimates(const ldp_aggregator* aggregator) {
   }
   printf("item   estimate   95%% confidence interval\n");
   for (i = 0; i < count; ++i) {
-    printf("%4lu %10.1f   [%9.1f, %9.1f]\n", (unsigned long)estimates[i].item, estimates[i].value,
-           estimates[i].ci_low, estimates[i].ci_high);
+    printf("%4lu %10.1f   [%9.1f, %9.1f]\n", (unsigned long)estimates[i].item, estimates[i].value, estimates[i].ci_low,
+           estimates[i].ci_high);
   }
   free(estimates);
   return 0;

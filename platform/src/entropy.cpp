@@ -3,8 +3,8 @@
 #if defined(LDP_BARE_METAL)
 extern "C" int ldp_platform_entropy(unsigned char* out, std::size_t size);
 #elif defined(_WIN32)
-#include <windows.h>
 #include <bcrypt.h>
+#include <windows.h>
 #pragma comment(lib, "bcrypt.lib")
 #elif defined(__APPLE__)
 #include <stdlib.h>

@@ -33,8 +33,8 @@ int main(void) {
   if (ldp_aggregator_create(&params, &aggregator) != LDP_OK) return 1;
 #endif
   for (i = 0; i < DEVICES; ++i) {
-    const ldp_status s = ldp_randomize_item(&params, &rng, (uint32_t)(i % 5), workspace, sizeof workspace,
-                                            report, sizeof report, &size);
+    const ldp_status s =
+        ldp_randomize_item(&params, &rng, (uint32_t)(i % 5), workspace, sizeof workspace, report, sizeof report, &size);
     if (s != LDP_OK) return 2;
     if (i == 0) {
       size_t b;
@@ -51,8 +51,8 @@ int main(void) {
   if (ldp_aggregator_estimate_all(aggregator, 0.95, estimates, ITEMS, &count) != LDP_OK) return 4;
   printf("reports: %llu\n", (unsigned long long)ldp_aggregator_reports(aggregator));
   for (i = 0; i < count; ++i) {
-    printf("item %lu: %.6f [%.6f, %.6f]\n", (unsigned long)estimates[i].item, estimates[i].value,
-           estimates[i].ci_low, estimates[i].ci_high);
+    printf("item %lu: %.6f [%.6f, %.6f]\n", (unsigned long)estimates[i].item, estimates[i].value, estimates[i].ci_low,
+           estimates[i].ci_high);
   }
   ldp_aggregator_free(aggregator);
 #endif

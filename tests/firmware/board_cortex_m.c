@@ -13,7 +13,7 @@ int board_entropy(uint8_t* out, size_t size) {
   uint32_t word = 0;
   size_t i;
   for (i = 0; i < size; ++i) {
-    if (i % 4 == 0) word = TRNG_DR;  /* 32 random bits per read */
+    if (i % 4 == 0) word = TRNG_DR; /* 32 random bits per read */
     out[i] = (uint8_t)(word >> (8 * (i % 4)));
   }
   return 0;

@@ -46,8 +46,7 @@ int main() {
   sink = ldp::random::uniform_below(rng, 1000) + ldp::random::bern_exp(rng, 1, 3);
   unsigned char stream[96];
   const unsigned char nonce[ldp::random::chacha20_nonce_size] = {1};
-  if (ldp::random::chacha20_keystream(ldp::kernels::native(), seed, nonce, 0, stream) !=
-      ldp::status::ok) {
+  if (ldp::random::chacha20_keystream(ldp::kernels::native(), seed, nonce, 0, stream) != ldp::status::ok) {
     return 3;
   }
   sink = stream[95];
@@ -114,7 +113,8 @@ int main() {
   }();
   const uint32_t sparse_indices[4] = {3, 9, 17, 40};
   const int64_t sparse_values[4] = {70000, -12, -90000, 5};
-  alignas(ldp::device::workspace_alignment) std::byte kept[ldp::device::sparse_projection_context::workspace_size(sparse)];
+  alignas(ldp::device::workspace_alignment)
+      std::byte kept[ldp::device::sparse_projection_context::workspace_size(sparse)];
   unsigned char sparse_report[ldp::device::max_output_size(sparse, report)];
   ldp::device::sparse_projection_context projection;
   if (ldp::device::sparse_projection_context::init(kept, sparse, &projection) != ldp::status::ok ||
@@ -129,15 +129,19 @@ int main() {
     ldp::wire::params p;
     p.mech = ldp::wire::mechanism::winsorized_bins;
     p.set(ldp::wire::field::domain, 8).set(ldp::wire::field::hadamard_dim, 8).set(ldp::wire::field::vector_dim, 5);
-    p.set(ldp::wire::field::frac_bits, 8).set_signed(ldp::wire::field::clip_lo, -256).set_signed(ldp::wire::field::clip_hi, 256);
-    p.set(ldp::wire::field::observations, 4).set(ldp::wire::field::bin_range, 1280).set(ldp::wire::field::bin_half_width, 64);
+    p.set(ldp::wire::field::frac_bits, 8)
+        .set_signed(ldp::wire::field::clip_lo, -256)
+        .set_signed(ldp::wire::field::clip_hi, 256);
+    p.set(ldp::wire::field::observations, 4)
+        .set(ldp::wire::field::bin_range, 1280)
+        .set(ldp::wire::field::bin_half_width, 64);
     const unsigned char round_seed[ldp::wire::seed_size] = {7};
     p.set_seed(ldp::wire::field::rotation_seed, round_seed);
     return p;
   }();
   const int64_t user_samples[15] = {10, -20, 30, 256, 0, 12, -18, 33, 250, 1, 9, -25, 28, 240, -1};
-  alignas(ldp::device::workspace_alignment) std::byte
-      winsorized_workspace[ldp::device::winsorized_context::workspace_size(winsorized)];
+  alignas(ldp::device::workspace_alignment)
+      std::byte winsorized_workspace[ldp::device::winsorized_context::workspace_size(winsorized)];
   unsigned char winsorized_report[ldp::device::max_output_size(winsorized, report)];
   ldp::device::winsorized_context user;
   if (ldp::device::winsorized_context::init(winsorized_workspace, winsorized, {}, &user) != ldp::status::ok ||
@@ -173,8 +177,8 @@ int main() {
     p.set_seed(ldp::wire::field::rotation_seed, kent_seed);
     return p;
   }();
-  alignas(ldp::device::workspace_alignment) std::byte
-      kent_workspace[ldp::device::user_level_context::workspace_size(kent)];
+  alignas(ldp::device::workspace_alignment)
+      std::byte kent_workspace[ldp::device::user_level_context::workspace_size(kent)];
   ldp::device::user_level_context voter;
   int64_t observations[24 * 6];
   for (int i = 0; i < 24 * 6; ++i) observations[i] = (i % 7) * 3000 - reading;
@@ -184,8 +188,7 @@ int main() {
     return 70;
   }
   sink = kent_report[report_size - 1];
-  const ldp::wire::derived_params refine =
-      ldp::wire::make_kent_refine(1.0, -20000, 30000, ldp::wire::shape_of(kent));
+  const ldp::wire::derived_params refine = ldp::wire::make_kent_refine(1.0, -20000, 30000, ldp::wire::shape_of(kent));
   unsigned char refine_report[ldp::wire::report_header_size + ldp::wire::varint_max_size];
   // The round-2 block needs no vote bits: the same memory serves it.
   if (ldp::device::user_level_context::init(kent_workspace, refine.block, &voter) != ldp::status::ok ||

@@ -18,14 +18,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<unsigned char> bytes(data, data + size);  // exact bounds for AddressSanitizer
   const std::size_t block_size = std::min<std::size_t>(bytes[0] | std::size_t{bytes[1]} << 8, size - 2);
   ldp::wire::params p;
-  if (ldp::wire::decode_params(ldp::span<const unsigned char>(bytes.data() + 2, block_size), &p) != status::ok) return 0;
+  if (ldp::wire::decode_params(ldp::span<const unsigned char>(bytes.data() + 2, block_size), &p) != status::ok)
+    return 0;
   std::unique_ptr<ldp::server::aggregator> a;
   const status s = ldp::server::aggregator::create(p, ldp::fuzz::limits, &a);
   uint64_t need = 0;
   const status sized = ldp::server::aggregator_bytes(p, &need);
   const bool too_large = sized == status::overflow || (sized == status::ok && need > ldp::fuzz::limits.max_state_bytes);
   require((s == status::limit_exceeded) == (sized != status::invalid_parameters && sized != status::unknown_mechanism &&
-                                           ldp::wire::validate(p) == status::ok && too_large));
+                                            ldp::wire::validate(p) == status::ok && too_large));
   if (s != status::ok) {
     require(a == nullptr);
     return 0;

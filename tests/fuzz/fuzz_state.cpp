@@ -21,9 +21,9 @@
 namespace {
 
 using ldp::status;
-using ldp::server::aggregator;
 using ldp::fuzz::cheap_to_estimate;
 using ldp::fuzz::require;
+using ldp::server::aggregator;
 using ldp::wire::mechanism;
 using bytes = std::vector<unsigned char>;
 

@@ -160,8 +160,7 @@ int main(int argc, char** argv) {
     append(seed, g.report);
     write(out / "report" / (g.name + ".bin"), seed);
     if (g.report.size() > ldp::wire::report_header_size && g.params.size() > 1) {
-      broken_payloads[g.params[1]].emplace_back(g.report.begin() + ldp::wire::report_header_size,
-                                                g.report.end());
+      broken_payloads[g.params[1]].emplace_back(g.report.begin() + ldp::wire::report_header_size, g.report.end());
     }
   }
 

@@ -50,9 +50,7 @@ struct builder {
     out.push_back(static_cast<unsigned char>(v));
     return *this;
   }
-  builder& varint(int64_t v) {
-    return uvarint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
-  }
+  builder& varint(int64_t v) { return uvarint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
 };
 
 std::string file_stem(mechanism m) {
@@ -111,8 +109,8 @@ std::vector<golden_case> all_cases() {
                        status expected) {
     cases.push_back({file_stem(m) + "_" + suffix, comment, params(m), std::move(report), expected});
   };
-  const auto payload = [&](mechanism m, const std::string& suffix, const std::string& comment,
-                           const builder& body, status expected) {
+  const auto payload = [&](mechanism m, const std::string& suffix, const std::string& comment, const builder& body,
+                           status expected) {
     builder b = header(params(m));
     b.out.insert(b.out.end(), body.out.begin(), body.out.end());
     add(m, suffix, comment, b.out, expected);
@@ -122,10 +120,9 @@ std::vector<golden_case> all_cases() {
   for (mechanism m : ldp::test::all_mechanisms()) {
     add(m, "valid", "the example report (make_report variant 0)", example(params(m)), status::ok);
   }
-  payload(mechanism::grr, "valid_last_index", "index d - 1 = 9, the largest allowed",
-          builder().le(9, 1), status::ok);
-  payload(mechanism::sue, "valid_all_ones", "all d = 10 bits set, padding clear",
-          builder().raw({0xff, 0x03}), status::ok);
+  payload(mechanism::grr, "valid_last_index", "index d - 1 = 9, the largest allowed", builder().le(9, 1), status::ok);
+  payload(mechanism::sue, "valid_all_ones", "all d = 10 bits set, padding clear", builder().raw({0xff, 0x03}),
+          status::ok);
   payload(mechanism::laplace, "valid_int64_min", "value INT64_MIN: a 10-byte varint",
           builder().varint(std::numeric_limits<int64_t>::min()), status::ok);
   payload(mechanism::laplace, "valid_int64_max", "value INT64_MAX: a 10-byte varint",
@@ -134,22 +131,19 @@ std::vector<golden_case> all_cases() {
     // The Kent blocks' fold fields (wire_format.md 3.2): an M2 refine fold and an M3 vote fold.
     ldp::wire::params m2 = params(mechanism::kent_refine);
     m2.set(field::vector_dim, 5).set(field::fold_coordinate, 4);
-    cases.push_back({"kent_refine_valid_m2", "fold j = 4 of d = 5: the example report", m2, example(m2),
-                     status::ok});
+    cases.push_back({"kent_refine_valid_m2", "fold j = 4 of d = 5: the example report", m2, example(m2), status::ok});
     unsigned char seed[ldp::wire::seed_size];
     for (std::size_t i = 0; i < sizeof seed; ++i) seed[i] = static_cast<unsigned char>(0x40 + i);
     ldp::wire::params m3 = params(mechanism::kent_vote);
     m3.set(field::vector_dim, 5).set(field::fold_coordinate, 7).set(field::hadamard_dim, 8);
     m3.set_seed(field::rotation_seed, seed);
-    cases.push_back({"kent_vote_valid_m3", "rotated coordinate j = 7 of d~ = 8 (d = 5): the example report",
-                     m3, example(m3), status::ok});
+    cases.push_back({"kent_vote_valid_m3", "rotated coordinate j = 7 of d~ = 8 (d = 5): the example report", m3,
+                     example(m3), status::ok});
   }
-  payload(mechanism::sparse_projection, "valid_empty", "count 0: no non-zero coordinate",
-          builder().le(0, 1), status::ok);
-  payload(mechanism::sparse_projection, "valid_full",
-          "s = 4 pairs: first and last index, clip_lo and clip_hi values",
-          builder().le(4, 1).le(0, 2).varint(-65536).le(1, 2).varint(1).le(500, 2).varint(-1)
-              .le(999, 2).varint(65536),
+  payload(mechanism::sparse_projection, "valid_empty", "count 0: no non-zero coordinate", builder().le(0, 1),
+          status::ok);
+  payload(mechanism::sparse_projection, "valid_full", "s = 4 pairs: first and last index, clip_lo and clip_hi values",
+          builder().le(4, 1).le(0, 2).varint(-65536).le(1, 2).varint(1).le(500, 2).varint(-1).le(999, 2).varint(65536),
           status::ok);
 
   // Every kind: one byte short, one byte extra, and the three header checks.
@@ -168,16 +162,15 @@ std::vector<golden_case> all_cases() {
     add(m, "unknown_version", "report format version 2", version, status::unsupported_version);
     bytes unknown = valid;
     unknown[1] = 0x7f;
-    add(m, "unknown_mechanism", "mechanism id 0x7f, assigned to nothing", unknown,
-        status::unknown_mechanism);
+    add(m, "unknown_mechanism", "mechanism id 0x7f, assigned to nothing", unknown, status::unknown_mechanism);
   }
 
   // Header.
   add(mechanism::grr, "empty", "no bytes at all", {}, status::wrong_length);
   {
     const bytes valid = example(params(mechanism::grr));
-    add(mechanism::grr, "header_truncated", "9 of the 10 header bytes",
-        bytes(valid.begin(), valid.begin() + 9), status::wrong_length);
+    add(mechanism::grr, "header_truncated", "9 of the 10 header bytes", bytes(valid.begin(), valid.begin() + 9),
+        status::wrong_length);
     bytes other = valid;
     other[1] = static_cast<unsigned char>(mechanism::hr);
     add(mechanism::grr, "other_mechanism", "a known mechanism (hr) that is not the block's", other,
@@ -196,20 +189,17 @@ std::vector<golden_case> all_cases() {
   payload(mechanism::hr, "index_out_of_range", "index 16 = K", builder().le(16, 1), status::out_of_range);
 
   // unary_bits: d = 10, two bytes, bits 10..15 are padding.
-  payload(mechanism::sue, "padding_bit_set", "bit 10, the first padding bit, set",
-          builder().raw({0x00, 0x04}), status::reserved_bits_set);
-  payload(mechanism::oue, "padding_bit_set", "bit 15, the last padding bit, set",
-          builder().raw({0x01, 0x80}), status::reserved_bits_set);
-  payload(mechanism::kent_vote, "padding_bit_set", "every bit set, padding included",
-          builder().raw({0xff, 0xff}), status::reserved_bits_set);
+  payload(mechanism::sue, "padding_bit_set", "bit 10, the first padding bit, set", builder().raw({0x00, 0x04}),
+          status::reserved_bits_set);
+  payload(mechanism::oue, "padding_bit_set", "bit 15, the last padding bit, set", builder().raw({0x01, 0x80}),
+          status::reserved_bits_set);
+  payload(mechanism::kent_vote, "padding_bit_set", "every bit set, padding included", builder().raw({0xff, 0xff}),
+          status::reserved_bits_set);
 
   // hash_bucket: 8-byte seed, then the bucket (g = 4 for olh, 2 for blh).
-  payload(mechanism::olh, "bucket_out_of_range", "bucket 4 = g", builder().le(1, 8).le(4, 1),
-          status::out_of_range);
-  payload(mechanism::blh, "bucket_out_of_range", "bucket 2 = g", builder().le(1, 8).le(2, 1),
-          status::out_of_range);
-  payload(mechanism::olh, "seed_only", "the seed without its bucket", builder().le(1, 8),
-          status::wrong_length);
+  payload(mechanism::olh, "bucket_out_of_range", "bucket 4 = g", builder().le(1, 8).le(4, 1), status::out_of_range);
+  payload(mechanism::blh, "bucket_out_of_range", "bucket 2 = g", builder().le(1, 8).le(2, 1), status::out_of_range);
+  payload(mechanism::olh, "seed_only", "the seed without its bucket", builder().le(1, 8), status::wrong_length);
 
   // sketch_row: row (k = 16), then m = 100 bits in 13 bytes, bits 100..103 are padding.
   {
@@ -228,24 +218,22 @@ std::vector<golden_case> all_cases() {
   // sketch_cell: row (k = 16), column (m = 128), sign byte.
   payload(mechanism::hcms, "row_out_of_range", "row 16 = k", builder().le(16, 1).le(5, 1).le(1, 1),
           status::out_of_range);
-  payload(mechanism::hcms, "column_out_of_range", "column 128 = m",
-          builder().le(5, 1).le(128, 1).le(1, 1), status::out_of_range);
-  payload(mechanism::hcms, "sign_reserved_bits", "sign byte 0x02",
-          builder().le(5, 1).le(7, 1).le(2, 1), status::reserved_bits_set);
+  payload(mechanism::hcms, "column_out_of_range", "column 128 = m", builder().le(5, 1).le(128, 1).le(1, 1),
+          status::out_of_range);
+  payload(mechanism::hcms, "sign_reserved_bits", "sign byte 0x02", builder().le(5, 1).le(7, 1).le(2, 1),
+          status::reserved_bits_set);
 
   // fixed_value: one canonical zigzag varint.
-  payload(mechanism::laplace, "overlong_varint", "value 0 encoded in two bytes (80 00)",
-          builder().raw({0x80, 0x00}), status::malformed_report);
-  payload(mechanism::laplace, "overlong_varint_trailing_zero", "value 1 as 82 80 00",
-          builder().raw({0x82, 0x80, 0x00}), status::malformed_report);
+  payload(mechanism::laplace, "overlong_varint", "value 0 encoded in two bytes (80 00)", builder().raw({0x80, 0x00}),
+          status::malformed_report);
+  payload(mechanism::laplace, "overlong_varint_trailing_zero", "value 1 as 82 80 00", builder().raw({0x82, 0x80, 0x00}),
+          status::malformed_report);
   payload(mechanism::laplace, "varint_eleven_bytes", "ten continuation bytes, then 00",
-          builder().raw({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00}),
-          status::malformed_report);
+          builder().raw({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00}), status::malformed_report);
   payload(mechanism::laplace, "varint_above_bit_63", "tenth byte 02: bit 64 set",
-          builder().raw({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}),
+          builder().raw({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}), status::malformed_report);
+  payload(mechanism::kent_refine, "overlong_varint", "value -1 as 81 00", builder().raw({0x81, 0x00}),
           status::malformed_report);
-  payload(mechanism::kent_refine, "overlong_varint", "value -1 as 81 00",
-          builder().raw({0x81, 0x00}), status::malformed_report);
   payload(mechanism::kent_refine, "unterminated_varint", "a varint whose last byte has the continuation bit",
           builder().raw({0x90, 0x80}), status::wrong_length);
 
@@ -262,23 +250,23 @@ std::vector<golden_case> all_cases() {
   payload(mechanism::duchi, "high_bit", "bit byte 0x81", builder().le(0x81, 1), status::reserved_bits_set);
 
   // coordinate_bit: coordinate (K = 128), bit byte.
-  payload(mechanism::vector_duchi, "coordinate_out_of_range", "coordinate 128 = K",
-          builder().le(128, 1).le(1, 1), status::out_of_range);
+  payload(mechanism::vector_duchi, "coordinate_out_of_range", "coordinate 128 = K", builder().le(128, 1).le(1, 1),
+          status::out_of_range);
   payload(mechanism::vector_duchi, "reserved_bits", "bit byte 0x03", builder().le(17, 1).le(3, 1),
           status::reserved_bits_set);
 
   // coordinate_value: coordinate (K = 128), varint.
-  payload(mechanism::vector_laplace, "coordinate_out_of_range", "coordinate 128 = K",
-          builder().le(128, 1).varint(-5), status::out_of_range);
+  payload(mechanism::vector_laplace, "coordinate_out_of_range", "coordinate 128 = K", builder().le(128, 1).varint(-5),
+          status::out_of_range);
   payload(mechanism::vector_laplace, "overlong_varint", "value 0 as 80 80 00",
           builder().le(17, 1).raw({0x80, 0x80, 0x00}), status::malformed_report);
 
   // sparse_pairs: count (1 byte, s = 4), then 2-byte index (d = 1000) + varint value in
   // [clip_lo, clip_hi] = [-65536, 65536], non-zero.
-  payload(mechanism::sparse_projection, "count_above_sparsity", "count 5 > s = 4, five valid pairs",
-          builder().le(5, 1).le(1, 2).varint(1).le(2, 2).varint(1).le(3, 2).varint(1).le(4, 2).varint(1)
-              .le(5, 2).varint(1),
-          status::out_of_range);
+  payload(
+      mechanism::sparse_projection, "count_above_sparsity", "count 5 > s = 4, five valid pairs",
+      builder().le(5, 1).le(1, 2).varint(1).le(2, 2).varint(1).le(3, 2).varint(1).le(4, 2).varint(1).le(5, 2).varint(1),
+      status::out_of_range);
   payload(mechanism::sparse_projection, "indices_decreasing", "indices 7 then 3",
           builder().le(2, 1).le(7, 2).varint(10).le(3, 2).varint(10), status::out_of_range);
   payload(mechanism::sparse_projection, "indices_repeated", "index 7 twice",

@@ -44,8 +44,7 @@ template <class Context, class Input>
 
 // One whole report of `input` (sized to what was written), or init()'s or randomize()'s status.
 template <class Context, class Input>
-[[nodiscard]] status report_of(const wire::params& p, Input input, random::drbg& rng,
-                               std::vector<unsigned char>* out) {
+[[nodiscard]] status report_of(const wire::params& p, Input input, random::drbg& rng, std::vector<unsigned char>* out) {
   out->assign(wire::max_report_size(p), 0);
   std::size_t size = 0;
   const status s = randomize_once<Context>(p, input, rng, *out, device::framing::report, &size);

@@ -30,7 +30,9 @@ class enumerating_coins {
     return static_cast<uint32_t>(choose(n, [n](uint64_t) { return 1.0L / n; }));
   }
   uint64_t raw_u64() { return seed_; }
-  bool raw_bit() { return choose(2, [](uint64_t) { return 0.5L; }) == 1; }
+  bool raw_bit() {
+    return choose(2, [](uint64_t) { return 0.5L; }) == 1;
+  }
   status mask(span<uint64_t> words, std::size_t nbits, uint64_t threshold) {
     if (nbits > 16) throw std::invalid_argument("enumerating a mask of more than 16 bits");
     const long double p = static_cast<long double>(threshold) / 4294967296.0L;

@@ -25,10 +25,8 @@ double stirling_error(double a) {
   return r * (1.0 / 12 +
               r2 * (-1.0 / 360 +
                     r2 * (1.0 / 1260 +
-                          r2 * (-1.0 / 1680 +
-                                r2 * (1.0 / 1188 +
-                                      r2 * (-691.0 / 360360 +
-                                            r2 * (1.0 / 156 + r2 * (-3617.0 / 122400))))))));
+                          r2 * (-1.0 / 1680 + r2 * (1.0 / 1188 + r2 * (-691.0 / 360360 +
+                                                                       r2 * (1.0 / 156 + r2 * (-3617.0 / 122400))))))));
 }
 
 // t - ln(1 + t) where 1 + t = num / den > 0 and t = diff / den, diff = num - den being supplied
@@ -56,8 +54,7 @@ double log_ratio_deficit(double num, double den, double diff) {
 // ln(x^a e^-x / Gamma(a)), written as -a (t - ln(1 + t)) + ... with 1 + t = x / a, so that no
 // two large logarithms are subtracted.
 double log_gamma_kernel(double a, double x) {
-  return -a * log_ratio_deficit(x, a, x - a) + 0.5 * (std::log(a) - log_two_pi) -
-         stirling_error(a);
+  return -a * log_ratio_deficit(x, a, x - a) + 0.5 * (std::log(a) - log_two_pi) - stirling_error(a);
 }
 
 // ln(x^a y^b / B(a, b)) for y = 1 - x, by the same device around the mode (p, q) =
@@ -69,8 +66,8 @@ double log_beta_kernel(double a, double b, double x, double y) {
   const double q = b / s;
   const double x_minus_p = x <= y ? x - p : q - y;
   return -a * log_ratio_deficit(x, p, x_minus_p) - b * log_ratio_deficit(y, q, -x_minus_p) +
-         0.5 * (std::log(a) + std::log(b) - std::log(s) - log_two_pi) + stirling_error(s) -
-         stirling_error(a) - stirling_error(b);
+         0.5 * (std::log(a) + std::log(b) - std::log(s) - log_two_pi) + stirling_error(s) - stirling_error(a) -
+         stirling_error(b);
 }
 
 // b0 + a1 / (b1 + a2 / (b2 + ...)) by the modified Lentz method; term(j, aj, bj) supplies j >= 1.
@@ -147,9 +144,8 @@ double beta_fraction(double a, double b, double x, double y) {
       const double num = (a + m) * (a + b + m);
       const double den = (a + 2 * m) * (a + 2 * m + 1);
       const double dj = -num * x / den;
-      const double one_plus_dj = near_one
-                                     ? (a * (2 * m + 1 - b) + m * (3 * m + 2 - b) + num * y) / den
-                                     : (den - num * x) / den;
+      const double one_plus_dj =
+          near_one ? (a * (2 * m + 1 - b) + m * (3 * m + 2 - b) + num * y) / den : (den - num * x) / den;
       c_next = (one_plus_dj + c_minus_1) / c;
       d_denominator = one_plus_dj + dj * d_minus_1;
     } else {
@@ -202,7 +198,7 @@ double from_bits(uint64_t u) {
 // steps to resolve a quantile near 1e-300).
 template <class Predicate>
 double bisect_unit_interval(Predicate reached) {
-  uint64_t lo = 0;                    // 0.0
+  uint64_t lo = 0;  // 0.0
   uint64_t hi = 0x3ff0000000000000u;  // 1.0
   while (hi - lo > 1) {
     const uint64_t mid = lo + (hi - lo) / 2;
@@ -270,8 +266,8 @@ interval clopper_pearson(uint64_t k, uint64_t n, double alpha) {
   return {lo, hi};
 }
 
-chi_square_result chi_square_gof(const std::vector<uint64_t>& observed,
-                                 const std::vector<double>& expected_prob, uint64_t n) {
+chi_square_result chi_square_gof(const std::vector<uint64_t>& observed, const std::vector<double>& expected_prob,
+                                 uint64_t n) {
   if (observed.size() != expected_prob.size()) {
     throw std::invalid_argument("chi_square_gof: size mismatch");
   }
@@ -384,8 +380,7 @@ std::vector<double> discrete_laplace_pmf(double t, int m) {
   return p;
 }
 
-slope_fit log_log_fit(const std::vector<double>& x, const std::vector<double>& y,
-                      const std::vector<double>& sd_log_y) {
+slope_fit log_log_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& sd_log_y) {
   if (x.size() != y.size() || x.size() < 2 || (!sd_log_y.empty() && sd_log_y.size() != x.size())) {
     throw std::invalid_argument("log_log_fit: sizes");
   }
@@ -409,8 +404,6 @@ slope_fit log_log_fit(const std::vector<double>& x, const std::vector<double>& y
   return {suv / suu, std::sqrt(variance)};
 }
 
-double log_log_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  return log_log_fit(x, y, {}).slope;
-}
+double log_log_slope(const std::vector<double>& x, const std::vector<double>& y) { return log_log_fit(x, y, {}).slope; }
 
 }  // namespace ldp::test

@@ -50,8 +50,8 @@ struct chi_square_result {
 // a remainder under 5 at the end joins the last merged bin; dof = merged bins - 1. Any count in a
 // zero-probability bin gives statistic +inf and p-value 0. Throws std::invalid_argument on
 // mismatched sizes, sum(observed) != n, or probabilities that are negative or sum to zero.
-chi_square_result chi_square_gof(const std::vector<uint64_t>& observed,
-                                 const std::vector<double>& expected_prob, uint64_t n);
+chi_square_result chi_square_gof(const std::vector<uint64_t>& observed, const std::vector<double>& expected_prob,
+                                 uint64_t n);
 
 // Pearson test of independence for an r x c contingency table (rows of equal length). All-zero
 // rows and columns are dropped, so dof = (r' - 1)(c' - 1) over the remaining ones. The caller keeps
@@ -73,8 +73,7 @@ struct slope_fit {
   double slope;
   double standard_error;  // 0 when no sd_log_y was given
 };
-slope_fit log_log_fit(const std::vector<double>& x, const std::vector<double>& y,
-                      const std::vector<double>& sd_log_y);
+slope_fit log_log_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& sd_log_y);
 double log_log_slope(const std::vector<double>& x, const std::vector<double>& y);
 
 }  // namespace ldp::test

@@ -39,9 +39,7 @@ inline random::drbg seeded_drbg(const char* name, const kernels::table& t) {
   return random::drbg(seed, t);
 }
 
-inline random::drbg seeded_drbg(const char* name) {
-  return seeded_drbg(name, kernels::select(platform::detect_cpu()));
-}
+inline random::drbg seeded_drbg(const char* name) { return seeded_drbg(name, kernels::select(platform::detect_cpu())); }
 
 }  // namespace ldp::test
 

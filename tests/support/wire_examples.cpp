@@ -48,7 +48,10 @@ wire::params example_params(mechanism m) {
       frequency(m == mechanism::blh ? 3139872686u : 2041685230u);
       p.set(field::hash_range, m == mechanism::blh ? 2 : 4);
       break;
-    case mechanism::hr: frequency(3139872686u); p.set(field::hadamard_dim, 16); break;
+    case mechanism::hr:
+      frequency(3139872686u);
+      p.set(field::hadamard_dim, 16);
+      break;
     case mechanism::cms:
     case mechanism::hcms:
       p.set(field::domain, 1000).set(field::threshold_bits, 32);
@@ -61,8 +64,15 @@ wire::params example_params(mechanism m) {
       p.set(field::threshold_other, 1621524826u).set(field::round, 1).set(field::observations, 64);
       range();
       break;
-    case mechanism::laplace: range(); scale(); break;
-    case mechanism::laplace_vector: p.set(field::domain, 4); range(); scale(); break;
+    case mechanism::laplace:
+      range();
+      scale();
+      break;
+    case mechanism::laplace_vector:
+      p.set(field::domain, 4);
+      range();
+      scale();
+      break;
     case mechanism::duchi:
       p.set(field::threshold_bits, 32).set(field::threshold_keep, 3139872686u);
       p.set(field::threshold_other, 1155094610u);
@@ -80,7 +90,10 @@ wire::params example_params(mechanism m) {
         scale();
       }
       break;
-    case mechanism::sparse_projection: p.set(field::domain, 1000).set(field::sparsity, 4); range(); break;
+    case mechanism::sparse_projection:
+      p.set(field::domain, 1000).set(field::sparsity, 4);
+      range();
+      break;
     case mechanism::kent_refine:
       p.set(field::round, 2).set_signed(field::interval_lo, -6554);
       p.set_signed(field::interval_hi, 19661).set(field::observations, 64);
@@ -112,8 +125,7 @@ example_report make_report(const wire::params& p, unsigned variant) {
       break;
     case wire::payload_kind::unary_bits:
     case wire::payload_kind::sketch_row: {
-      const uint64_t nbits = wire::kind_of(p.mech) == wire::payload_kind::unary_bits
-                                 ? d : p.get(field::sketch_columns);
+      const uint64_t nbits = wire::kind_of(p.mech) == wire::payload_kind::unary_bits ? d : p.get(field::sketch_columns);
       e.bits.assign(static_cast<std::size_t>((nbits + 7) / 8), 0);
       for (uint64_t j = 0; j < nbits; ++j) {
         const auto byte = static_cast<std::size_t>(j / 8);
@@ -134,7 +146,8 @@ example_report make_report(const wire::params& p, unsigned variant) {
       break;
     case wire::payload_kind::fixed_value: r.value = (v % 2 ? -1 : 1) * static_cast<int64_t>(12345 + 1000 * v); break;
     case wire::payload_kind::fixed_vector:
-      for (uint64_t i = 0; i < d; ++i) e.values.push_back(static_cast<int64_t>(i * 70000) - 100000 + static_cast<int64_t>(v));
+      for (uint64_t i = 0; i < d; ++i)
+        e.values.push_back(static_cast<int64_t>(i * 70000) - 100000 + static_cast<int64_t>(v));
       r.values = e.values;
       break;
     case wire::payload_kind::bit: r.bit = static_cast<uint8_t>(1 - (v & 1)); break;
@@ -175,11 +188,16 @@ std::vector<unsigned char> from_hex(const std::string& hex) {
   int high = -1;
   for (char c : hex) {
     int v;
-    if (c >= '0' && c <= '9') v = c - '0';
-    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-    else if (c == ' ' || c == '\t') continue;
-    else throw std::invalid_argument("not a hex digit");
+    if (c >= '0' && c <= '9')
+      v = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      v = c - 'A' + 10;
+    else if (c == ' ' || c == '\t')
+      continue;
+    else
+      throw std::invalid_argument("not a hex digit");
     if (high < 0) {
       high = v;
     } else {

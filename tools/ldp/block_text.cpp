@@ -70,7 +70,8 @@ std::vector<block_field> block_fields(const wire::params& p) {
     } else if (is_fixed_point(f)) {
       const int64_t v = p.get_signed(f);
       entry.value = v;
-      entry.text = fmt::format("{} (= {:g})", v, std::ldexp(static_cast<double>(v), -static_cast<int>(p.get(field::frac_bits))));
+      entry.text =
+          fmt::format("{} (= {:g})", v, std::ldexp(static_cast<double>(v), -static_cast<int>(p.get(field::frac_bits))));
     } else {
       entry.value = p.get(f);
       entry.text = std::to_string(p.get(f));

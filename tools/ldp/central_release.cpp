@@ -63,11 +63,13 @@ estimate_report sparse_release_report(const server::aggregator& agg, const relea
   server::sparse_release rel;
   const status s = server::release_sparse_mean(agg, {q.epsilon, q.delta}, rng, &rel);
   if (s != status::ok) {
-    fail("the projection mechanism refused --epsilon {} --delta {} on this state: {} (a noise scale beyond the "
-         "samplers: use fewer --frac-bits)",
-         q.epsilon, q.delta, describe(s));
+    fail(
+        "the projection mechanism refused --epsilon {} --delta {} on this state: {} (a noise scale beyond the "
+        "samplers: use fewer --frac-bits)",
+        q.epsilon, q.delta, describe(s));
   }
-  estimate_report r = make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, top);
+  estimate_report r =
+      make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, top);
   release_summary summary;
   summary.epsilon_impl = rel.epsilon_impl;
   summary.delta = rel.delta;
@@ -77,9 +79,9 @@ estimate_report sparse_release_report(const server::aggregator& agg, const relea
       "{:.15g} implemented, delta {:g}; estimates projected onto the l1 ball of radius {:.6g}, intervals of the "
       "noise alone",
       noise, rel.noise_scale, q.seed, rel.epsilon_impl, rel.delta, rel.l1_radius);
-  summary.details = {{"kind", "sparse-projection"},       {"noise", noise},
-                     {"noise_scale", rel.noise_scale},     {"noise_variance", rel.noise_variance},
-                     {"l1_radius", rel.l1_radius},         {"release_seed", q.seed},
+  summary.details = {{"kind", "sparse-projection"},    {"noise", noise},
+                     {"noise_scale", rel.noise_scale}, {"noise_variance", rel.noise_variance},
+                     {"l1_radius", rel.l1_radius},     {"release_seed", q.seed},
                      {"unprojected", rel.noisy_mean}};
   r.release = std::move(summary);
   return r;
@@ -90,7 +92,8 @@ estimate_report winsorized_release_report(const server::aggregator& agg, const r
   const wire::params& p = agg.parameters();
   random::drbg rng = release_drbg(agg, q);
   const uint64_t padded = p.get(wire::field::hadamard_dim);
-  const server::winsorized_session budget = plan_session(q.epsilon, q.delta, q.queries, padded, budget_rule_of(q.budget));
+  const server::winsorized_session budget =
+      plan_session(q.epsilon, q.delta, q.queries, padded, budget_rule_of(q.budget));
   if (q.users != 0 && q.users < agg.reports()) {
     fail("--users {} is below the state's {} reports (n counts every user of round 1)", q.users, agg.reports());
   }
@@ -102,7 +105,8 @@ estimate_report winsorized_release_report(const server::aggregator& agg, const r
   const double per_coordinate = private_range_level(budget.eps_coordinate() / 2) + rel.epsilon_impl;
   const server::privacy_loss loss = checked_loss(budget, per_coordinate);
   const char* window = window_rule_name(p);
-  estimate_report r = make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, top);
+  estimate_report r =
+      make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, top);
   release_summary summary;
   summary.epsilon_impl = loss.epsilon;
   summary.delta = loss.delta;

@@ -74,9 +74,10 @@ void set_windows(server::aggregator& agg, const aggregate_options& o, const std:
     return;
   }
   if (o.windows.empty()) {
-    fail("{} is a winsorized-mean round-2 batch: counting it needs the broadcast window list, --windows F (written by "
-         "ldp simulate --windows-out)",
-         batch);
+    fail(
+        "{} is a winsorized-mean round-2 batch: counting it needs the broadcast window list, --windows F (written by "
+        "ldp simulate --windows-out)",
+        batch);
   }
   const std::size_t size = wire::window_list_size(p);
   const std::vector<unsigned char> list = read_file(o.windows, "window list file", size);
@@ -86,7 +87,8 @@ void set_windows(server::aggregator& agg, const aggregate_options& o, const std:
          p.get(wire::field::window_digest), describe(s));
   }
   if (s != status::ok) {
-    fail("{} is not a window list for {} ({} bytes, {} expected): {}", o.windows, batch, list.size(), size, describe(s));
+    fail("{} is not a window list for {} ({} bytes, {} expected): {}", o.windows, batch, list.size(), size,
+         describe(s));
   }
 }
 
@@ -150,11 +152,13 @@ void run(const aggregate_options& o) {
     done_bytes += in.size();
     const uint64_t lost = agg->damaged_chunks() - damaged_before;
     if (lost != 0) {
-      warnings.push_back(fmt::format("{}: {} damaged chunk{} (CRC32C mismatch): {} records are unknown and not counted{}",
-                                     path, format_count(lost), lost == 1 ? "" : "s", lost == 1 ? "its" : "their",
-                                     o.quarantine.empty() ? " (--quarantine F keeps their bytes)" : ""));
+      warnings.push_back(
+          fmt::format("{}: {} damaged chunk{} (CRC32C mismatch): {} records are unknown and not counted{}", path,
+                      format_count(lost), lost == 1 ? "" : "s", lost == 1 ? "its" : "their",
+                      o.quarantine.empty() ? " (--quarantine F keeps their bytes)" : ""));
     }
-    lines.push_back(fmt::format("{}: {} reports accepted, {} rejected{}", path, format_count(agg->reports() - accepted_before),
+    lines.push_back(fmt::format("{}: {} reports accepted, {} rejected{}", path,
+                                format_count(agg->reports() - accepted_before),
                                 format_count(agg->rejected_total() - rejected_before), damaged_text(lost)));
   }
   bar.finish();
@@ -180,7 +184,8 @@ command add_aggregate(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("aggregate", "count batch files into an aggregator state (streamed)");
   app->add_option("batches", o->batches, "batch files of the same parameters")->required();
   app->add_option("--out,-o", o->out, "state file to write (atomically)")->required();
-  app->add_option("--windows", o->windows, "winsorized-mean round 2: the broadcast window list (simulate --windows-out)");
+  app->add_option("--windows", o->windows,
+                  "winsorized-mean round 2: the broadcast window list (simulate --windows-out)");
   app->add_flag("--keep-partial", o->keep_partial,
                 "count the readable chunks of a truncated or damaged batch instead of failing");
   app->add_option("--quarantine", o->quarantine, "write the raw bytes of chunks whose CRC32C fails to this file");

@@ -89,9 +89,9 @@ void run(demo_options o) {
   fmt::print("\n");
   print_error_summary(stdout, r, "");
   if (!o.plot.empty()) {
-    write_svg_plot(o.plot, r, fmt::format("ldp demo: top {} of {} items, {} devices, {} at epsilon {}", r.listed.size(),
-                                          o.mech.domain, format_count(data->devices()), block.mechanism->name,
-                                          o.mech.epsilon));
+    write_svg_plot(o.plot, r,
+                   fmt::format("ldp demo: top {} of {} items, {} devices, {} at epsilon {}", r.listed.size(),
+                               o.mech.domain, format_count(data->devices()), block.mechanism->name, o.mech.epsilon));
     fmt::print("\nplot: {}\n", o.plot);
   }
   const auto n = static_cast<double>(data->devices());

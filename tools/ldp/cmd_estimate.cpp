@@ -36,21 +36,24 @@ bool given(const CLI::Option* option) { return option->count() > 0; }
 estimate_report central_report(const server::aggregator& agg, const estimate_options& o) {
   const wire::mechanism mech = agg.parameters().mech;
   if (mech == wire::mechanism::winsorized_bins) {
-    fail("{} is a winsorized-mean winsorized-bins state: its exact sums are not private, and it has no release: round "
-         "1 only chooses the windows (ldp simulate); release the round-2 (winsorized-sums) state",
-         o.state);
+    fail(
+        "{} is a winsorized-mean winsorized-bins state: its exact sums are not private, and it has no release: round "
+        "1 only chooses the windows (ldp simulate); release the round-2 (winsorized-sums) state",
+        o.state);
   }
   const bool sums = mech == wire::mechanism::winsorized_sums;
   if (!given(o.release_options[0]) || !given(o.release_options[2])) {
     if (sums) {
-      fail("{} holds the exact sums of winsorized-mean round 2 (central DP): ldp estimate releases them with the "
-           "server's noise and needs --epsilon E [--delta D] [--queries K] [--budget tight|paper] --release-seed S "
-           "[--users n], the session's options of ldp simulate",
-           o.state);
+      fail(
+          "{} holds the exact sums of winsorized-mean round 2 (central DP): ldp estimate releases them with the "
+          "server's noise and needs --epsilon E [--delta D] [--queries K] [--budget tight|paper] --release-seed S "
+          "[--users n], the session's options of ldp simulate",
+          o.state);
     }
-    fail("{} holds the exact sums of sparse-projection reports (central DP): ldp estimate releases them with the "
-         "server's noise and needs --epsilon E [--delta D] --release-seed S",
-         o.state);
+    fail(
+        "{} holds the exact sums of sparse-projection reports (central DP): ldp estimate releases them with the "
+        "server's noise and needs --epsilon E [--delta D] --release-seed S",
+        o.state);
   }
   return sums ? winsorized_release_report(agg, o.release, o.confidence, o.top)
               : sparse_release_report(agg, o.release, o.confidence, o.top);
@@ -103,7 +106,8 @@ command add_estimate(CLI::App& parent) {
   app->add_option("--confidence", o->confidence, "level of the intervals (default 0.95)");
   add_max_state_bytes_option(*app, &o->limits.max_state_bytes, "refuse a state that needs more memory");
   o->release_options = {
-      app->add_option("--epsilon,-e", o->release.epsilon, "central DP: epsilon of the server's release (winsorized-mean: of the session)"),
+      app->add_option("--epsilon,-e", o->release.epsilon,
+                      "central DP: epsilon of the server's release (winsorized-mean: of the session)"),
       app->add_option("--delta", o->release.delta, "central DP: delta of the release (default 0: pure DP)"),
       app->add_option("--release-seed", o->release.seed, "central DP: seed of the server's noise (docs/cli.md)"),
   };
@@ -111,7 +115,8 @@ command add_estimate(CLI::App& parent) {
       app->add_option("--queries", o->release.queries, "winsorized-mean: queries K of the session (default 1)"),
       app->add_option("--budget", o->release.budget, "winsorized-mean: tight (default) or paper per-coordinate budget")
           ->check(CLI::IsMember({"tight", "paper"})),
-      app->add_option("--users", o->release.users, "winsorized-mean: users n of round 1 (default: the state's reports)"),
+      app->add_option("--users", o->release.users,
+                      "winsorized-mean: users n of round 1 (default: the state's reports)"),
   };
   return {app, [o] { run(*o); }};
 }

@@ -45,9 +45,10 @@ wire::file_kind kind_of(const std::string& path) {
 void print_block(const wire::params& p, uint64_t fingerprint) {
   const double epsilon = wire::implemented_epsilon(p);
   // Central-DP blocks (sparse-projection, winsorized) carry no epsilon: the server's release spends it.
-  fmt::print("parameters: {} (id {}), fingerprint {:016x}, {}\n", wire::mechanism_name(p.mech), static_cast<int>(p.mech),
-             fingerprint,
-             std::isnan(epsilon) ? "central DP (no device noise)" : fmt::format("epsilon {:.15g} implemented", epsilon));
+  fmt::print(
+      "parameters: {} (id {}), fingerprint {:016x}, {}\n", wire::mechanism_name(p.mech), static_cast<int>(p.mech),
+      fingerprint,
+      std::isnan(epsilon) ? "central DP (no device noise)" : fmt::format("epsilon {:.15g} implemented", epsilon));
   for (const block_field& f : block_fields(p)) fmt::print("  {}: {}\n", f.name, f.text);
 }
 
@@ -70,8 +71,10 @@ std::string describe_report(const wire::params& p, const wire::report& r) {
       return fmt::format("bits {}", bit_positions(r.bits, static_cast<std::size_t>(p.get(field::domain))));
     case wire::payload_kind::hash_bucket: return fmt::format("seed={:016x} bucket={}", r.seed, r.index);
     case wire::payload_kind::sketch_row:
-      return fmt::format("row={} bits {}", r.index, bit_positions(r.bits, static_cast<std::size_t>(p.get(field::sketch_columns))));
-    case wire::payload_kind::sketch_cell: return fmt::format("row={} column={} sign={}", r.index, r.column, r.bit ? "+1" : "-1");
+      return fmt::format("row={} bits {}", r.index,
+                         bit_positions(r.bits, static_cast<std::size_t>(p.get(field::sketch_columns))));
+    case wire::payload_kind::sketch_cell:
+      return fmt::format("row={} column={} sign={}", r.index, r.column, r.bit ? "+1" : "-1");
     case wire::payload_kind::fixed_value: return fmt::format("value={}", r.value);
     case wire::payload_kind::bit: return fmt::format("bit={}", r.bit);
     case wire::payload_kind::coordinate_bit: return fmt::format("coordinate={} bit={}", r.index, r.bit);
@@ -148,7 +151,8 @@ void inspect_batch(const inspect_options& o) {
     print_text(stdout, rejection_table(statuses), "  ");
   }
   if (framing != status::ok) {
-    fail("{}: the batch cannot be read past chunk {}: {} (truncated or damaged)", o.file, batch.chunks(), describe(framing));
+    fail("{}: the batch cannot be read past chunk {}: {} (truncated or damaged)", o.file, batch.chunks(),
+         describe(framing));
   }
 }
 
@@ -159,8 +163,9 @@ void inspect_state(const inspect_options& o) {
   fmt::print("{}: aggregator state (wire format section 7), {}\n", o.file, format_bytes(bytes.size()));
   const status s = wire::decode_state(bytes, &header, &body);
   if (s != status::ok) fail("{}: the state header does not decode: {}", o.file, describe(s));
-  fmt::print("header: mechanism {} (id {}), fingerprint {:016x}, body {} (CRC32C ok)\n", wire::mechanism_name(header.mech),
-             static_cast<int>(header.mech), header.fingerprint, format_bytes(header.body_size));
+  fmt::print("header: mechanism {} (id {}), fingerprint {:016x}, body {} (CRC32C ok)\n",
+             wire::mechanism_name(header.mech), static_cast<int>(header.mech), header.fingerprint,
+             format_bytes(header.body_size));
   const std::unique_ptr<server::aggregator> agg = decode_state_file(o.file, bytes, o.limits);
   print_block(agg->parameters(), agg->fingerprint());
   fmt::print("reports: {} accepted{}\n", format_count(agg->reports()), damaged_text(agg->damaged_chunks()));
@@ -202,7 +207,8 @@ void inspect_report(const inspect_options& o) {
   fmt::print("header: version 1, mechanism {} (id {}), fingerprint {:016x}\n", wire::mechanism_name(mech),
              static_cast<int>(mech), fingerprint);
   fmt::print("payload: {} bytes: {}\n", bytes.size() - wire::report_header_size,
-             to_hex(bytes.data() + wire::report_header_size, std::min<std::size_t>(bytes.size() - wire::report_header_size, 64)) +
+             to_hex(bytes.data() + wire::report_header_size,
+                    std::min<std::size_t>(bytes.size() - wire::report_header_size, 64)) +
                  (bytes.size() - wire::report_header_size > 64 ? "..." : ""));
   if (o.params.empty()) {
     fmt::print("(decode the payload with --params BATCH_OR_STATE, which names its parameters)\n");
@@ -212,7 +218,8 @@ void inspect_report(const inspect_options& o) {
   const wire::params p = params_from(o.params, o.limits, &expected);
   wire::report r;
   const status s = wire::decode_report(p, expected, bytes, &r);
-  if (s != status::ok) fail("{}: the report does not decode under the parameters of {}: {}", o.file, o.params, describe(s));
+  if (s != status::ok)
+    fail("{}: the report does not decode under the parameters of {}: {}", o.file, o.params, describe(s));
   fmt::print("fields: {}\n", describe_report(p, r));
 }
 

@@ -8,9 +8,9 @@
 
 #include "commands.h"
 #include "errors.h"
-#include "mechanism_options.h"
 #include "ldp/server/frequency.h"
 #include "ldp/wire/mechanism.h"
+#include "mechanism_options.h"
 #include "output.h"
 
 namespace ldp::tools {

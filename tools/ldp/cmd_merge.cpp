@@ -31,9 +31,10 @@ void run(const merge_options& o) {
     const std::unique_ptr<server::aggregator> next = load_state(o.states[i], o.limits);
     const status s = total->merge(*next);
     if (s == status::parameter_mismatch) {
-      fail("{} has other parameters than {} (fingerprint {:016x}, not {:016x}): states merge only with the same "
-           "parameters",
-           o.states[i], o.states.front(), next->fingerprint(), total->fingerprint());
+      fail(
+          "{} has other parameters than {} (fingerprint {:016x}, not {:016x}): states merge only with the same "
+          "parameters",
+          o.states[i], o.states.front(), next->fingerprint(), total->fingerprint());
     }
     if (s != status::ok) fail("cannot merge {}: {}", o.states[i], describe(s));
   }

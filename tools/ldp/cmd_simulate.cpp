@@ -73,13 +73,14 @@ void refuse_large_state(const parameter_block& block, uint64_t devices, uint64_t
   uint64_t need = 0, aggregator = 0;
   status s = server::state_bytes(block.params, devices, &need);
   if (s == status::ok) s = server::aggregator_bytes(block.params, &aggregator);
-  if (s != status::ok && s != status::overflow) fail("internal: no aggregator for {}: {}", block.mechanism->name, describe(s));
+  if (s != status::ok && s != status::overflow)
+    fail("internal: no aggregator for {}: {}", block.mechanism->name, describe(s));
   need = std::max(need, aggregator);
   if (block.mechanism->input == input_kind::item) need = std::max(need, 24 * block.params.get(wire::field::domain));
   if (s == status::overflow || need > max_bytes) {
-    fail("{} {} needs {} of memory for its state or data, above --max-state-bytes {} (docs/cli.md)", block.mechanism->name,
-         describe_block(block.params), s == status::overflow ? std::string("more than 2^64 bytes") : format_bytes(need),
-         max_bytes);
+    fail("{} {} needs {} of memory for its state or data, above --max-state-bytes {} (docs/cli.md)",
+         block.mechanism->name, describe_block(block.params),
+         s == status::overflow ? std::string("more than 2^64 bytes") : format_bytes(need), max_bytes);
   }
 }
 
@@ -91,7 +92,8 @@ void run(const simulate_options& options) {
   if (!o.release_out.empty() && input != input_kind::samples && input != input_kind::observations) {
     fail("--release-out applies to --mechanism winsorized-mean and kent with --dim d > 1 only");
   }
-  if (!o.windows_out.empty() && input != input_kind::samples) fail("--windows-out applies to --mechanism winsorized-mean only");
+  if (!o.windows_out.empty() && input != input_kind::samples)
+    fail("--windows-out applies to --mechanism winsorized-mean only");
   if (input == input_kind::observations) return simulate_user_level(options.mech, o);
   if (input == input_kind::samples) return simulate_winsorized(options.mech, o);
   if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent and winsorized-mean only");
@@ -131,9 +133,12 @@ command add_simulate(CLI::App& parent) {
   app->add_option("--out,-o", o->run.out, "batch file to write")->required();
   app->add_option("--truth-out", o->run.truth_out, "also write the exact answer as CSV");
   app->add_option("--round1-out", o->run.round1_out, "kent, winsorized-mean: also write the round-1 batch");
-  app->add_option("--release-out", o->run.release_out, "winsorized-mean, kent with --dim d > 1: also write the estimates as ldp estimate's JSON");
-  app->add_option("--windows-out", o->run.windows_out, "winsorized-mean: also write the broadcast window list (for ldp aggregate --windows)");
-  app->add_option("--threads", o->run.threads, "worker threads (default: one per hardware thread); the output does not depend on it");
+  app->add_option("--release-out", o->run.release_out,
+                  "winsorized-mean, kent with --dim d > 1: also write the estimates as ldp estimate's JSON");
+  app->add_option("--windows-out", o->run.windows_out,
+                  "winsorized-mean: also write the broadcast window list (for ldp aggregate --windows)");
+  app->add_option("--threads", o->run.threads,
+                  "worker threads (default: one per hardware thread); the output does not depend on it");
   add_max_state_bytes_option(*app, &o->max_state_bytes, "refuse a block whose state or item data needs more memory");
   return {app, [o] { run(*o); }};
 }

@@ -121,9 +121,8 @@ void read_csv(const std::string& path, const std::string& column, std::size_t wi
     if (!seen_first) {
       seen_first = true;
       double probe = 0;
-      const bool header = column.empty() || numbered
-                              ? (first < fields.size() && !parse_number(fields[first], &probe))
-                              : true;
+      const bool header =
+          column.empty() || numbered ? (first < fields.size() && !parse_number(fields[first], &probe)) : true;
       if (!column.empty() && !numbered) {
         std::size_t i = 0;
         while (i < fields.size() && fields[i] != column) ++i;

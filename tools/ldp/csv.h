@@ -24,8 +24,8 @@ struct csv_limits {
 // starting at `column` ("" = the first). Throws cli_error naming the file and line of a bad field.
 // `header`, if set, receives the header line ("" if the file has none).
 void read_csv(const std::string& path, const std::string& column, std::size_t width,
-              const std::function<void(span<const double> values, uint64_t line)>& row,
-              const csv_limits& limits = {}, std::string* header = nullptr);
+              const std::function<void(span<const double> values, uint64_t line)>& row, const csv_limits& limits = {},
+              std::string* header = nullptr);
 
 // Splits "<path>[:<column>]" at the last ':' when what follows names a column, not part of the
 // path (no '/').

@@ -24,8 +24,7 @@ double skewed(double u) { return power(1 - power(1 - u, 0.2), 0.5); }
 
 // A uniform in [0, 1) for (device, coordinate): 53 bits of SipHash-2-4.
 double hashed_uniform(uint64_t device, uint32_t coordinate) {
-  static const unsigned char key[16] = {'l', 'd', 'p', '-', 't', 'o', 'o', 'l',
-                                        '-', 'd', 'a', 't', 'a', '-', 'v', '1'};
+  static const unsigned char key[16] = {'l', 'd', 'p', '-', 't', 'o', 'o', 'l', '-', 'd', 'a', 't', 'a', '-', 'v', '1'};
   unsigned char input[12];
   store_le64(input, device);
   store_le32(input + 8, coordinate);
@@ -76,7 +75,8 @@ std::vector<double> builtin_weights(uint32_t d) {
   uint64_t a = static_cast<uint64_t>(std::ceil(0.618 * d));
   while (std::gcd(a, uint64_t{d}) != 1) ++a;
   std::vector<double> w(d);
-  for (uint64_t r = 0; r < d; ++r) w[static_cast<std::size_t>((r * a + 7) % d)] = power(static_cast<double>(r) + 2.7, -1.1);
+  for (uint64_t r = 0; r < d; ++r)
+    w[static_cast<std::size_t>((r * a + 7) % d)] = power(static_cast<double>(r) + 2.7, -1.1);
   return w;
 }
 
@@ -155,7 +155,9 @@ class csv_rows final : public dataset {
  public:
   csv_rows(std::vector<double> values, uint32_t width)
       : dataset(values.size() / width, width), values_(std::move(values)) {}
-  uint32_t item(uint64_t device) const override { return static_cast<uint32_t>(values_[static_cast<std::size_t>(device)]); }
+  uint32_t item(uint64_t device) const override {
+    return static_cast<uint32_t>(values_[static_cast<std::size_t>(device)]);
+  }
   void values(uint64_t device, span<double> out) const override {
     std::copy_n(values_.begin() + static_cast<std::ptrdiff_t>(device * width()), width(), out.begin());
   }

@@ -26,9 +26,7 @@ template <class... Args>
 }
 
 // "malformed_report (4)": the stable name and number of a library status.
-inline std::string describe(status s) {
-  return fmt::format("{} ({})", status_name(s), static_cast<int>(s));
-}
+inline std::string describe(status s) { return fmt::format("{} ({})", status_name(s), static_cast<int>(s)); }
 
 }  // namespace ldp::tools
 

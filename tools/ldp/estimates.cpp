@@ -49,8 +49,8 @@ std::string format_value(const estimate_report& r, double v) {
 }
 
 estimate_report make_estimate_report(const server::aggregator& agg, double confidence, std::size_t top) {
-  return make_estimate_report(agg.estimate_all(confidence), !server::frequency_aggregator::handles(agg.parameters().mech),
-                              confidence, top);
+  return make_estimate_report(agg.estimate_all(confidence),
+                              !server::frequency_aggregator::handles(agg.parameters().mech), confidence, top);
 }
 
 estimate_report make_estimate_report(std::vector<server::estimate> all, bool means, double confidence,
@@ -150,8 +150,11 @@ nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estima
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   for (std::size_t i : r.listed) {
     const server::estimate& e = r.all[i];
-    nlohmann::ordered_json entry = {{"item", e.item},        {"estimate", e.value}, {"variance", e.variance},
-                            {"ci_low", e.ci_low},    {"ci_high", e.ci_high}};
+    nlohmann::ordered_json entry = {{"item", e.item},
+                                    {"estimate", e.value},
+                                    {"variance", e.variance},
+                                    {"ci_low", e.ci_low},
+                                    {"ci_high", e.ci_high}};
     if (r.truth) entry["true"] = r.truth->values[i];
     estimates.push_back(std::move(entry));
   }
@@ -174,8 +177,12 @@ nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estima
   }
   if (r.truth) {
     const error_summary& e = r.errors;
-    j["error"] = {{"rmse", e.rmse},         {"predicted_rmse", e.predicted_rmse}, {"max_abs_error", e.max_abs_error},
-                  {"max_item", e.max_item}, {"covered", e.covered},               {"size", e.size}};
+    j["error"] = {{"rmse", e.rmse},
+                  {"predicted_rmse", e.predicted_rmse},
+                  {"max_abs_error", e.max_abs_error},
+                  {"max_item", e.max_item},
+                  {"covered", e.covered},
+                  {"size", e.size}};
   }
   return j;
 }

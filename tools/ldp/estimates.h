@@ -19,11 +19,11 @@
 namespace ldp::tools {
 
 struct error_summary {
-  double rmse = 0;            // sqrt(mean (estimate - true)^2) over every item or coordinate
+  double rmse = 0;  // sqrt(mean (estimate - true)^2) over every item or coordinate
   double predicted_rmse = 0;  // sqrt(mean closed-form variance): what the RMSE should be near
   double max_abs_error = 0;
-  uint32_t max_item = 0;      // where the largest error is
-  uint64_t covered = 0;       // intervals that contain the true value
+  uint32_t max_item = 0;  // where the largest error is
+  uint64_t covered = 0;  // intervals that contain the true value
   uint64_t size = 0;
 };
 
@@ -32,7 +32,7 @@ struct error_summary {
 struct release_summary {
   double epsilon_impl = 0;
   double delta = 0;
-  std::string text;                // one line for the table output
+  std::string text;  // one line for the table output
   nlohmann::ordered_json details;  // the JSON "release" object
 };
 
@@ -42,7 +42,7 @@ struct estimate_report {
   std::vector<server::estimate> all;
   std::vector<std::size_t> listed;  // indices into `all`, in display order
   std::optional<truth_table> truth;
-  error_summary errors;             // when truth is set
+  error_summary errors;  // when truth is set
   std::optional<release_summary> release;
 };
 
@@ -50,8 +50,7 @@ struct estimate_report {
 // index). Throws cli_error if the aggregator cannot estimate.
 estimate_report make_estimate_report(const server::aggregator& agg, double confidence, std::size_t top);
 // The same for estimates computed elsewhere (a central-DP release).
-estimate_report make_estimate_report(std::vector<server::estimate> all, bool means, double confidence,
-                                     std::size_t top);
+estimate_report make_estimate_report(std::vector<server::estimate> all, bool means, double confidence, std::size_t top);
 // Adds the exact answer and the error summary; throws cli_error if it is of the other kind.
 void attach_truth(estimate_report& r, truth_table truth);
 

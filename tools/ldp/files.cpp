@@ -209,8 +209,8 @@ void refuse_overlaps(const std::vector<named_file>& inputs, const std::vector<na
     if (out.path.empty()) continue;
     const auto [at, added] = seen.emplace(identity_of(out.path), &out);
     if (!added) {
-      fail("{} {} is the same file as {} {}: an output never replaces an input or another output", out.option,
-           out.path, at->second->option, at->second->path);
+      fail("{} {} is the same file as {} {}: an output never replaces an input or another output", out.option, out.path,
+           at->second->option, at->second->path);
     }
   }
 }

@@ -16,8 +16,7 @@
 namespace ldp::tools {
 
 // The whole file; `what` names it in errors ("state file", ...). Refuses files above max_bytes.
-std::vector<unsigned char> read_file(const std::string& path, const char* what,
-                                     uint64_t max_bytes = uint64_t{1} << 34);
+std::vector<unsigned char> read_file(const std::string& path, const char* what, uint64_t max_bytes = uint64_t{1} << 34);
 
 // Sequential reads of a file that may be larger than memory.
 class input_file {

@@ -8,9 +8,9 @@
 #include "batch_io.h"
 #include "errors.h"
 #include "files.h"
-#include "progress.h"
 #include "ldp/wire/batch.h"
 #include "ldp/wire/report.h"
+#include "progress.h"
 #include "randomizers.h"
 #include "seeding.h"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "commands.h"
 #include "errors.h"
@@ -57,14 +57,14 @@ bool stdout_written() {
 int main(int argc, char** argv) {
   using namespace ldp::tools;
   try {
-    CLI::App app{"ldpkit command-line tool: simulate a fleet of devices, aggregate their reports, estimate "
-                 "with confidence intervals (docs/cli.md)",
-                 "ldp"};
+    CLI::App app{
+        "ldpkit command-line tool: simulate a fleet of devices, aggregate their reports, estimate "
+        "with confidence intervals (docs/cli.md)",
+        "ldp"};
     app.require_subcommand(1, 1);
     app.set_version_flag("--version", "ldp (ldpkit) 0.1.0");
-    const std::vector<command> commands = {add_simulate(app), add_aggregate(app),  add_merge(app),
-                                           add_estimate(app),  add_inspect(app),    add_mechanisms(app),
-                                           add_demo(app)};
+    const std::vector<command> commands = {add_simulate(app), add_aggregate(app),  add_merge(app), add_estimate(app),
+                                           add_inspect(app),  add_mechanisms(app), add_demo(app)};
     check_integer_options(app);
     try {
       app.parse(argc, argv);

@@ -101,7 +101,8 @@ wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_opti
     if (!(o.beta > 0 && o.beta < 1)) fail("--beta must be in (0, 1), got {}", o.beta);
     unsigned char rotation_seed[wire::seed_size];
     derive_seed(o.public_seed, seed_purpose::rotation_seed, 0, rotation_seed);
-    if (o.noise == "laplace") return wire::make_vector_laplace(o.dim, o.radius, o.frac_bits, o.epsilon, o.beta, rotation_seed);
+    if (o.noise == "laplace")
+      return wire::make_vector_laplace(o.dim, o.radius, o.frac_bits, o.epsilon, o.beta, rotation_seed);
     return wire::make_vector_duchi(o.dim, o.radius, o.frac_bits, o.epsilon, o.beta, rotation_seed);
   }
   double lo = 0, hi = 0;
@@ -111,7 +112,7 @@ wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_opti
     return wire::make_laplace_vector(o.dim, lo, hi, o.frac_bits, o.epsilon);
   }
   return m.id == mechanism::duchi ? wire::make_duchi(lo, hi, o.frac_bits, o.epsilon)
-                         : wire::make_laplace(lo, hi, o.frac_bits, o.epsilon);
+                                  : wire::make_laplace(lo, hi, o.frac_bits, o.epsilon);
 }
 
 }  // namespace
@@ -186,31 +187,45 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--domain", app.add_option("--domain,-d", o.domain, "frequency oracles: items, values in [0, D)")},
       {"--hash-range", app.add_option("--hash-range", o.hash_range, "olh: hash range g (default: the optimum)")},
       {"--sketch", app.add_option("--sketch", o.sketch, "cms, hcms: rows:columns (default 16:1024)")},
-      {"--range", app.add_option("--range", o.range, "laplace, duchi, laplace-vector, kent, winsorized-mean: value range lo:hi")},
-      {"--frac-bits", app.add_option("--frac-bits", o.frac_bits, "numeric: fraction bits of the fixed-point grid (default 16)")},
-      {"--dim", app.add_option("--dim", o.dim, "laplace-vector, vector-mean, sparse-projection, winsorized-mean, kent: dimension d")},
+      {"--range",
+       app.add_option("--range", o.range, "laplace, duchi, laplace-vector, kent, winsorized-mean: value range lo:hi")},
+      {"--frac-bits",
+       app.add_option("--frac-bits", o.frac_bits, "numeric: fraction bits of the fixed-point grid (default 16)")},
+      {"--dim", app.add_option("--dim", o.dim,
+                               "laplace-vector, vector-mean, sparse-projection, winsorized-mean, kent: dimension d")},
       {"--radius", app.add_option("--radius", o.radius, "vector-mean, sparse-projection: L2 radius R of the inputs")},
       {"--noise", app.add_option("--noise", o.noise, "vector-mean: duchi (one bit, default) or laplace")
                       ->check(CLI::IsMember({"duchi", "laplace"}))},
-      {"--beta", app.add_option("--beta", o.beta, "vector-mean, winsorized-mean: clipping probability of a rotated coordinate (default 0.001)")},
-      {"--public-seed", app.add_option("--public-seed", o.public_seed,
-                                       "cms, hcms, vector-mean, kent --ball l2: seed of the public hash functions or rotation (default 0)")},
-      {"--observations", app.add_option("--observations", o.observations, "kent: observations T each user holds; winsorized-mean: samples m")},
+      {"--beta",
+       app.add_option("--beta", o.beta,
+                      "vector-mean, winsorized-mean: clipping probability of a rotated coordinate (default 0.001)")},
+      {"--public-seed",
+       app.add_option(
+           "--public-seed", o.public_seed,
+           "cms, hcms, vector-mean, kent --ball l2: seed of the public hash functions or rotation (default 0)")},
+      {"--observations", app.add_option("--observations", o.observations,
+                                        "kent: observations T each user holds; winsorized-mean: samples m")},
       {"--cap", app.add_option("--cap", o.cap, "kent: observation cap T* (default: the vote-reliability rule)")},
       {"--ball", app.add_option("--ball", o.ball, "kent with --dim d > 1: linf (M2, default) or l2 (M3, rotated)")
                      ->check(CLI::IsMember({"linf", "l2"}))},
       {"--plan", app.add_option("--plan", o.plan, "kent: choose (default), two-stage or single-stage")
                      ->check(CLI::IsMember({"choose", "two-stage", "single-stage"}))},
-      {"--sparsity", app.add_option("--sparsity", o.sparsity, "sparse-projection: non-zero coordinates s a device keeps")},
-      {"--delta", app.add_option("--delta", o.delta, "sparse-projection, winsorized-mean: delta of (epsilon, delta)-DP (default 0: pure)")},
-      {"--tau", app.add_option("--tau", o.tau, "winsorized-mean: l2 radius around a common point holding the users' means "
-                                               "(default: the whole box)")},
-      {"--window", app.add_option("--window", o.window, "winsorized-mean: safe (+-3 tau windows, default) or paper (+-2 tau)")
-                       ->check(CLI::IsMember({"safe", "paper"}))},
-      {"--budget", app.add_option("--budget", o.budget, "winsorized-mean: tight (default) or paper per-coordinate budget")
-                       ->check(CLI::IsMember({"tight", "paper"}))},
-      {"--queries", app.add_option("--queries", o.queries, "winsorized-mean: K queries of one session over the same users "
-                                                           "(default 1)")},
+      {"--sparsity",
+       app.add_option("--sparsity", o.sparsity, "sparse-projection: non-zero coordinates s a device keeps")},
+      {"--delta", app.add_option("--delta", o.delta,
+                                 "sparse-projection, winsorized-mean: delta of (epsilon, delta)-DP (default 0: pure)")},
+      {"--tau", app.add_option("--tau", o.tau,
+                               "winsorized-mean: l2 radius around a common point holding the users' means "
+                               "(default: the whole box)")},
+      {"--window",
+       app.add_option("--window", o.window, "winsorized-mean: safe (+-3 tau windows, default) or paper (+-2 tau)")
+           ->check(CLI::IsMember({"safe", "paper"}))},
+      {"--budget",
+       app.add_option("--budget", o.budget, "winsorized-mean: tight (default) or paper per-coordinate budget")
+           ->check(CLI::IsMember({"tight", "paper"}))},
+      {"--queries", app.add_option("--queries", o.queries,
+                                   "winsorized-mean: K queries of one session over the same users "
+                                   "(default 1)")},
   };
 }
 
@@ -263,9 +278,10 @@ parameter_block sparse_block(const tool_mechanism& m, const mechanism_options& o
   wire::params p;
   if (wire::to_fixed(o.radius, o.frac_bits, &radius) != status::ok ||
       wire::make_sparse_projection(o.dim, o.sparsity, o.frac_bits, radius, &p) != status::ok) {
-    fail("cannot build a sparse-projection block for --dim {} --sparsity {} --radius {} --frac-bits {} (the rules of "
-         "docs/wire_format.md 3.3: s <= 65535, 1 <= L 2^f, L^2 2^2f s < 2^63)",
-         o.dim, o.sparsity, o.radius, o.frac_bits);
+    fail(
+        "cannot build a sparse-projection block for --dim {} --sparsity {} --radius {} --frac-bits {} (the rules of "
+        "docs/wire_format.md 3.3: s <= 65535, 1 <= L 2^f, L^2 2^2f s < 2^63)",
+        o.dim, o.sparsity, o.radius, o.frac_bits);
   }
   return block_of(p, m);
 }
@@ -313,12 +329,14 @@ parameter_block build_block(const mechanism_options& o) {
     const std::string smallest =
         smallest_usable_epsilon(o.epsilon, [&](double e) { return derive(e).code == status::ok; });
     if (!smallest.empty()) {
-      fail("cannot build a {} block with epsilon {} and these options: {}; the smallest usable epsilon for these "
-           "parameters is about {} (found by doubling, then bisection on the block builder)",
-           m.name, o.epsilon, describe(derived.code), smallest);
+      fail(
+          "cannot build a {} block with epsilon {} and these options: {}; the smallest usable epsilon for these "
+          "parameters is about {} (found by doubling, then bisection on the block builder)",
+          m.name, o.epsilon, describe(derived.code), smallest);
     }
-    fail("cannot build a {} block with epsilon {} and these options ({}): {}; see the limits in docs/wire_format.md 3.3",
-         m.name, o.epsilon, m.usage, describe(derived.code));
+    fail(
+        "cannot build a {} block with epsilon {} and these options ({}): {}; see the limits in docs/wire_format.md 3.3",
+        m.name, o.epsilon, m.usage, describe(derived.code));
   }
   parameter_block out = block_of(derived.block, m);
   out.epsilon_impl = derived.epsilon_impl;

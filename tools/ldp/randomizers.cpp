@@ -7,11 +7,11 @@
 #include "errors.h"
 #include "ldp/base/int128.h"
 #include "ldp/device/frequency.h"
-#include "ldp/device/sparse_projection.h"
-#include "ldp/device/winsorized.h"
 #include "ldp/device/mean.h"
+#include "ldp/device/sparse_projection.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
+#include "ldp/device/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
 

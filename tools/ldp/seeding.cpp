@@ -6,8 +6,7 @@
 namespace ldp::tools {
 
 void derive_seed(uint64_t seed, seed_purpose purpose, uint64_t index, unsigned char out[wire::seed_size]) {
-  static const unsigned char key[16] = {'l', 'd', 'p', '-', 't', 'o', 'o', 'l',
-                                        '-', 's', 'e', 'e', 'd', '-', 'v', '1'};
+  static const unsigned char key[16] = {'l', 'd', 'p', '-', 't', 'o', 'o', 'l', '-', 's', 'e', 'e', 'd', '-', 'v', '1'};
   unsigned char input[25];
   store_le64(input, seed);
   store_le64(input + 8, static_cast<uint64_t>(purpose));

@@ -23,7 +23,12 @@ namespace ldp::tools {
 // draws from derive_seed(--seed, server_noise, q), and the release uses the release seed
 // release_seed_of(--seed, q), so ldp estimate --release-seed repeats it on the saved round-2 state.
 enum class seed_purpose : uint64_t {
-  device_block = 1, hash_seed = 2, rotation_seed = 3, vote_block = 4, server_noise = 5, fold_seed = 6,
+  device_block = 1,
+  hash_seed = 2,
+  rotation_seed = 3,
+  vote_block = 4,
+  server_noise = 5,
+  fold_seed = 6,
   release_seed = 7
 };
 

@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
+#include "block_text.h"
 #include "errors.h"
 #include "files.h"
 #include "ldp/base/bits.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/peek.h"
 #include "ldp/wire/state.h"
-#include "block_text.h"
 
 namespace ldp::tools {
 

@@ -72,16 +72,19 @@ std::string svg_plot(const estimate_report& r, const std::string& title) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} {1:.0f}\" "
       "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       width, height);
-  s += fmt::format("<text x=\"{:.1f}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", left, escape(title));
+  s +=
+      fmt::format("<text x=\"{:.1f}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", left, escape(title));
   // Legend.
   s += fmt::format(
-      "<rect x=\"{0:.1f}\" y=\"32\" width=\"10\" height=\"10\" fill=\"#9ecae1\"/><text x=\"{1:.1f}\" y=\"41\">estimate</text>\n"
+      "<rect x=\"{0:.1f}\" y=\"32\" width=\"10\" height=\"10\" fill=\"#9ecae1\"/><text x=\"{1:.1f}\" "
+      "y=\"41\">estimate</text>\n"
       "<line x1=\"{2:.1f}\" y1=\"31\" x2=\"{2:.1f}\" y2=\"43\" stroke=\"#08519c\" stroke-width=\"1.5\"/>"
       "<text x=\"{3:.1f}\" y=\"41\">{4:g}% confidence interval</text>\n",
       left, left + 14, left + 80, left + 86, 100 * r.confidence);
   if (r.truth) {
-    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"37\" r=\"3.5\" fill=\"#d62728\"/><text x=\"{:.1f}\" y=\"41\">true value</text>\n",
-                     left + 245, left + 252);
+    s += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"37\" r=\"3.5\" fill=\"#d62728\"/><text x=\"{:.1f}\" y=\"41\">true value</text>\n",
+        left + 245, left + 252);
   }
   // Axis and grid.
   for (double v = lo; v <= hi + step / 2; v += step) {
@@ -111,12 +114,11 @@ std::string svg_plot(const estimate_report& r, const std::string& title) {
     if (r.truth) {
       s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"#d62728\"/>\n", cx, y(r.truth->values[i]));
     }
-    s += fmt::format(
-        "<text transform=\"translate({:.1f} {:.1f}) rotate(-60)\" text-anchor=\"end\">{}</text>\n", cx + 3,
-        top + plot_h + 12, e.item);
+    s += fmt::format("<text transform=\"translate({:.1f} {:.1f}) rotate(-60)\" text-anchor=\"end\">{}</text>\n", cx + 3,
+                     top + plot_h + 12, e.item);
   }
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", left + (width - left - right) / 2,
-                   height - 6, r.means ? "coordinate" : "item");
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
+                   left + (width - left - right) / 2, height - 6, r.means ? "coordinate" : "item");
   s += "</svg>\n";
   return s;
 }

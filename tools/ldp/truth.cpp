@@ -35,16 +35,19 @@ truth_table read_truth(const std::string& path, std::size_t size) {
   limits.max_line_bytes = 1024;
   limits.max_bytes = (uint64_t{size} + 64) * 1024;
   std::string header;
-  read_csv(path, "", 2, [&](span<const double> row, uint64_t line) {
-    const double key = row[0];
-    if (!(key >= 0 && key < static_cast<double>(size) && key == std::floor(key))) {
-      fail("truth file {} line {}: {} is not an index in [0, {}) of this state", path, line, key, size);
-    }
-    const auto i = static_cast<std::size_t>(key);
-    if (seen[i]) fail("truth file {} line {}: {} appears twice", path, line, i);
-    seen[i] = true;
-    t.values[i] = row[1];
-  }, limits, &header);
+  read_csv(
+      path, "", 2,
+      [&](span<const double> row, uint64_t line) {
+        const double key = row[0];
+        if (!(key >= 0 && key < static_cast<double>(size) && key == std::floor(key))) {
+          fail("truth file {} line {}: {} is not an index in [0, {}) of this state", path, line, key, size);
+        }
+        const auto i = static_cast<std::size_t>(key);
+        if (seen[i]) fail("truth file {} line {}: {} appears twice", path, line, i);
+        seen[i] = true;
+        t.values[i] = row[1];
+      },
+      limits, &header);
   t.means = header.rfind("coordinate", 0) == 0;
   return t;
 }

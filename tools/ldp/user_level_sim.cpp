@@ -135,11 +135,12 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
              l2 ? "M3, l2 ball, rotated" : "M2, l-infinity ball", format_count(data.devices()), m.observations, d,
              l2 ? fmt::format("radius {:g}", hi) : fmt::format("each in [{:g}, {:g}]", lo, hi), m.epsilon, r.data,
              r.seed);
-  fmt::print("plan: {} (predicted error per coordinate {:.4g} two-stage, {:.4g} single-stage); T~ = {} observations "
-             "used; {} folds{}\n",
-             protocol.two_stage() ? "two stages" : "single stage", protocol.predicted_error(true),
-             protocol.predicted_error(false), protocol.used_observations(), folds,
-             l2 ? fmt::format(" (d~ = {} rotated coordinates)", folds) : std::string());
+  fmt::print(
+      "plan: {} (predicted error per coordinate {:.4g} two-stage, {:.4g} single-stage); T~ = {} observations "
+      "used; {} folds{}\n",
+      protocol.two_stage() ? "two stages" : "single stage", protocol.predicted_error(true),
+      protocol.predicted_error(false), protocol.used_observations(), folds,
+      l2 ? fmt::format(" (d~ = {} rotated coordinates)", folds) : std::string());
   if (protocol.two_stage()) {
     fmt::print("round 1: each fold's voters vote over {} cells of width {:g} (kent-vote)\n", protocol.cells(),
                protocol.cell_width());
@@ -197,9 +198,10 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
   estimate_report report = make_estimate_report(std::move(all), true, confidence, 0);
   release_summary summary;
   summary.epsilon_impl = epsilon_impl;
-  summary.text = fmt::format("kent {}: each user sends one report in one of {} folds, epsilon {:.15g} implemented "
-                             "(the largest over the folds' blocks); intervals conditional on the users' local means",
-                             l2 ? "M3" : "M2", folds, epsilon_impl);
+  summary.text = fmt::format(
+      "kent {}: each user sends one report in one of {} folds, epsilon {:.15g} implemented "
+      "(the largest over the folds' blocks); intervals conditional on the users' local means",
+      l2 ? "M3" : "M2", folds, epsilon_impl);
   summary.details = {{"kind", "kent"},
                      {"method", l2 ? "M3" : "M2"},
                      {"dim", d},
@@ -302,10 +304,11 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   const std::unique_ptr<dataset> refining = subset(*data, refiners);
   const simulated_batch batch = simulate_to_file(r.out, block, *refining, r.seed, seed_purpose::device_block, r.threads,
                                                  protocol.two_stage() ? "round 2" : "simulate");
-  fmt::print("{}: {} users report their local mean clamped to {} with discrete Laplace noise (kent-refine, epsilon "
-             "{:.15g} implemented)\n",
-             protocol.two_stage() ? "round 2" : "single stage", format_count(refiners.size()), interval_of(refine),
-             block.epsilon_impl);
+  fmt::print(
+      "{}: {} users report their local mean clamped to {} with discrete Laplace noise (kent-refine, epsilon "
+      "{:.15g} implemented)\n",
+      protocol.two_stage() ? "round 2" : "single stage", format_count(refiners.size()), interval_of(refine),
+      block.epsilon_impl);
   fmt::print("wrote {}: {}, parameter fingerprint {:016x} (its state estimates the mean)\n", r.out,
              format_bytes(batch.bytes), block.fingerprint);
   if (!r.truth_out.empty()) {

@@ -17,16 +17,18 @@ server::winsorized_session plan_session(double epsilon, double delta, uint64_t q
     fail("cannot split --epsilon {} --delta {} over --queries {} of d~ = {} rotated coordinates: {}", epsilon, delta,
          queries, rotated_dim, describe(s));
   }
-  static_cast<void>(checked_loss(session, session.eps_coordinate()));  // refuses an overspending rule before anything runs
+  static_cast<void>(
+      checked_loss(session, session.eps_coordinate()));  // refuses an overspending rule before anything runs
   return session;
 }
 
 server::privacy_loss checked_loss(const server::winsorized_session& session, double per_coordinate) {
   const server::privacy_loss loss = session.loss(per_coordinate);
   if (!session.within_budget(loss)) {
-    fail("--budget {} gives epsilon' {:.6g} per coordinate, which composes to epsilon {:.6g} over {} mechanisms, above "
-         "--epsilon {} (the paper's calibration assumes a small epsilon): use --budget tight",
-         budget_rule_name(session.rule()), per_coordinate, loss.epsilon, session.mechanisms(), session.epsilon());
+    fail(
+        "--budget {} gives epsilon' {:.6g} per coordinate, which composes to epsilon {:.6g} over {} mechanisms, above "
+        "--epsilon {} (the paper's calibration assumes a small epsilon): use --budget tight",
+        budget_rule_name(session.rule()), per_coordinate, loss.epsilon, session.mechanisms(), session.epsilon());
   }
   return loss;
 }
@@ -46,7 +48,9 @@ server::window_rule window_rule_of(const std::string& name) {
   return name == "paper" ? server::window_rule::paper : server::window_rule::safe;
 }
 
-const char* budget_rule_name(server::budget_rule rule) { return rule == server::budget_rule::paper ? "paper" : "tight"; }
+const char* budget_rule_name(server::budget_rule rule) {
+  return rule == server::budget_rule::paper ? "paper" : "tight";
+}
 
 const char* window_rule_name(const wire::params& round2) {
   const uint64_t tau = round2.get(field::bin_half_width), w = round2.get(field::window_half_width);

@@ -33,7 +33,8 @@ using wire::field;
 
 int64_t fixed(double x, unsigned frac_bits) {
   int64_t out = 0;
-  if (wire::to_fixed(x, frac_bits, &out) != status::ok) fail("--range {} does not fit the grid of --frac-bits {}", x, frac_bits);
+  if (wire::to_fixed(x, frac_bits, &out) != status::ok)
+    fail("--range {} does not fit the grid of --frac-bits {}", x, frac_bits);
   return out;
 }
 
@@ -59,18 +60,21 @@ wire::params round1_block(const mechanism_options& m, double lo, double hi, uint
   const double tau = m.tau > 0 ? m.tau : (hi - lo) / 2 * std::sqrt(static_cast<double>(d));
   const double rotated = server::rotated_tau(tau, padded, users, m.beta, server::tau_rule::hoeffding);
   if (!std::isfinite(rotated)) fail("cannot compute the rotated radius for --tau {} --beta {}", tau, m.beta);
-  const double grid = std::ceil(std::ldexp(rotated * std::sqrt(static_cast<double>(padded)), static_cast<int>(m.frac_bits)));
+  const double grid =
+      std::ceil(std::ldexp(rotated * std::sqrt(static_cast<double>(padded)), static_cast<int>(m.frac_bits)));
   const auto width = static_cast<uint64_t>(std::clamp(grid, 1.0, static_cast<double>(std::max<uint64_t>(range, 1))));
   unsigned char seed[wire::seed_size];
   derive_seed(m.public_seed, seed_purpose::rotation_seed, query, seed);
   wire::params p;
   if (wire::make_winsorized_bins(d, m.frac_bits, lo_f, hi_f, m.observations, range, width, seed, &p) != status::ok) {
-    fail("cannot build a winsorized-bins block for --dim {} --range {} --frac-bits {} (bins over [-{}, {}] of half "
-         "width {} grid units): docs/wire_format.md 3.3 needs d M < 2^31, B + 3 tau < 2^31 and at most 2^24 bins; use "
-         "fewer --frac-bits or a larger --tau",
-         d, m.range, m.frac_bits, range, range, width);
+    fail(
+        "cannot build a winsorized-bins block for --dim {} --range {} --frac-bits {} (bins over [-{}, {}] of half "
+        "width {} grid units): docs/wire_format.md 3.3 needs d M < 2^31, B + 3 tau < 2^31 and at most 2^24 bins; use "
+        "fewer --frac-bits or a larger --tau",
+        d, m.range, m.frac_bits, range, range, width);
   }
-  if (p.get(field::hadamard_dim) != padded) fail("internal: the block pads d to {}, not {}", p.get(field::hadamard_dim), padded);
+  if (p.get(field::hadamard_dim) != padded)
+    fail("internal: the block pads d to {}, not {}", p.get(field::hadamard_dim), padded);
   return p;
 }
 
@@ -102,7 +106,8 @@ query_result run_query(session& s, uint32_t q) {
   const user_level_run& r = s.r;
   const uint64_t n = s.data.devices();
   double eps = 0;
-  if (s.budget.next_query(&eps) != status::ok) fail("internal: query {} beyond the session's {}", q, s.budget.queries());
+  if (s.budget.next_query(&eps) != status::ok)
+    fail("internal: query {} beyond the session's {}", q, s.budget.queries());
   const parameter_block round1 = block_of(round1_block(m, s.lo, s.hi, n, q), s.mech);
   const std::unique_ptr<server::aggregator> bins = make_aggregator(round1.params);
   const std::string round1_out = query_path(s, r.round1_out, q);
@@ -124,15 +129,16 @@ query_result run_query(session& s, uint32_t q) {
   if (selected != status::ok) fail("the window selection refused round 1: {}", describe(selected));
   if (windows.epsilon_impl != private_range_level(eps / 2)) fail("internal: PrivateRange ran at another level");
   if (s.budget.queries() > 1) {
-    fmt::print("query {} of {}: rotation signs from --public-seed {} index {}\n", q, s.budget.queries(), m.public_seed, q);
+    fmt::print("query {} of {}: rotation signs from --public-seed {} index {}\n", q, s.budget.queries(), m.public_seed,
+               q);
   }
   fmt::print("round 1: {} users report the bins of their rotated mean ({}){}\n", format_count(bins->reports()),
              describe_block(round1.params), round1_out.empty() ? "" : ", batch " + round1_out);
   const uint64_t tau = round1.params.get(field::bin_half_width);
-  fmt::print("         PrivateRange chose a window per rotated coordinate at epsilon {:.6g} each: half width w = {} "
-             "tau = {} grid units (--window {})\n",
-             windows.epsilon_impl, server::window_half_width(tau, rule) / tau, server::window_half_width(tau, rule),
-             m.window);
+  fmt::print(
+      "         PrivateRange chose a window per rotated coordinate at epsilon {:.6g} each: half width w = {} "
+      "tau = {} grid units (--window {})\n",
+      windows.epsilon_impl, server::window_half_width(tau, rule) / tau, server::window_half_width(tau, rule), m.window);
 
   // Round 2: the same users against the broadcast window list.
   parameter_block round2 = block_of(windows.round2, s.mech);
@@ -156,7 +162,8 @@ query_result run_query(session& s, uint32_t q) {
                format_bytes(windows.window_list.size()), windows_out);
   }
   fmt::print("wrote {}: {}, parameter fingerprint {:016x}{}\n", round2_out, format_bytes(batch.bytes),
-             round2.fingerprint, windows_out.empty() ? " (counting it needs the window list: --windows-out writes it)" : "");
+             round2.fingerprint,
+             windows_out.empty() ? " (counting it needs the window list: --windows-out writes it)" : "");
 
   release_request release;
   release.epsilon = m.epsilon;
@@ -200,13 +207,16 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   // Every query's block has the same d~ (only the rotation signs differ).
   const parameter_block first = block_of(round1_block(m, lo, hi, n, 0), mech);
   const uint64_t padded = first.params.get(field::hadamard_dim);
-  session s{m, r, mech, lo, hi, *data, plan_session(m.epsilon, m.delta, m.queries, padded, budget_rule_of(m.budget)), {}};
-  fmt::print("winsorized-mean (Levy et al., central DP): {} users with {} samples of {} reals in [{:g}, {:g}] each, "
-             "epsilon {} delta {:g} per user, data {}, seed {}\n",
-             format_count(n), m.observations, m.dim, lo, hi, m.epsilon, m.delta, r.data, r.seed);
-  fmt::print("budget: {} {} x d~ = {} coordinate mechanisms at epsilon' {:.6g} each (--budget {}), half to "
-             "PrivateRange, half to the noise\n",
-             m.queries, m.queries == 1 ? "query" : "queries", padded, s.budget.eps_coordinate(), m.budget);
+  session s{m, r, mech, lo, hi, *data, plan_session(m.epsilon, m.delta, m.queries, padded, budget_rule_of(m.budget)),
+            {}};
+  fmt::print(
+      "winsorized-mean (Levy et al., central DP): {} users with {} samples of {} reals in [{:g}, {:g}] each, "
+      "epsilon {} delta {:g} per user, data {}, seed {}\n",
+      format_count(n), m.observations, m.dim, lo, hi, m.epsilon, m.delta, r.data, r.seed);
+  fmt::print(
+      "budget: {} {} x d~ = {} coordinate mechanisms at epsilon' {:.6g} each (--budget {}), half to "
+      "PrivateRange, half to the noise\n",
+      m.queries, m.queries == 1 ? "query" : "queries", padded, s.budget.eps_coordinate(), m.budget);
   if (!r.truth_out.empty()) {
     s.truth = truth_of(first, *data);
     write_truth(r.truth_out, *s.truth);

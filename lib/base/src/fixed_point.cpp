@@ -4,8 +4,7 @@
 
 namespace ldp {
 
-q_result to_fixed(double x, int frac_bits, int64_t min_value, int64_t max_value,
-                  rounding mode) noexcept {
+q_result to_fixed(double x, int frac_bits, int64_t min_value, int64_t max_value, rounding mode) noexcept {
   if (std::isnan(x) || frac_bits < 0 || frac_bits > 62 || min_value > max_value) {
     return {0, status::invalid_argument};
   }
@@ -29,8 +28,6 @@ q_result to_fixed(double x, int frac_bits, int64_t min_value, int64_t max_value,
   return {v, status::ok};
 }
 
-double from_fixed(int64_t value, int frac_bits) noexcept {
-  return std::ldexp(static_cast<double>(value), -frac_bits);
-}
+double from_fixed(int64_t value, int frac_bits) noexcept { return std::ldexp(static_cast<double>(value), -frac_bits); }
 
 }  // namespace ldp

@@ -25,22 +25,22 @@ typedef int32_t ldp_status;
 
 enum ldp_status_code {
   LDP_OK = 0,
-  LDP_INVALID_ARGUMENT = 1,     /* an argument is null, or out of its documented range */
-  LDP_BUFFER_TOO_SMALL = 2,     /* the output buffer cannot hold the result */
-  LDP_WORKSPACE_TOO_SMALL = 3,  /* the workspace is smaller than ldp_workspace_size() */
-  LDP_MALFORMED_REPORT = 4,     /* untrusted bytes do not parse */
-  LDP_UNSUPPORTED_VERSION = 5,  /* a format version this build does not know */
-  LDP_PARAMETER_MISMATCH = 6,   /* parameter fingerprints differ */
-  LDP_ENTROPY_FAILURE = 7,      /* the entropy source failed */
-  LDP_OVERFLOW = 8,             /* a result does not fit (or memory ran out, server side) */
-  LDP_CHECKSUM_MISMATCH = 9,    /* stored or transmitted bytes fail their checksum */
-  LDP_UNSUPPORTED = 10,         /* not available in this build */
-  LDP_WRONG_LENGTH = 11,        /* untrusted bytes are shorter or longer than their format */
-  LDP_UNKNOWN_MECHANISM = 12,   /* a mechanism id this build does not know */
-  LDP_RESERVED_BITS_SET = 13,   /* a reserved field, flag or padding bit is not zero */
-  LDP_OUT_OF_RANGE = 14,        /* a value lies outside what the parameters allow */
-  LDP_INVALID_PARAMETERS = 15,  /* a parameter block violates its mechanism's constraints */
-  LDP_LIMIT_EXCEEDED = 16       /* a block whose server state would pass the memory ceiling */
+  LDP_INVALID_ARGUMENT = 1, /* an argument is null, or out of its documented range */
+  LDP_BUFFER_TOO_SMALL = 2, /* the output buffer cannot hold the result */
+  LDP_WORKSPACE_TOO_SMALL = 3, /* the workspace is smaller than ldp_workspace_size() */
+  LDP_MALFORMED_REPORT = 4, /* untrusted bytes do not parse */
+  LDP_UNSUPPORTED_VERSION = 5, /* a format version this build does not know */
+  LDP_PARAMETER_MISMATCH = 6, /* parameter fingerprints differ */
+  LDP_ENTROPY_FAILURE = 7, /* the entropy source failed */
+  LDP_OVERFLOW = 8, /* a result does not fit (or memory ran out, server side) */
+  LDP_CHECKSUM_MISMATCH = 9, /* stored or transmitted bytes fail their checksum */
+  LDP_UNSUPPORTED = 10, /* not available in this build */
+  LDP_WRONG_LENGTH = 11, /* untrusted bytes are shorter or longer than their format */
+  LDP_UNKNOWN_MECHANISM = 12, /* a mechanism id this build does not know */
+  LDP_RESERVED_BITS_SET = 13, /* a reserved field, flag or padding bit is not zero */
+  LDP_OUT_OF_RANGE = 14, /* a value lies outside what the parameters allow */
+  LDP_INVALID_PARAMETERS = 15, /* a parameter block violates its mechanism's constraints */
+  LDP_LIMIT_EXCEEDED = 16 /* a block whose server state would pass the memory ceiling */
 };
 
 /* Number of defined codes: ldp_status values are in [0, LDP_STATUS_COUNT). */
@@ -142,23 +142,21 @@ void ldp_rng_wipe(ldp_rng* rng) LDP_NOEXCEPT;
 ldp_status ldp_params_decode(ldp_params* params, const uint8_t* block, size_t size) LDP_NOEXCEPT;
 
 /* The canonical encoding (at most LDP_PARAMS_MAX_ENCODED_SIZE bytes); *written receives its size. */
-ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capacity,
-                             size_t* written) LDP_NOEXCEPT;
+ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
 
 /* A frequency oracle (grr, sue, oue, blh, olh, hr, cms, hcms) over items [0, d) at the largest
  * implementable epsilon not above `epsilon` (docs/mechanisms.md D.1). `rows`, `columns` and
  * `hash_seed` (32 public bytes) are for cms and hcms only and are ignored otherwise (pass 0, 0,
  * NULL). LDP_INVALID_ARGUMENT for another mechanism or out-of-range sizes or epsilon. */
-ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double epsilon,
-                                uint32_t rows, uint32_t columns,
-                                const uint8_t hash_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
+ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double epsilon, uint32_t rows,
+                                uint32_t columns, const uint8_t hash_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
 
 /* Numeric mechanisms (docs/mechanisms.md B.0-B.2, B.5). Values travel as fixed-point integers x * 2^f
  * on the grid of `frac_bits` = f <= 62 fraction bits; ldp_params_to_fixed converts a real. */
 
 /* laplace or duchi: one value in [lo, hi] (reals, rounded to the grid). */
-ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi,
-                              uint32_t frac_bits, double epsilon) LDP_NOEXCEPT;
+ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi, uint32_t frac_bits,
+                              double epsilon) LDP_NOEXCEPT;
 
 /* laplace-vector: d coordinates, each in [lo, hi] (L1 sensitivity d (hi - lo)). */
 ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
@@ -203,8 +201,7 @@ size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
 /* grr, sue, oue, blh, olh, hr, cms or hcms (docs/mechanisms.md A.1-A.6): a report of `item` in [0, d)
  * (LDP_OUT_OF_RANGE otherwise). */
 ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
-                              size_t workspace_size, uint8_t* out, size_t capacity,
-                              size_t* written) LDP_NOEXCEPT;
+                              size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
 
 /* laplace or duchi (docs/mechanisms.md B.1, B.2): a report of the fixed-point value x (x * 2^f, see
  * ldp_params_to_fixed), clamped to the block's range first. No workspace. kent-refine blocks are
@@ -217,16 +214,15 @@ ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x
  * vector-duchi and vector-laplace clip x to the block's L2 ball, and derive the rotation signs from
  * the block's public seed into the workspace on every call. */
 ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
-                                size_t workspace_size, uint8_t* out, size_t capacity,
-                                size_t* written) LDP_NOEXCEPT;
+                                size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
 
 /* kent-vote or kent-refine (docs/mechanisms.md C.1, the user-level protocols): the one report of a
  * device holding `count` fixed-point observations (d coordinates each, one observation after the
  * other; d = 1 for a scalar) in the round the block names; only the first `observations` of the
  * block count. Round 1 votes for the cell of the local mean, round 2 adds noise to it. */
-ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations,
-                                      size_t count, void* workspace, size_t workspace_size, uint8_t* out,
-                                      size_t capacity, size_t* written) LDP_NOEXCEPT;
+ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,
+                                      void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                      size_t* written) LDP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

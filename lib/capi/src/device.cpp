@@ -1,8 +1,8 @@
 // The device half of the C API (ldp.h): thin checks of the C arguments around ldp::wire,
 // ldp::random and ldp::device. No heap; the objects live in the caller's contexts.
-#include <limits>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "context.h"
@@ -13,8 +13,8 @@
 #include "ldp/device/mean.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
-#include "ldp/wire/mechanism.h"
 #include "ldp/wire/mean_params.h"
+#include "ldp/wire/mechanism.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
@@ -103,9 +103,7 @@ ldp_status publish(ldp_params* params, const ldp::wire::derived_params& derived)
 
 extern "C" {
 
-const char* ldp_status_name(ldp_status s) noexcept {
-  return ldp::status_name(static_cast<status>(s));
-}
+const char* ldp_status_name(ldp_status s) noexcept { return ldp::status_name(static_cast<status>(s)); }
 
 const char* ldp_mechanism_name(ldp_mechanism m) noexcept {
   return m > UINT8_MAX ? "" : ldp::wire::mechanism_name(static_cast<ldp::wire::mechanism>(m));
@@ -139,8 +137,7 @@ ldp_status ldp_params_decode(ldp_params* params, const uint8_t* block, size_t si
   return code(status::ok);
 }
 
-ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capacity,
-                             size_t* written) noexcept {
+ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capacity, size_t* written) noexcept {
   const params_context* context = live<params_context>(params);
   if (context == nullptr || written == nullptr || (out == nullptr && capacity != 0)) {
     return code(status::invalid_argument);
@@ -149,21 +146,20 @@ ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capa
   return code(ldp::wire::encode_params(context->block, {out, capacity}, written));
 }
 
-ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double epsilon,
-                                uint32_t rows, uint32_t columns,
-                                const uint8_t hash_seed[LDP_SEED_SIZE]) noexcept {
+ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double epsilon, uint32_t rows,
+                                uint32_t columns, const uint8_t hash_seed[LDP_SEED_SIZE]) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
   const bool sketch = mechanism == LDP_MECH_CMS || mechanism == LDP_MECH_HCMS;
   if (mechanism > UINT8_MAX || (sketch && hash_seed == nullptr)) {
     clear(params);
     return code(status::invalid_argument);
   }
-  return publish(params, ldp::wire::make_frequency_oracle(static_cast<ldp::wire::mechanism>(mechanism),
-                                                          epsilon, d, rows, columns, hash_seed));
+  return publish(params, ldp::wire::make_frequency_oracle(static_cast<ldp::wire::mechanism>(mechanism), epsilon, d,
+                                                          rows, columns, hash_seed));
 }
 
-ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi,
-                              uint32_t frac_bits, double epsilon) noexcept {
+ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi, uint32_t frac_bits,
+                              double epsilon) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
   switch (mechanism) {
     case LDP_MECH_LAPLACE: return publish(params, ldp::wire::make_laplace(lo, hi, frac_bits, epsilon));
@@ -210,8 +206,7 @@ ldp_mechanism ldp_params_mechanism(const ldp_params* params) noexcept {
 
 double ldp_params_epsilon(const ldp_params* params) noexcept {
   const params_context* context = live<params_context>(params);
-  return context == nullptr ? std::numeric_limits<double>::quiet_NaN()
-                         : ldp::wire::implemented_epsilon(context->block);
+  return context == nullptr ? std::numeric_limits<double>::quiet_NaN() : ldp::wire::implemented_epsilon(context->block);
 }
 
 uint64_t ldp_params_fingerprint(const ldp_params* params) noexcept {
@@ -230,12 +225,10 @@ size_t ldp_workspace_size(const ldp_params* params) noexcept {
 }
 
 ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
-                              size_t workspace_size, uint8_t* out, size_t capacity,
-                              size_t* written) noexcept {
+                              size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
   const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
   if (!call.ok) return code(status::invalid_argument);
-  return randomize_with<ldp::device::frequency_context>(call, item, workspace, workspace_size, out, capacity,
-                                                        written);
+  return randomize_with<ldp::device::frequency_context>(call, item, workspace, workspace_size, out, capacity, written);
 }
 
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
@@ -253,13 +246,13 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
                                                           workspace_size, out, capacity, written);
 }
 
-ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations,
-                                      size_t count, void* workspace, size_t workspace_size, uint8_t* out,
-                                      size_t capacity, size_t* written) noexcept {
+ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,
+                                      void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                      size_t* written) noexcept {
   const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
   if (!call.ok || (observations == nullptr && count != 0)) return code(status::invalid_argument);
-  return randomize_with<ldp::device::user_level_context>(call, ldp::span<const int64_t>(observations, count),
-                                                         workspace, workspace_size, out, capacity, written);
+  return randomize_with<ldp::device::user_level_context>(call, ldp::span<const int64_t>(observations, count), workspace,
+                                                         workspace_size, out, capacity, written);
 }
 
 }  // extern "C"

@@ -45,7 +45,8 @@ constexpr bool every_constant_is_its_row() {
 }
 
 static_assert(every_constant_is_its_row(), "an LDP_MECH_* constant differs from the wire table's id");
-static_assert(std::size(c_mechanisms) == ldp::wire::mechanism_count, "a wire mechanism without its LDP_MECH_* constant");
+static_assert(std::size(c_mechanisms) == ldp::wire::mechanism_count,
+              "a wire mechanism without its LDP_MECH_* constant");
 static_assert(LDP_MECH_SPARSE_VECTOR == LDP_MECH_SPARSE_PROJECTION);
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "context.h"
-#include "ldp_server.h"
 #include "ldp/server/aggregator.h"
+#include "ldp_server.h"
 
 namespace capi = ldp::capi;
 using capi::code;
@@ -76,8 +76,7 @@ ldp_status ldp_aggregator_merge(ldp_aggregator* into, const ldp_aggregator* from
   return code(impl(into)->merge(*impl(from)));
 }
 
-ldp_status ldp_aggregator_serialize(const ldp_aggregator* a, uint8_t* out, size_t capacity,
-                                    size_t* size) noexcept {
+ldp_status ldp_aggregator_serialize(const ldp_aggregator* a, uint8_t* out, size_t capacity, size_t* size) noexcept {
   if (a == nullptr || size == nullptr || bad_buffer(out, capacity)) return code(status::invalid_argument);
   *size = 0;
   const std::vector<unsigned char> state = impl(a)->serialize();
@@ -106,8 +105,8 @@ uint64_t ldp_aggregator_rejected(const ldp_aggregator* a, ldp_status reason) noe
   return impl(a)->rejected()[static_cast<std::size_t>(reason)];
 }
 
-ldp_status ldp_aggregator_estimate_all(const ldp_aggregator* a, double confidence, ldp_estimate* out,
-                                       size_t capacity, size_t* count) noexcept {
+ldp_status ldp_aggregator_estimate_all(const ldp_aggregator* a, double confidence, ldp_estimate* out, size_t capacity,
+                                       size_t* count) noexcept {
   if (a == nullptr || count == nullptr || bad_buffer(out, capacity)) return code(status::invalid_argument);
   *count = 0;
   const std::vector<ldp::server::estimate> all = impl(a)->estimate_all(confidence);

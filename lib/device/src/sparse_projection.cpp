@@ -146,7 +146,8 @@ status sparse_projection_context::fields(sparse_input x, wire::report* r) noexce
 
 status sparse_projection_context::randomize(sparse_input x, random::drbg&, span<unsigned char> out, framing f,
                                             std::size_t* written) noexcept {
-  return emit(block_.params, block_.fingerprint, [&](wire::report* r) { return fields(x, r); }, f, out, written);
+  return emit(
+      block_.params, block_.fingerprint, [&](wire::report* r) { return fields(x, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

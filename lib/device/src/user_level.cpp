@@ -26,8 +26,8 @@ int64_t nearest_quotient(int64_t s, uint64_t t) {
 
 // The rounded mean of coordinate i over the first `used` observations, each clamped to [lo, hi].
 // Valid blocks keep every partial sum inside int64 (wire_format.md 3.3).
-int64_t local_mean(span<const int64_t> observations, std::size_t stride, std::size_t i, std::size_t used,
-                   int64_t lo, int64_t hi) {
+int64_t local_mean(span<const int64_t> observations, std::size_t stride, std::size_t i, std::size_t used, int64_t lo,
+                   int64_t hi) {
   int64_t sum = 0;
   for (std::size_t t = 0; t < used; ++t) {
     const int64_t x = observations[t * stride + i];

@@ -90,7 +90,8 @@ status vector_mean_context::init(span<std::byte> workspace, const wire::params& 
 
 status vector_mean_context::randomize(span<const int64_t> x, random::drbg& rng, span<unsigned char> out, framing f,
                                       std::size_t* written) noexcept {
-  return emit(block_.params, block_.fingerprint, [&](wire::report* r) { return fields(x, rng, r); }, f, out, written);
+  return emit(
+      block_.params, block_.fingerprint, [&](wire::report* r) { return fields(x, rng, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

@@ -35,7 +35,8 @@ status winsorized_context::rotated_mean(span<const int64_t> samples, span<const 
   const auto d = static_cast<std::size_t>(p.get(field::vector_dim));
   if (!block_.ready || samples.size() == 0 || samples.size() % d != 0) return status::invalid_argument;
   const std::size_t count = samples.size() / d;
-  const std::size_t used = count < p.get(field::observations) ? count : static_cast<std::size_t>(p.get(field::observations));
+  const std::size_t used =
+      count < p.get(field::observations) ? count : static_cast<std::size_t>(p.get(field::observations));
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
   const span<int32_t> rotated = rotation_.values;
   for (std::size_t i = 0; i < rotated.size(); ++i) {
@@ -74,7 +75,8 @@ status winsorized_context::fields(span<const int64_t> samples, wire::report* r) 
 
 status winsorized_context::randomize(span<const int64_t> samples, random::drbg&, span<unsigned char> out, framing f,
                                      std::size_t* written) noexcept {
-  return emit(block_.params, block_.fingerprint, [&](wire::report* r) { return fields(samples, r); }, f, out, written);
+  return emit(
+      block_.params, block_.fingerprint, [&](wire::report* r) { return fields(samples, r); }, f, out, written);
 }
 
 }  // namespace ldp::device

@@ -13,7 +13,15 @@ LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(xsimd::neon64, neon64)
 LDP_KERNELS_DEFINE_OLH_SUPPORT(xsimd::neon64, neon64)
 
 namespace ldp::kernels::detail {
-const table neon64_table{arch::neon64, "neon64", chacha20_blocks_neon64, bernoulli_chunks_neon64,
-                         fwht_i32_neon64, column_popcount_neon64, olh_support_neon64,
-                         fwht_f32_neon64, rotate_i32_neon64, rotate_f32_neon64, nullptr};
+const table neon64_table{arch::neon64,
+                         "neon64",
+                         chacha20_blocks_neon64,
+                         bernoulli_chunks_neon64,
+                         fwht_i32_neon64,
+                         column_popcount_neon64,
+                         olh_support_neon64,
+                         fwht_f32_neon64,
+                         rotate_i32_neon64,
+                         rotate_f32_neon64,
+                         nullptr};
 }

@@ -12,15 +12,22 @@ namespace {
 constexpr uint32_t sigma[4] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u};
 
 void quarter_round(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d) noexcept {
-  a += b; d ^= a; d = rotl32(d, 16);
-  c += d; b ^= c; b = rotl32(b, 12);
-  a += b; d ^= a; d = rotl32(d, 8);
-  c += d; b ^= c; b = rotl32(b, 7);
+  a += b;
+  d ^= a;
+  d = rotl32(d, 16);
+  c += d;
+  b ^= c;
+  b = rotl32(b, 12);
+  a += b;
+  d ^= a;
+  d = rotl32(d, 8);
+  c += d;
+  b ^= c;
+  b = rotl32(b, 7);
 }
 
-void chacha20_block(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
-                    unsigned char out[64]) noexcept {
-  uint32_t in[16] = {sigma[0], sigma[1], sigma[2], sigma[3], key[0], key[1], key[2], key[3],
+void chacha20_block(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter, unsigned char out[64]) noexcept {
+  uint32_t in[16] = {sigma[0], sigma[1], sigma[2], sigma[3], key[0],  key[1],   key[2],   key[3],
                      key[4],   key[5],   key[6],   key[7],   counter, nonce[0], nonce[1], nonce[2]};
   uint32_t x[16];
   for (int i = 0; i < 16; ++i) x[i] = in[i];
@@ -39,16 +46,15 @@ void chacha20_block(const uint32_t key[8], const uint32_t nonce[3], uint32_t cou
 
 }  // namespace
 
-void chacha20_blocks_scalar(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
-                            unsigned char* out, std::size_t nblocks) noexcept {
+void chacha20_blocks_scalar(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter, unsigned char* out,
+                            std::size_t nblocks) noexcept {
   for (std::size_t i = 0; i < nblocks; ++i) {
     chacha20_block(key, nonce, counter + static_cast<uint32_t>(i), out + 64 * i);
   }
 }
 
-std::size_t bernoulli_chunks_scalar(uint64_t* out, std::size_t nchunks, uint64_t threshold,
-                                    unsigned bits, const unsigned char* rnd, std::size_t rnd_words,
-                                    std::size_t* words_used) noexcept {
+std::size_t bernoulli_chunks_scalar(uint64_t* out, std::size_t nchunks, uint64_t threshold, unsigned bits,
+                                    const unsigned char* rnd, std::size_t rnd_words, std::size_t* words_used) noexcept {
   constexpr int lanes_words = 4;
   std::size_t used = 0, done = 0;
   const uint64_t one = uint64_t{1} << bits;
@@ -93,9 +99,7 @@ namespace {
 
 // Bit i of the sign words (1: negate). The negations are branch free: the bits are random, so a
 // branch would be mispredicted half the time.
-uint32_t sign_bit(const uint32_t* words, std::size_t i) noexcept {
-  return (words[i / 32] >> (i % 32)) & 1u;
-}
+uint32_t sign_bit(const uint32_t* words, std::size_t i) noexcept { return (words[i / 32] >> (i % 32)) & 1u; }
 
 uint32_t apply_sign(uint32_t v, uint32_t bit) noexcept {
   const uint32_t m = 0u - bit;
@@ -156,8 +160,8 @@ void hadamard_scalar(T* x, unsigned log2n, const uint32_t* signs, const T* scale
 }  // namespace
 
 // Byte by byte; a report's last, partial byte contributes only its bits below nbits.
-void column_popcount_scalar(const unsigned char* reports, std::size_t n_reports, std::size_t stride,
-                            std::size_t nbits, uint64_t* counts) noexcept {
+void column_popcount_scalar(const unsigned char* reports, std::size_t n_reports, std::size_t stride, std::size_t nbits,
+                            uint64_t* counts) noexcept {
   const std::size_t whole = nbits / 8, rest = nbits % 8;
   for (std::size_t i = 0; i < n_reports; ++i) {
     const unsigned char* row = reports + i * stride;
@@ -176,9 +180,8 @@ void column_popcount_scalar(const unsigned char* reports, std::size_t n_reports,
 }
 
 // Reports in the outer loop, as a server without the table would write it.
-void olh_support_scalar(const uint64_t* a, const uint64_t* b, const uint32_t* bucket,
-                        std::size_t n_reports, uint32_t g, const uint32_t* items,
-                        std::size_t n_items, uint64_t* support) noexcept {
+void olh_support_scalar(const uint64_t* a, const uint64_t* b, const uint32_t* bucket, std::size_t n_reports, uint32_t g,
+                        const uint32_t* items, std::size_t n_items, uint64_t* support) noexcept {
   for (std::size_t u = 0; u < n_reports; ++u) {
     const uint64_t ka = a[u], kb = b[u];
     const uint32_t y = bucket[u];
@@ -203,9 +206,7 @@ void fwht_i32_scalar(int32_t* data, unsigned log2n) noexcept {
   hadamard_scalar<uint32_t>(reinterpret_cast<uint32_t*>(data), log2n, nullptr, nullptr);
 }
 
-void fwht_f32_scalar(float* data, unsigned log2n) noexcept {
-  hadamard_scalar<float>(data, log2n, nullptr, nullptr);
-}
+void fwht_f32_scalar(float* data, unsigned log2n) noexcept { hadamard_scalar<float>(data, log2n, nullptr, nullptr); }
 
 void rotate_i32_scalar(int32_t* data, const uint32_t* sign_words, unsigned log2n) noexcept {
   hadamard_scalar<uint32_t>(reinterpret_cast<uint32_t*>(data), log2n, sign_words, nullptr);
@@ -221,11 +222,17 @@ void rotate_f32_scalar(float* data, const uint32_t* sign_words, unsigned log2n) 
 namespace ldp::kernels {
 
 const table& scalar() noexcept {
-  static constexpr table t{arch::scalar, "scalar", detail::chacha20_blocks_scalar,
-                           detail::bernoulli_chunks_scalar, detail::fwht_i32_scalar,
-                           detail::column_popcount_scalar, detail::olh_support_scalar,
-                           detail::fwht_f32_scalar,        detail::rotate_i32_scalar,
-                           detail::rotate_f32_scalar, nullptr};
+  static constexpr table t{arch::scalar,
+                           "scalar",
+                           detail::chacha20_blocks_scalar,
+                           detail::bernoulli_chunks_scalar,
+                           detail::fwht_i32_scalar,
+                           detail::column_popcount_scalar,
+                           detail::olh_support_scalar,
+                           detail::fwht_f32_scalar,
+                           detail::rotate_i32_scalar,
+                           detail::rotate_f32_scalar,
+                           nullptr};
   return t;
 }
 

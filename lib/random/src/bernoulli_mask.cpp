@@ -27,8 +27,7 @@ status fill_bernoulli_mask(drbg& rng, span<uint64_t> out, std::size_t nbits, uin
     uint64_t* target = done < whole_chunks ? out.data() + done * chunk_words : tail;
     const std::size_t want = done < whole_chunks ? whole_chunks - done : 1;
     std::size_t used = 0;
-    done += kernel(target, want, threshold, bits, random.data(),
-                   random.size() / kernels::bernoulli_word_bytes, &used);
+    done += kernel(target, want, threshold, bits, random.data(), random.size() / kernels::bernoulli_word_bytes, &used);
     rng.consume(used * kernels::bernoulli_word_bytes);
   }
   if (partial) {

@@ -15,13 +15,11 @@ void load_key(const unsigned char key[drbg::seed_size], uint32_t words[8]) noexc
 
 }  // namespace
 
-drbg::drbg(const unsigned char seed[seed_size], const kernels::table& k) noexcept
-    : kernels_(&k) {
+drbg::drbg(const unsigned char seed[seed_size], const kernels::table& k) noexcept : kernels_(&k) {
   std::memcpy(key_, seed, seed_size);
 }
 
-status drbg::from_entropy(entropy_fn source, void* context, drbg* out,
-                          const kernels::table& k) noexcept {
+status drbg::from_entropy(entropy_fn source, void* context, drbg* out, const kernels::table& k) noexcept {
   unsigned char seed[seed_size];
   if (source == nullptr || source(context, seed, seed_size) != status::ok) {
     secure_zero(seed, seed_size);

@@ -7,8 +7,7 @@
 
 namespace ldp::random {
 
-status rotation_signs(const unsigned char seed[32], uint32_t padded_dim,
-                      span<uint32_t> words) noexcept {
+status rotation_signs(const unsigned char seed[32], uint32_t padded_dim, span<uint32_t> words) noexcept {
   if (padded_dim == 0 || (padded_dim & (padded_dim - 1)) != 0) return status::invalid_argument;
   const std::size_t count = rotation_sign_words(padded_dim);
   if (words.size() < count) return status::invalid_argument;
@@ -21,8 +20,7 @@ status rotation_signs(const unsigned char seed[32], uint32_t padded_dim,
   for (std::size_t first = 0; first < count; first += chunk_words) {
     const std::size_t n = count - first < chunk_words ? count - first : chunk_words;
     const auto block = static_cast<uint32_t>(first / (chacha20_block_size / 4));
-    const status s =
-        chacha20_keystream(k, seed, rotation_nonce, block, span<unsigned char>(buffer, 4 * n));
+    const status s = chacha20_keystream(k, seed, rotation_nonce, block, span<unsigned char>(buffer, 4 * n));
     if (s != status::ok) return s;
     for (std::size_t j = 0; j < n; ++j) words[first + j] = load_le32(buffer + 4 * j);
   }

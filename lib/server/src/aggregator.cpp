@@ -89,9 +89,7 @@ bool detail::served_by(wire::mechanism m, make_function make) noexcept {
 
 aggregator::aggregator(const wire::params& p) : params_(p), fingerprint_(wire::fingerprint(p)) {}
 
-status aggregator::create(const wire::params& p, std::unique_ptr<aggregator>* out) {
-  return create(p, limits{}, out);
-}
+status aggregator::create(const wire::params& p, std::unique_ptr<aggregator>* out) { return create(p, limits{}, out); }
 
 status aggregator::create(const wire::params& p, const limits& lim, std::unique_ptr<aggregator>* out) {
   if (out == nullptr) return status::invalid_argument;
@@ -273,8 +271,7 @@ std::vector<unsigned char> aggregator::serialize() const {
     detail::put_u64(out, reports_);
     for (uint64_t c : rejected_) detail::put_u64(out, c);
     write_body(out);
-    const span<const unsigned char> body(out.data() + wire::state_header_size,
-                                         out.size() - wire::state_header_size);
+    const span<const unsigned char> body(out.data() + wire::state_header_size, out.size() - wire::state_header_size);
     if (wire::encode_state_header(params_.mech, fingerprint_, body,
                                   span<unsigned char>(out.data(), wire::state_header_size)) != status::ok) {
       return {};

@@ -78,8 +78,7 @@ estimate make_estimate(uint32_t item, double count, double variance, double z) n
   return e;
 }
 
-std::vector<estimate> template_estimates(const support_model& model,
-                                         const std::vector<uint64_t>& support,
+std::vector<estimate> template_estimates(const support_model& model, const std::vector<uint64_t>& support,
                                          span<const uint32_t> items, uint64_t reports, double z) {
   const auto n = static_cast<double>(reports);
   std::vector<estimate> out;

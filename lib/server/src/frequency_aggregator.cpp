@@ -58,7 +58,7 @@ bool detail::frequency_body_size(const wire::params& p, uint64_t n, uint64_t* ou
 status detail::make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out) {
   std::unique_ptr<frequency_aggregator> f;
   status s = status::invalid_parameters;  // a value outside the enumeration
-  switch (wire::oracle_of(p.mech)) {      // the kent-vote is counted as SUE (unary.cpp)
+  switch (wire::oracle_of(p.mech)) {  // the kent-vote is counted as SUE (unary.cpp)
     case frequency_oracle::grr: s = make_grr_aggregator(p, &f); break;
     case frequency_oracle::sue:
     case frequency_oracle::oue: s = make_unary_aggregator(p, &f); break;
@@ -89,8 +89,7 @@ status frequency_aggregator::create(const wire::params& p, std::unique_ptr<frequ
   return status::ok;
 }
 
-status frequency_aggregator::deserialize(span<const unsigned char> bytes,
-                                         std::unique_ptr<frequency_aggregator>* out) {
+status frequency_aggregator::deserialize(span<const unsigned char> bytes, std::unique_ptr<frequency_aggregator>* out) {
   if (out == nullptr) return status::invalid_argument;
   out->reset();
   std::unique_ptr<aggregator> any;
@@ -107,13 +106,11 @@ std::vector<estimate> frequency_aggregator::estimate_impl(double z) const {
   return estimate_items_impl(items, z);
 }
 
-std::vector<estimate> frequency_aggregator::estimate_items(span<const uint32_t> items,
-                                                           double confidence) const {
+std::vector<estimate> frequency_aggregator::estimate_items(span<const uint32_t> items, double confidence) const {
   try {
     const uint64_t d = params_.get(field::domain);
     const double z = detail::confidence_z(confidence);
-    const bool all_valid =
-        std::all_of(items.begin(), items.end(), [d](uint32_t v) { return v < d; });
+    const bool all_valid = std::all_of(items.begin(), items.end(), [d](uint32_t v) { return v < d; });
     if (all_valid) return estimate_items_impl(items, z);
     // Out-of-domain candidates get NaN in every field; the others are estimated as usual.
     std::vector<uint32_t> valid;

@@ -49,7 +49,6 @@ class hr_aggregator final : public histogram_aggregator {
     }
     return out;
   }
-
 };
 
 }  // namespace

@@ -26,9 +26,7 @@ using wire::field;
 struct entry {
   uint64_t seed;
   uint32_t bucket;
-  bool operator<(const entry& o) const noexcept {
-    return seed != o.seed ? seed < o.seed : bucket < o.bucket;
-  }
+  bool operator<(const entry& o) const noexcept { return seed != o.seed ? seed < o.seed : bucket < o.bucket; }
 };
 
 constexpr std::size_t entry_bytes = 12;
@@ -107,8 +105,8 @@ class local_hash_aggregator final : public frequency_aggregator {
   std::vector<estimate> estimate_items_impl(span<const uint32_t> items, double z) const override {
     std::vector<uint64_t> support(items.size(), 0);
     if (!items.empty() && !seeds_.empty()) {
-      kernel_table().olh_support(a_.data(), b_.data(), buckets_.data(), seeds_.size(), g_,
-                                 items.data(), items.size(), support.data());
+      kernel_table().olh_support(a_.data(), b_.data(), buckets_.data(), seeds_.size(), g_, items.data(), items.size(),
+                                 support.data());
     }
     const auto n = static_cast<double>(reports_);
     std::vector<estimate> out;

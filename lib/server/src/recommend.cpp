@@ -56,8 +56,7 @@ std::vector<recommendation> recommend(uint32_t d, double epsilon, uint64_t n) {
     std::vector<recommendation> out;
     for (const wire::mechanism_row& row : wire::mechanism_table) {
       if (row.family != wire::mechanism_family::frequency_oracle) continue;
-      const wire::derived_params c =
-          wire::make_frequency_oracle(row.id, epsilon, d, sketch_rows, sketch_columns, seed);
+      const wire::derived_params c = wire::make_frequency_oracle(row.id, epsilon, d, sketch_rows, sketch_columns, seed);
       if (c.code != status::ok) continue;
       const wire::params& p = c.block;
       const bool seen = std::any_of(out.begin(), out.end(), [&](const recommendation& r) { return r.mech == p.mech; });

@@ -209,8 +209,7 @@ class cms_aggregator final : public sketch_aggregator {
 
 class hcms_aggregator final : public sketch_aggregator {
  public:
-  hcms_aggregator(const wire::params& p, std::size_t cells, double c)
-      : sketch_aggregator(p, c), sum_(cells) {}
+  hcms_aggregator(const wire::params& p, std::size_t cells, double c) : sketch_aggregator(p, c), sum_(cells) {}
 
  protected:
   status ingest(const wire::report& r) noexcept override {

@@ -41,10 +41,8 @@ struct support_model {
 [[nodiscard]] double sketch_scale(const wire::params& p) noexcept;
 
 // The A.0 estimates of `items` from their support counts C_v = support[v] (GRR, SUE, OUE).
-[[nodiscard]] std::vector<estimate> template_estimates(const support_model& model,
-                                                       const std::vector<uint64_t>& support,
-                                                       span<const uint32_t> items, uint64_t n,
-                                                       double z);
+[[nodiscard]] std::vector<estimate> template_estimates(const support_model& model, const std::vector<uint64_t>& support,
+                                                       span<const uint32_t> items, uint64_t n, double z);
 
 }  // namespace ldp::server::detail
 

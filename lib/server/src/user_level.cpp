@@ -17,8 +17,8 @@ namespace {
 
 using wire::field;
 
-constexpr double vote_gap = 0.45;         // vote-share gap of the best neighbour over a wrong cell
-constexpr double vote_miss = 1e-3;        // N Phi(-z) at most this
+constexpr double vote_gap = 0.45;  // vote-share gap of the best neighbour over a wrong cell
+constexpr double vote_miss = 1e-3;  // N Phi(-z) at most this
 constexpr uint64_t max_cells = uint64_t{1} << 24;  // unary_bits reports (wire_format.md 3.3)
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
@@ -34,13 +34,11 @@ uint32_t reliable_cap(uint64_t voters, double alpha, double log_term, double c_h
 
 bool same_shape(const wire::kent_shape& a, const wire::kent_shape& b) {
   if (a.frac_bits != b.frac_bits || a.clip_lo != b.clip_lo || a.clip_hi != b.clip_hi ||
-      a.observations != b.observations || a.vector_dim != b.vector_dim ||
-      a.fold_coordinate != b.fold_coordinate || a.hadamard_dim != b.hadamard_dim ||
-      (a.rotation_seed == nullptr) != (b.rotation_seed == nullptr)) {
+      a.observations != b.observations || a.vector_dim != b.vector_dim || a.fold_coordinate != b.fold_coordinate ||
+      a.hadamard_dim != b.hadamard_dim || (a.rotation_seed == nullptr) != (b.rotation_seed == nullptr)) {
     return false;
   }
-  return a.rotation_seed == nullptr ||
-         std::equal(a.rotation_seed, a.rotation_seed + wire::seed_size, b.rotation_seed);
+  return a.rotation_seed == nullptr || std::equal(a.rotation_seed, a.rotation_seed + wire::seed_size, b.rotation_seed);
 }
 
 }  // namespace
@@ -51,8 +49,8 @@ status user_level_protocol::create(const user_level_config& c, user_level_protoc
     user_level_protocol p;
     p.config_ = c;
     const uint32_t d = c.dimension;
-    if (!wire::valid_epsilon(c.alpha) || c.observations == 0 || !(c.c_h > 0) || !(c.lo < c.hi) ||
-        d == 0 || d > (uint32_t{1} << 30)) {
+    if (!wire::valid_epsilon(c.alpha) || c.observations == 0 || !(c.c_h > 0) || !(c.lo < c.hi) || d == 0 ||
+        d > (uint32_t{1} << 30)) {
       return status::invalid_argument;
     }
     switch (c.method) {
@@ -92,9 +90,8 @@ status user_level_protocol::create(const user_level_config& c, user_level_protoc
     p.data_variance_ = width * width / 4 / (spread * p.used_);
     p.refiners_two_ = (n - n / 2) / folds;
     p.refiners_single_ = n / folds;
-    p.two_stage_ = c.plan == user_level_plan::two_stage ||
-                   (c.plan == user_level_plan::choose && two_possible &&
-                    p.predicted_error(true) < p.predicted_error(false));
+    p.two_stage_ = c.plan == user_level_plan::two_stage || (c.plan == user_level_plan::choose && two_possible &&
+                                                            p.predicted_error(true) < p.predicted_error(false));
 
     p.vote_blocks_.reserve(p.folds_);
     p.single_blocks_.reserve(p.folds_);
@@ -147,8 +144,7 @@ wire::kent_shape user_level_protocol::shape(uint32_t fold) const noexcept {
   return s;
 }
 
-status user_level_protocol::refine_block(uint32_t fold, const aggregator& votes,
-                                         wire::params* out) const noexcept {
+status user_level_protocol::refine_block(uint32_t fold, const aggregator& votes, wire::params* out) const noexcept {
   if (out == nullptr || !two_stage_ || fold >= folds_) return status::invalid_argument;
   const wire::params& vote = vote_blocks_[fold];
   if (votes.fingerprint() != wire::fingerprint(vote)) return status::parameter_mismatch;
@@ -162,8 +158,8 @@ status user_level_protocol::refine_block(uint32_t fold, const aggregator& votes,
     const uint32_t e = config_.expansion;
     const uint64_t first = best > e ? best - e : 0;
     const uint64_t last = std::min<uint64_t>(uint64_t{best} + 1 + e, cells_);
-    const wire::derived_params refine = wire::make_kent_refine(
-        config_.alpha, wire::kent_cell_edge(vote, first), wire::kent_cell_edge(vote, last), shape(fold));
+    const wire::derived_params refine = wire::make_kent_refine(config_.alpha, wire::kent_cell_edge(vote, first),
+                                                               wire::kent_cell_edge(vote, last), shape(fold));
     if (refine.code != status::ok) return status::invalid_argument;
     *out = refine.block;
     return status::ok;

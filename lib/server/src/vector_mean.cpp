@@ -55,8 +55,11 @@ constexpr double infinity = std::numeric_limits<double>::infinity();
 class vector_mean final : public aggregator {
  public:
   vector_mean(const wire::params& p, std::size_t padded_dim)
-      : aggregator(p), duchi_(p.mech == mechanism::vector_duchi), counts_(padded_dim),
-        ones_(duchi_ ? padded_dim : 0), sums_(duchi_ ? 0 : padded_dim) {}
+      : aggregator(p),
+        duchi_(p.mech == mechanism::vector_duchi),
+        counts_(padded_dim),
+        ones_(duchi_ ? padded_dim : 0),
+        sums_(duchi_ ? 0 : padded_dim) {}
 
  protected:
   status ingest(const wire::report& r) noexcept override {
@@ -201,9 +204,9 @@ class vector_mean final : public aggregator {
   }
 
   bool duchi_;
-  std::vector<uint64_t> counts_;          // n_j
-  std::vector<uint64_t> ones_;            // vector-duchi: reports of coordinate j with bit 1
-  std::vector<i128> sums_;    // vector-laplace: sum of the values reported for j
+  std::vector<uint64_t> counts_;  // n_j
+  std::vector<uint64_t> ones_;  // vector-duchi: reports of coordinate j with bit 1
+  std::vector<i128> sums_;  // vector-laplace: sum of the values reported for j
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include "ldp/wire/batch.h"
 
-#include "framing.h"
 #include "codec.h"
+#include "framing.h"
 #include "ldp/wire/checksum.h"
 
 namespace ldp::wire {
@@ -143,7 +143,8 @@ status batch_reader::next_chunk(chunk_view* out) noexcept {
   uint32_t records = 0;
   std::size_t size = 0;
   // A header cut short is a truncated batch (no terminator); a chunk running past the input too.
-  status s = rest_.size() < chunk_header_size ? status::wrong_length : detail::read_chunk_header(rest_, &records, &size);
+  status s =
+      rest_.size() < chunk_header_size ? status::wrong_length : detail::read_chunk_header(rest_, &records, &size);
   if (s == status::ok && rest_.size() < size) s = status::wrong_length;
   if (s != status::ok) {
     done_ = true;

@@ -13,8 +13,7 @@ bool sparse_projection_ranges_hold(const params& p) noexcept {
          checked_mul(squared, p.get(field::sparsity), &bound) && bound < (uint64_t{1} << 63);
 }
 
-status make_sparse_projection(uint32_t d, uint32_t s, unsigned frac_bits, int64_t radius_fixed,
-                          params* out) noexcept {
+status make_sparse_projection(uint32_t d, uint32_t s, unsigned frac_bits, int64_t radius_fixed, params* out) noexcept {
   *out = params{};
   params p;
   p.mech = mechanism::sparse_projection;
@@ -116,8 +115,7 @@ uint32_t window_list_bin(const params& p, span<const unsigned char> list, std::s
   return k;
 }
 
-status make_winsorized_sums(const params& round1, uint64_t w, span<const unsigned char> list,
-                            params* out) noexcept {
+status make_winsorized_sums(const params& round1, uint64_t w, span<const unsigned char> list, params* out) noexcept {
   *out = params{};
   if (round1.mech != mechanism::winsorized_bins || validate(round1) != status::ok) return status::invalid_argument;
   if (list.size() != window_list_size(round1) || list[0] != window_list_version ||

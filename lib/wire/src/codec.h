@@ -42,9 +42,7 @@ struct writer {
     put_le(v, 1);
   }
   // Zigzag maps 0, -1, 1, -2, ... to 0, 1, 2, 3, ... so small magnitudes stay short.
-  void put_varint(int64_t v) {
-    put_uvarint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
-  }
+  void put_varint(int64_t v) { put_uvarint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
 };
 
 // The codecs read with the public cursor.

@@ -32,8 +32,7 @@ namespace ldp::wire::detail {
 
 // The chunk_header_size bytes of a chunk header: its record count and whole size, or
 // malformed_report for a body past max_chunk_body.
-[[nodiscard]] status read_chunk_header(span<const unsigned char> head, uint32_t* records,
-                                       std::size_t* size) noexcept;
+[[nodiscard]] status read_chunk_header(span<const unsigned char> head, uint32_t* records, std::size_t* size) noexcept;
 
 // A whole chunk: *out gets its records and size, and its body when the CRC holds (then ok) and it
 // is not the terminator. checksum_mismatch for a bad CRC, malformed_report for a terminator with a

@@ -36,8 +36,8 @@ derived_params finish(const params& p) {
 // clip_lo/clip_hi and frac_bits of a block for reals lo < hi; false when they do not convert.
 bool set_range(params& p, double lo, double hi, unsigned frac_bits) {
   int64_t flo = 0, fhi = 0;
-  if (frac_bits > 62 || to_fixed(lo, frac_bits, &flo) != status::ok ||
-      to_fixed(hi, frac_bits, &fhi) != status::ok || flo >= fhi) {
+  if (frac_bits > 62 || to_fixed(lo, frac_bits, &flo) != status::ok || to_fixed(hi, frac_bits, &fhi) != status::ok ||
+      flo >= fhi) {
     return false;
   }
   p.set(field::frac_bits, frac_bits).set_signed(field::clip_lo, flo).set_signed(field::clip_hi, fhi);
@@ -117,8 +117,7 @@ derived_params make_laplace(double lo, double hi, unsigned frac_bits, double eps
   return make_scaled(p, epsilon);
 }
 
-derived_params make_laplace_vector(uint32_t d, double lo, double hi, unsigned frac_bits,
-                                   double epsilon) noexcept {
+derived_params make_laplace_vector(uint32_t d, double lo, double hi, unsigned frac_bits, double epsilon) noexcept {
   params p;
   p.mech = mechanism::laplace_vector;
   p.set(field::domain, d);

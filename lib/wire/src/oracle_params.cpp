@@ -107,7 +107,8 @@ bool detail::oracle_rules_hold(const params& p) noexcept {
   if (kind_of(p.mech) == payload_kind::unary_bits) return keep > other;  // SUE, OUE, the vote
   if (p.has(field::sketch_rows)) return keep_more_likely((uint64_t{1} << w) - other, 1, w);  // CMS, HCMS
   // GRR over the domain, OLH and BLH over the hash range, HR over a sign.
-  const uint64_t values = p.mech == mechanism::hr ? 2 : p.get(p.has(field::hash_range) ? field::hash_range : field::domain);
+  const uint64_t values =
+      p.mech == mechanism::hr ? 2 : p.get(p.has(field::hash_range) ? field::hash_range : field::domain);
   return keep_more_likely(keep, values - 1, w);
 }
 
@@ -121,8 +122,8 @@ double detail::oracle_epsilon(const params& p) noexcept {
     case frequency_oracle::sue:
     case frequency_oracle::oue:
       // General unary encoding, one-hot input: ln[T_p (2^w - T_q) / (T_q (2^w - T_p))].
-      return log_ratio(static_cast<double>(keep), one_d - static_cast<double>(other),
-                       static_cast<double>(other), one_d - static_cast<double>(keep));
+      return log_ratio(static_cast<double>(keep), one_d - static_cast<double>(other), static_cast<double>(other),
+                       one_d - static_cast<double>(keep));
     case frequency_oracle::cms: return 2 * keep_epsilon(one - other, 1);
     case frequency_oracle::hcms: return keep_epsilon(one - other, 1);
   }
@@ -233,8 +234,8 @@ derived_params make_hcms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
   return finish(p);
 }
 
-derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, uint32_t rows,
-                                     uint32_t columns, const unsigned char* hash_seed) noexcept {
+derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, uint32_t rows, uint32_t columns,
+                                     const unsigned char* hash_seed) noexcept {
   const bool sketch = m == mechanism::cms || m == mechanism::hcms;
   if ((sketch && hash_seed == nullptr) || !in_family(m, mechanism_family::frequency_oracle)) return fail();
   switch (oracle_of(m)) {

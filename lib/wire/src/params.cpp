@@ -33,8 +33,7 @@ bool fields_match(const params& p) {
 bool kent_ranges_hold(const params& p) {
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
   const uint64_t magnitude = lo < 0 ? 0 - static_cast<uint64_t>(lo) : static_cast<uint64_t>(lo);
-  const uint64_t largest =
-      hi > 0 && static_cast<uint64_t>(hi) > magnitude ? static_cast<uint64_t>(hi) : magnitude;
+  const uint64_t largest = hi > 0 && static_cast<uint64_t>(hi) > magnitude ? static_cast<uint64_t>(hi) : magnitude;
   uint64_t sum_bound = 0;
   if (!checked_mul(largest, p.get(field::observations), &sum_bound) || sum_bound > uint64_t{INT64_MAX}) {
     return false;

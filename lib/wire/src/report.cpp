@@ -12,8 +12,7 @@ using detail::writer;
 // The bound of the payload's index field (its values lie in [0, bound)).
 uint64_t index_bound(const params& p) {
   switch (kind_of(p.mech)) {
-    case payload_kind::index:
-      return p.mech == mechanism::hr ? p.get(field::hadamard_dim) : p.get(field::domain);
+    case payload_kind::index: return p.mech == mechanism::hr ? p.get(field::hadamard_dim) : p.get(field::domain);
     case payload_kind::hash_bucket: return p.get(field::hash_range);
     case payload_kind::sketch_row:
     case payload_kind::sketch_cell: return p.get(field::sketch_rows);
@@ -29,8 +28,7 @@ uint64_t index_bound(const params& p) {
 }
 
 uint64_t bit_count(const params& p) {
-  return kind_of(p.mech) == payload_kind::sketch_row ? p.get(field::sketch_columns)
-                                                     : p.get(field::domain);
+  return kind_of(p.mech) == payload_kind::sketch_row ? p.get(field::sketch_columns) : p.get(field::domain);
 }
 
 // The bits past `nbits` in the last byte are padding and must be zero.
@@ -109,8 +107,7 @@ status encode_fields(const params& p, const report& r, writer& w) {
 
 }  // namespace
 
-status encode_payload(const params& p, const report& r, span<unsigned char> out,
-                      std::size_t* written) noexcept {
+status encode_payload(const params& p, const report& r, span<unsigned char> out, std::size_t* written) noexcept {
   *written = 0;
   const status valid = validate(p);
   if (valid != status::ok) return valid;
@@ -232,8 +229,7 @@ status read_report_header(span<const unsigned char> bytes, mechanism* mech, uint
 
 }  // namespace detail
 
-status decode_report(const params& p, uint64_t fp, span<const unsigned char> bytes,
-                     report* out) noexcept {
+status decode_report(const params& p, uint64_t fp, span<const unsigned char> bytes, report* out) noexcept {
   *out = report{};
   mechanism mech = mechanism::none;
   uint64_t got = 0;
@@ -253,8 +249,7 @@ status read_vector(const report& r, span<int64_t> out) noexcept {
   return in.error;
 }
 
-status read_sparse(const params& p, const report& r, span<uint32_t> indices,
-                   span<int64_t> values) noexcept {
+status read_sparse(const params& p, const report& r, span<uint32_t> indices, span<int64_t> values) noexcept {
   if (kind_of(r.mech) != payload_kind::sparse_pairs || r.mech != p.mech) return status::invalid_argument;
   if (indices.size() < r.count || values.size() < r.count) return status::buffer_too_small;
   reader in(r.entries);

@@ -9,8 +9,7 @@ namespace ldp::wire {
 using detail::reader;
 using detail::writer;
 
-status encode_state_header(mechanism m, uint64_t fp, span<const unsigned char> body,
-                           span<unsigned char> out) noexcept {
+status encode_state_header(mechanism m, uint64_t fp, span<const unsigned char> body, span<unsigned char> out) noexcept {
   if (!is_known(m)) return status::unknown_mechanism;
   if (out.size() < state_header_size) return status::buffer_too_small;
   writer w(out);
@@ -51,8 +50,7 @@ status read_state_header(span<const unsigned char> header, state_header* out) no
 
 }  // namespace detail
 
-status decode_state(span<const unsigned char> file, state_header* out,
-                    span<const unsigned char>* body) noexcept {
+status decode_state(span<const unsigned char> file, state_header* out, span<const unsigned char>* body) noexcept {
   *out = state_header{};
   *body = {};
   state_header h;

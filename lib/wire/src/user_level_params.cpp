@@ -89,8 +89,8 @@ uint32_t kent_cell(const params& vote, int64_t x) noexcept {
 
 int64_t kent_cell_edge(const params& vote, uint64_t k) noexcept {
   const uint64_t cells = vote.get(field::domain);
-  const uint64_t width = static_cast<uint64_t>(vote.get_signed(field::clip_hi)) -
-                         static_cast<uint64_t>(vote.get_signed(field::clip_lo));
+  const uint64_t width =
+      static_cast<uint64_t>(vote.get_signed(field::clip_hi)) - static_cast<uint64_t>(vote.get_signed(field::clip_lo));
   if (k >= cells) return vote.get_signed(field::clip_hi);
   uint64_t remainder = 0;
   uint64_t step = div_rem(mul_64x64(k, width), cells, &remainder);  // k < N: quotient below W

@@ -107,7 +107,8 @@ TEST_CASE("dense noise: off-support coordinates follow the exact discrete Laplac
   CHECK(ldp::test::chi_square_gof(counts, law, draws).p_value > ldp::test::default_alpha);
 }
 
-TEST_CASE("the discrete Gaussian sampler follows its exact law (sigma^2 = 1, 7, 400) and approximate-DP noise uses it") {
+TEST_CASE(
+    "the discrete Gaussian sampler follows its exact law (sigma^2 = 1, 7, 400) and approximate-DP noise uses it") {
   // False failure: 4 chi-square tests at 2.5e-7 each, 1e-6 in total. Power: 200000 draws detect a
   // 2% error in sigma with probability > 0.99 (at sigma^2 = 400); a continuous Gaussian rounded to the
   // nearest integer differs visibly at sigma^2 = 1 (P(0) 0.3829 rounded vs 0.3989 exact).
@@ -290,27 +291,24 @@ TEST_CASE("slope in n on spread data: about -1/2 (C.3 Test 7)") {
   auto rng = ldp::test::seeded_drbg("sparse slope n spread");
   std::vector<double> sd;
   for (double n : slope_users) sd.push_back(spread_run_sd(n));
-  check_slope(slope_users, sd, -0.5, [&](double n) {
-    return mean_error(static_cast<uint32_t>(n), 8192, 16, data_shape::spread, rng);
-  });
+  check_slope(slope_users, sd, -0.5,
+              [&](double n) { return mean_error(static_cast<uint32_t>(n), 8192, 16, data_shape::spread, rng); });
 }
 
 TEST_CASE("slope in s on spread data: about +1/2 (C.3 Test 7)") {
   // n = 256 (K = 128 whatever s is), d = 8192 (d / K = 64).
   auto rng = ldp::test::seeded_drbg("sparse slope s spread");
   const std::vector<double> sparsities{4, 8, 16, 32, 64};
-  check_slope(sparsities, std::vector<double>(sparsities.size(), spread_run_sd(256)), 0.5, [&](double s) {
-    return mean_error(256, 8192, static_cast<uint32_t>(s), data_shape::spread, rng);
-  });
+  check_slope(sparsities, std::vector<double>(sparsities.size(), spread_run_sd(256)), 0.5,
+              [&](double s) { return mean_error(256, 8192, static_cast<uint32_t>(s), data_shape::spread, rng); });
 }
 
 TEST_CASE("slope in d on spread data: flat once the projection is active (C.3 Test 7)") {
   // n = 128 (K = 64), s = 16, d = 1024 ... 16384 (d / K = 16 ... 256).
   auto rng = ldp::test::seeded_drbg("sparse slope d spread");
   const std::vector<double> dims{1024, 2048, 4096, 8192, 16384};
-  check_slope(dims, std::vector<double>(dims.size(), spread_run_sd(128)), 0.0, [&](double d) {
-    return mean_error(128, static_cast<uint32_t>(d), 16, data_shape::spread, rng);
-  });
+  check_slope(dims, std::vector<double>(dims.size(), spread_run_sd(128)), 0.0,
+              [&](double d) { return mean_error(128, static_cast<uint32_t>(d), 16, data_shape::spread, rng); });
 }
 
 TEST_CASE("slope in n on concentrated data on the l1 sphere: about -1, not -1/2 (C.3 Test 7)") {
@@ -318,7 +316,6 @@ TEST_CASE("slope in n on concentrated data on the l1 sphere: about -1, not -1/2 
   // threshold (a few scales) never reaches the support. (With s = 16 it does at small n, and the
   // slope over this range flattens to -0.76.)
   auto rng = ldp::test::seeded_drbg("sparse slope n concentrated");
-  check_slope(slope_users, std::vector<double>(slope_users.size(), 0.15), -1.0, [&](double n) {
-    return mean_error(static_cast<uint32_t>(n), 8192, 4, data_shape::concentrated, rng);
-  });
+  check_slope(slope_users, std::vector<double>(slope_users.size(), 0.15), -1.0,
+              [&](double n) { return mean_error(static_cast<uint32_t>(n), 8192, 4, data_shape::concentrated, rng); });
 }

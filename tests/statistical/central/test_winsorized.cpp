@@ -84,11 +84,13 @@ std::vector<region> private_range_regions(const std::vector<bin_count>& occupied
   const uint64_t best = *std::min_element(score.begin(), score.end());
   long double total = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    total += static_cast<long double>(out[i].size) * std::exp(-static_cast<long double>(lambda) * static_cast<long double>(score[i] - best));
+    total += static_cast<long double>(out[i].size) *
+             std::exp(-static_cast<long double>(lambda) * static_cast<long double>(score[i] - best));
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
-    out[i].probability = static_cast<double>(static_cast<long double>(out[i].size) *
-                                             std::exp(-static_cast<long double>(lambda) * static_cast<long double>(score[i] - best)) / total);
+    out[i].probability = static_cast<double>(
+        static_cast<long double>(out[i].size) *
+        std::exp(-static_cast<long double>(lambda) * static_cast<long double>(score[i] - best)) / total);
   }
   return out;
 }
@@ -121,7 +123,8 @@ TEST_CASE("PrivateRange over 2^40 bins: the law of the group-level sampler at an
     const uint64_t draws = 100000;
     for (uint64_t i = 0; i < draws; ++i) {
       REQUIRE(ldp::server::private_range(occupied, bins, eps, rng, &k, &impl) == status::ok);
-      const auto at = std::upper_bound(regions.begin(), regions.end(), k, [](uint64_t v, const region& r) { return v < r.first; });
+      const auto at =
+          std::upper_bound(regions.begin(), regions.end(), k, [](uint64_t v, const region& r) { return v < r.first; });
       ++counts[static_cast<std::size_t>(at - regions.begin()) - 1];
     }
     CHECK(ldp::test::chi_square_gof(counts, law, draws).p_value > 3e-7);
@@ -150,7 +153,8 @@ TEST_CASE("noise law: with every user in one bin, n (output - mean) is exactly D
     bin(counts, m, static_cast<int64_t>(std::llround(r.mean * 200)) - truth);
   }
   CHECK(t == doctest::Approx(2.0 * 300 / 1.0).epsilon(1e-6));  // 2 (b - a) / eps on the sum, b - a = 6 tau
-  CHECK(ldp::test::chi_square_gof(counts, ldp::test::discrete_laplace_pmf(t, m), runs).p_value > ldp::test::default_alpha);
+  CHECK(ldp::test::chi_square_gof(counts, ldp::test::discrete_laplace_pmf(t, m), runs).p_value >
+        ldp::test::default_alpha);
 }
 
 TEST_CASE("high-dimensional error: E ||out - X_bar||^2 = d sigma_z^2 gamma^2 / (n^2 d~) = 2 d b^2") {
@@ -189,8 +193,8 @@ TEST_CASE("high-dimensional error: E ||out - X_bar||^2 = d sigma_z^2 gamma^2 / (
     m4 += pz * double(z) * z * z * z;
   }
   const double unit = (1.0 / 256 / 100) * (1.0 / 256 / 100) / 16;  // (gamma / n)^2 / d~
-  const double expected = 16 * m2 * unit;                           // per run
-  const double sd = std::sqrt(16 * (m4 - m2 * m2)) * unit;          // per run
+  const double expected = 16 * m2 * unit;  // per run
+  const double sd = std::sqrt(16 * (m4 - m2 * m2)) * unit;  // per run
   const double mean = total / runs;
   CAPTURE(mean);
   CAPTURE(expected);

@@ -70,8 +70,7 @@ bool in_event(const ldp::wire::params& p, const ldp::wire::report& r, uint32_t v
   return false;
 }
 
-uint64_t count_event(const ldp::wire::params& p, uint32_t input, uint32_t v, uint32_t w,
-                     ldp::random::drbg& rng) {
+uint64_t count_event(const ldp::wire::params& p, uint32_t input, uint32_t v, uint32_t w, ldp::random::drbg& rng) {
   ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
   REQUIRE(oracle.code == ldp::status::ok);
   ldp::device::drbg_coins coins(rng);

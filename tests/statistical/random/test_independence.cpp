@@ -82,9 +82,8 @@ TEST_CASE("Bernoulli masks: bits at reuse-prone lags are independent, on every t
       auto rng = ldp::test::seeded_drbg("mask independence", *t);
       std::vector<uint64_t> bits(masks * k / 64);
       for (std::size_t m = 0; m < masks; ++m) {
-        REQUIRE(ldp::random::fill_bernoulli_mask(
-                    rng, ldp::span<uint64_t>(bits.data() + m * (k / 64), k / 64), k, threshold) ==
-                ldp::status::ok);
+        REQUIRE(ldp::random::fill_bernoulli_mask(rng, ldp::span<uint64_t>(bits.data() + m * (k / 64), k / 64), k,
+                                                 threshold) == ldp::status::ok);
       }
       const bit_source bit = [&](std::size_t i) { return ((bits[i / 64] >> (i % 64)) & 1) != 0; };
       for (std::size_t lag : mask_lags) {

@@ -54,9 +54,7 @@ TEST_CASE("bernoulli and bern_exp hit their exact probabilities (Clopper-Pearson
     CHECK(ci.lo <= p);
     CHECK(p <= ci.hi);
   }
-  const struct {
-    uint64_t a, b;
-  } gammas[] = {{1, 3}, {1, 1}, {5, 2}, {7, 7000}, {0, 1}};
+  const struct { uint64_t a, b; } gammas[] = {{1, 3}, {1, 1}, {5, 2}, {7, 7000}, {0, 1}};
   for (auto g : gammas) {
     uint64_t ones = 0;
     for (uint64_t i = 0; i < draws; ++i) ones += ldp::random::bern_exp(rng, g.a, g.b);
@@ -168,7 +166,8 @@ TEST_CASE("poisson_one is Poisson(1), and bern_65_over_24e is P(Poisson(1) <= 4)
     pmf[7] -= pmf[static_cast<std::size_t>(k)];
   }
   pmf[7] += 1;
-  for (uint64_t i = 0; i < draws; ++i) ++counts[static_cast<std::size_t>(std::min<uint64_t>(ldp::server::detail::poisson_one(rng), 7))];
+  for (uint64_t i = 0; i < draws; ++i)
+    ++counts[static_cast<std::size_t>(std::min<uint64_t>(ldp::server::detail::poisson_one(rng), 7))];
   CHECK(ldp::test::chi_square_gof(counts, pmf, draws).p_value > alpha_check);
   uint64_t hits = 0;
   for (uint64_t i = 0; i < draws; ++i) hits += ldp::server::detail::bern_65_over_24e(rng) ? 1 : 0;

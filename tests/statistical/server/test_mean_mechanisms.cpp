@@ -49,7 +49,8 @@ constexpr double variance_alpha = 1e-6;
 int64_t randomize(const ldp::wire::params& p, uint64_t fp, int64_t x, ldp::random::drbg& rng) {
   unsigned char out[ldp::wire::report_header_size + ldp::wire::varint_max_size];
   std::size_t size = 0;
-  REQUIRE(ldp::test::randomize_once<ldp::device::mean_context>(p, x, rng, out, ldp::device::framing::report, &size) == status::ok);
+  REQUIRE(ldp::test::randomize_once<ldp::device::mean_context>(p, x, rng, out, ldp::device::framing::report, &size) ==
+          status::ok);
   ldp::wire::report r;
   REQUIRE(ldp::wire::decode_report(p, fp, ldp::span<const unsigned char>(out, size), &r) == status::ok);
   return p.mech == mechanism::duchi ? r.bit : r.value;
@@ -69,7 +70,8 @@ bool in_event(const ldp::wire::params& p, bool high, ldp::random::drbg& rng) {
   unsigned char out[ldp::wire::report_header_size + 4 * ldp::wire::varint_max_size];
   std::size_t size = 0;
   REQUIRE(d <= 4);
-  REQUIRE(ldp::test::randomize_once<ldp::device::vector_mean_context>(p, ldp::span<const int64_t>(xs), rng, out, ldp::device::framing::report, &size) == status::ok);
+  REQUIRE(ldp::test::randomize_once<ldp::device::vector_mean_context>(
+              p, ldp::span<const int64_t>(xs), rng, out, ldp::device::framing::report, &size) == status::ok);
   ldp::wire::report rep;
   REQUIRE(ldp::wire::decode_report(p, fp, ldp::span<const unsigned char>(out, size), &rep) == status::ok);
   REQUIRE(ldp::wire::read_vector(rep, values) == status::ok);
@@ -155,7 +157,9 @@ std::vector<double> column(const std::vector<std::vector<double>>& rows, std::si
 
 }  // namespace
 
-TEST_CASE("Monte-Carlo audit: discrete Laplace (scalar, vector, kent-refine) and Duchi leak no more than epsilon_impl and waste no noise") {
+TEST_CASE(
+    "Monte-Carlo audit: discrete Laplace (scalar, vector, kent-refine) and Duchi leak no more than epsilon_impl and "
+    "waste no noise") {
   for (double eps : {1.0, 2.0, 4.0}) {
     CAPTURE(eps);
     const auto lap = ldp::wire::make_laplace(-1.0, 1.0, 16, eps);
@@ -179,9 +183,7 @@ TEST_CASE("Monte-Carlo audit: discrete Laplace (scalar, vector, kent-refine) and
 
 TEST_CASE("the mechanism's noise follows the discrete Laplace pmf, with P(0)/P(1) = e^{1/t}") {
   constexpr uint64_t samples = 200000;
-  const struct {
-    uint64_t num, den;
-  } scales[] = {{3, 1}, {7, 10}, {123457, 65536}};
+  const struct { uint64_t num, den; } scales[] = {{3, 1}, {7, 10}, {123457, 65536}};
   for (const auto& s : scales) {
     CAPTURE(s.num);
     CAPTURE(s.den);
@@ -192,7 +194,7 @@ TEST_CASE("the mechanism's noise follows the discrete Laplace pmf, with P(0)/P(1
     const uint64_t fp = ldp::wire::fingerprint(p);
     auto rng = ldp::test::seeded_drbg("dlap pmf");
     const int64_t x = 9, clamped = 4;  // the noise rides on the clamped input
-    constexpr int64_t span = 60;       // bins -60..60 and the two tails
+    constexpr int64_t span = 60;  // bins -60..60 and the two tails
     std::vector<uint64_t> counts(2 * span + 3, 0);
     for (uint64_t i = 0; i < samples; ++i) {
       const int64_t y = randomize(p, fp, x, rng) - clamped;
@@ -205,7 +207,8 @@ TEST_CASE("the mechanism's noise follows the discrete Laplace pmf, with P(0)/P(1
     std::vector<double> pmf(counts.size());
     const double tail = c * std::pow(a, span + 1) / (1 - a);  // P(Y > span) = P(Y < -span)
     pmf.front() = pmf.back() = tail;
-    for (int64_t y = -span; y <= span; ++y) pmf[static_cast<std::size_t>(y + span + 1)] = c * std::pow(a, std::fabs(static_cast<double>(y)));
+    for (int64_t y = -span; y <= span; ++y)
+      pmf[static_cast<std::size_t>(y + span + 1)] = c * std::pow(a, std::fabs(static_cast<double>(y)));
     const auto gof = ldp::test::chi_square_gof(counts, pmf, samples);
     CAPTURE(gof.statistic);
     CAPTURE(gof.dof);
@@ -230,7 +233,8 @@ TEST_CASE("Laplace: unbiased, with the exact variance gamma^2 2a/(1-a)^2 / n, on
     const int64_t x = ldp::wire::range_of(p).lo + 13;
     const double truth = std::ldexp(static_cast<double>(x), -static_cast<int>(p.get(field::frac_bits)));
     std::vector<double> reported;
-    const auto values = column(estimates(p, std::vector<std::vector<int64_t>>(n, {x}), runs, "laplace unbiased", &reported), 0);
+    const auto values =
+        column(estimates(p, std::vector<std::vector<int64_t>>(n, {x}), runs, "laplace unbiased", &reported), 0);
     double mean = 0;
     const double s2 = sample_variance(values, &mean);
     const double t = static_cast<double>(p.get(field::scale_num)) / static_cast<double>(p.get(field::scale_den));
@@ -271,9 +275,9 @@ TEST_CASE("Duchi: unbiased with variance (Q gamma / 2)^2 sum(B^2 - y_u^2) / n^2,
     const double b = ldp::server::duchi_scale(p);
     const double half = 5.0, gamma = 1.0 / 256;
     std::vector<std::vector<std::vector<int64_t>>> datasets;
-    datasets.push_back(std::vector<std::vector<int64_t>>(n, {0}));     // the lower end
+    datasets.push_back(std::vector<std::vector<int64_t>>(n, {0}));  // the lower end
     datasets.push_back(std::vector<std::vector<int64_t>>(n, {2560}));  // the upper end
-    datasets.push_back(std::vector<std::vector<int64_t>>(n, {853}));   // y = 2 * 853/2560 - 1
+    datasets.push_back(std::vector<std::vector<int64_t>>(n, {853}));  // y = 2 * 853/2560 - 1
     std::vector<std::vector<int64_t>> spread;
     for (std::size_t u = 0; u < n; ++u) spread.push_back({static_cast<int64_t>(u * 2560 / (n - 1))});
     datasets.push_back(spread);

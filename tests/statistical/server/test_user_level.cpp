@@ -98,8 +98,8 @@ outcome run(const user_level_protocol& p, Data& data, ldp::random::drbg& rng) {
     const auto e = refines[f]->estimate_all();
     o.theta.push_back(e[0].value);
     o.variance.push_back(e[0].variance);
-    o.clamped.push_back(std::ldexp(static_cast<double>(sums[f]) / static_cast<double>(counts[f]),
-                                   -static_cast<int>(c.frac_bits)));
+    o.clamped.push_back(
+        std::ldexp(static_cast<double>(sums[f]) / static_cast<double>(counts[f]), -static_cast<int>(c.frac_bits)));
   }
   REQUIRE(p.estimate_all(views, 0.95, &o.estimates) == status::ok);
   REQUIRE(o.estimates.size() == c.dimension);

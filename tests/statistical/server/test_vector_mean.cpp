@@ -139,7 +139,8 @@ double largest_rotated(const ldp::wire::params& p, device& dev, const vectors& u
   for (const auto& x : users) {
     for (int32_t vj : dev.rotate(x)) {
       largest = std::max(largest, std::fabs(static_cast<double>(vj) * static_cast<double>(s.mult) /
-                                            std::ldexp(1.0, static_cast<int>(s.shift))) + 1);
+                                            std::ldexp(1.0, static_cast<int>(s.shift))) +
+                                      1);
     }
   }
   return largest;
@@ -301,7 +302,8 @@ TEST_CASE("the rotated coordinate is clipped with frequency at most beta") {
   for (const auto& c : cases) {
     const int64_t radius = int64_t{1} << frac;
     std::vector<std::vector<int64_t>> shapes;
-    shapes.push_back(std::vector<int64_t>(c.d, static_cast<int64_t>(std::floor(radius / std::sqrt(static_cast<double>(c.d))))));
+    shapes.push_back(
+        std::vector<int64_t>(c.d, static_cast<int64_t>(std::floor(radius / std::sqrt(static_cast<double>(c.d))))));
     shapes.push_back(random_vector(c.d, 1.0, data));
     const int trials = c.d > 500 ? 2000 : 5000;
     const auto made = block(mechanism::vector_duchi, c.d, 1.0, c.beta);
@@ -312,9 +314,11 @@ TEST_CASE("the rotated coordinate is clipped with frequency at most beta") {
     const ldp::wire::rotation_scale s = ldp::wire::scale_of_rotation(log2_dim);
     // |v_j| s > r, compared exactly: |v_j| mult > r 2^shift as 128-bit products.
     const auto beyond = [&](int32_t vj) {
-      const uint64_t magnitude = vj < 0 ? 0 - static_cast<uint64_t>(static_cast<int64_t>(vj)) : static_cast<uint64_t>(vj);
+      const uint64_t magnitude =
+          vj < 0 ? 0 - static_cast<uint64_t>(static_cast<int64_t>(vj)) : static_cast<uint64_t>(vj);
       const ldp::u128 left = ldp::mul_64x64(magnitude, s.mult);
-      const ldp::u128 right = ldp::mul_64x64(static_cast<uint64_t>(p.get_signed(field::clip_hi)), uint64_t{1} << s.shift);
+      const ldp::u128 right =
+          ldp::mul_64x64(static_cast<uint64_t>(p.get_signed(field::clip_hi)), uint64_t{1} << s.shift);
       return left.hi > right.hi || (left.hi == right.hi && left.lo > right.lo);
     };
     std::vector<uint32_t> signs(ldp::random::rotation_sign_words(dim));

@@ -48,8 +48,8 @@ TEST_CASE("span views arrays, containers and sub-ranges") {
 TEST_CASE("to_fixed: rounding modes, saturation and NaN") {
   using ldp::rounding;
   CHECK(ldp::to_q32(0.75, 2).value == 3);
-  CHECK(ldp::to_q32(2.5 / 4, 2).value == 2);   // 2.5 -> 2, ties to even
-  CHECK(ldp::to_q32(3.5 / 4, 2).value == 4);   // 3.5 -> 4
+  CHECK(ldp::to_q32(2.5 / 4, 2).value == 2);  // 2.5 -> 2, ties to even
+  CHECK(ldp::to_q32(3.5 / 4, 2).value == 4);  // 3.5 -> 4
   CHECK(ldp::to_q32(-2.5 / 4, 2).value == -2);
   CHECK(ldp::to_q32(-0.3, 0, rounding::floor).value == -1);
   CHECK(ldp::to_q32(-0.7, 0, rounding::toward_zero).value == 0);

@@ -11,7 +11,14 @@
 
 TEST_CASE("div_ceil(a, d) is the least q with q d >= a") {
   auto rng = ldp::test::seeded_drbg("div_ceil");
-  const ldp::u128 edges[] = {{0, 0}, {0, 1}, {0, 64}, {0, 65}, {0, 66}, {1, 0}, {0, ~uint64_t{0}}, {uint64_t{1} << 62, 0},
+  const ldp::u128 edges[] = {{0, 0},
+                             {0, 1},
+                             {0, 64},
+                             {0, 65},
+                             {0, 66},
+                             {1, 0},
+                             {0, ~uint64_t{0}},
+                             {uint64_t{1} << 62, 0},
                              {~uint64_t{0} >> 4, ~uint64_t{0}}};
   for (int i = 0; i < 20000; ++i) {
     const ldp::u128 a = i < 9 ? edges[i] : ldp::u128{rng.next_u64() >> (i % 64), rng.next_u64()};

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "device_context.h"
 #include "example_params.h"
 #include "ldp.h"
-#include "device_context.h"
 #include "ldp/device.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/user_level.h"
@@ -67,8 +67,8 @@ std::vector<bytes> c_reports(const ldp_params& p, int count) {
   for (int i = 0; i < count; ++i) {
     bytes report(ldp_report_max_size(&p));
     size_t n = 0;
-    REQUIRE(ldp_randomize_item(&p, &rng, static_cast<uint32_t>(i * 7) % domain, workspace.data(),
-                               workspace.size() * 8, report.data(), report.size(), &n) == LDP_OK);
+    REQUIRE(ldp_randomize_item(&p, &rng, static_cast<uint32_t>(i * 7) % domain, workspace.data(), workspace.size() * 8,
+                               report.data(), report.size(), &n) == LDP_OK);
     report.resize(n);
     out.push_back(report);
   }

@@ -52,10 +52,10 @@ device_output encode(const ldp::wire::params& p, const std::vector<uint32_t>& in
 
 // Rewrites the header of an edited state file of block p for its body (correct CRCs).
 void reseal(const ldp::wire::params& p, std::vector<unsigned char>& state) {
-  REQUIRE(ldp::wire::encode_state_header(p.mech, ldp::wire::fingerprint(p),
-                                         {state.data() + ldp::wire::state_header_size,
-                                          state.size() - ldp::wire::state_header_size},
-                                         {state.data(), ldp::wire::state_header_size}) == status::ok);
+  REQUIRE(ldp::wire::encode_state_header(
+              p.mech, ldp::wire::fingerprint(p),
+              {state.data() + ldp::wire::state_header_size, state.size() - ldp::wire::state_header_size},
+              {state.data(), ldp::wire::state_header_size}) == status::ok);
 }
 
 void store_le64(unsigned char* at, uint64_t v) {
@@ -111,7 +111,7 @@ std::vector<double> random_vector(ldp::random::drbg& rng, std::size_t d) {
     const double w = (static_cast<double>(rng.next_u32()) + 0.5) / 4294967296.0;
     switch (rng.next_u32() % 8) {
       case 0: v = 0; break;
-      case 1: v = 1.5; break;   // ties
+      case 1: v = 1.5; break;  // ties
       case 2: v = -1.5; break;
       default: v = (u - 0.5) / w; break;
     }
@@ -322,8 +322,13 @@ TEST_CASE("Lemma 3.1: ||x_hat - x_bar||^2 <= 2 L sqrt(s) ||z||_inf for every dra
     const double size = std::ldexp(1.0, static_cast<int>(ldp::random::uniform_below(rng, 16)) - 8);
     switch (trial % 4) {
       case 0: z[ldp::random::uniform_below(rng, static_cast<uint32_t>(d))] = size; break;  // one spike
-      case 1: z = random_vector(rng, d); for (double& v : z) v *= size; break;           // heavy tails
-      case 2: for (double& v : z) v = (rng.next_u32() & 1 ? size : -size); break;         // +-||z||_inf
+      case 1:
+        z = random_vector(rng, d);
+        for (double& v : z) v *= size;
+        break;  // heavy tails
+      case 2:
+        for (double& v : z) v = (rng.next_u32() & 1 ? size : -size);
+        break;  // +-||z||_inf
       default:  // aligned against x_bar
         for (std::size_t j = 0; j < d; ++j) z[j] = x_bar[j] > 0 ? -size : size;
         break;
@@ -409,9 +414,10 @@ TEST_CASE("sparse saved state: the sum of |sum_j| may pass 2^64 (found by fuzz_s
   std::unique_ptr<ldp::server::aggregator> a;
   REQUIRE(ldp::server::aggregator::create(p, &a) == status::ok);
   auto state = a->serialize();
-  const std::size_t block = state[ldp::wire::state_header_size] |
-                            std::size_t{state[ldp::wire::state_header_size + 1]} << 8;
-  const std::size_t n_at = ldp::wire::state_header_size + 2 + block, sums_at = n_at + 8 + 8 * ldp::server::rejection_counter_count;
+  const std::size_t block = state[ldp::wire::state_header_size] | std::size_t{state[ldp::wire::state_header_size + 1]}
+                                                                      << 8;
+  const std::size_t n_at = ldp::wire::state_header_size + 2 + block,
+                    sums_at = n_at + 8 + 8 * ldp::server::rejection_counter_count;
   REQUIRE(state.size() == sums_at + 8 * 8);
   store_le64(state.data() + n_at, uint64_t{1} << 50);
   for (std::size_t j = 0; j < 3; ++j) store_le64(state.data() + sums_at + 8 * j, uint64_t{3} << 60);

@@ -31,7 +31,8 @@ const unsigned char seed_a[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 const unsigned char seed_b[32] = {9, 9, 9};
 
 // d coordinates in [-1, 1] at f = 8, at most m samples a user, bins of half width tau over [-B, B].
-ldp::wire::params round1_block(uint32_t d, uint32_t m, uint64_t range, uint64_t tau, const unsigned char* seed = seed_a) {
+ldp::wire::params round1_block(uint32_t d, uint32_t m, uint64_t range, uint64_t tau,
+                               const unsigned char* seed = seed_a) {
   ldp::wire::params p;
   REQUIRE(ldp::wire::make_winsorized_bins(d, 8, -256, 256, m, range, tau, seed, &p) == status::ok);
   return p;
@@ -89,7 +90,8 @@ std::vector<double> log_output_law(const std::vector<int64_t>& values, const ldp
     int64_t sum = 0;
     for (int64_t v : values) sum += std::clamp(v, mid - w, mid + w);
     for (int64_t s = lo; s <= hi; ++s) {
-      const double term = std::log(law[static_cast<std::size_t>(k)]) + log_c - static_cast<double>(std::llabs(s - sum)) / t;
+      const double term =
+          std::log(law[static_cast<std::size_t>(k)]) + log_c - static_cast<double>(std::llabs(s - sum)) / t;
       double& acc = out[static_cast<std::size_t>(s - lo)];
       const double big = std::max(acc, term);
       acc = big + std::log(std::exp(acc - big) + std::exp(term - big));
@@ -128,8 +130,8 @@ TEST_CASE("winsorized blocks, bins, rounding of the user mean and the window lis
   CHECK(ldp::wire::winsorized_bin(p, -5 * 256 + 127) == 0);
   CHECK(ldp::wire::winsorized_bin(p, -5 * 256 + 128) == 1);
   CHECK(ldp::wire::winsorized_midpoint(p, 0) == -5 * 256 + 64);
-  CHECK(ldp::wire::bin_count(10, 3) == 4);                  // last bin [8, 10] cut at B
-  CHECK(ldp::wire::bin_midpoint(3, 10, 3) == 11);          // midpoints -B + (2k+1) tau, even past B
+  CHECK(ldp::wire::bin_count(10, 3) == 4);  // last bin [8, 10] cut at B
+  CHECK(ldp::wire::bin_midpoint(3, 10, 3) == 11);  // midpoints -B + (2k+1) tau, even past B
   // Half to even: 5/2 -> 2, 7/2 -> 4, -5/2 -> -2, -7/2 -> -4, 7/3 -> 2, -7/3 -> -2.
   CHECK(ldp::wire::rounded_mean(5, 2) == 2);
   CHECK(ldp::wire::rounded_mean(7, 2) == 4);
@@ -139,7 +141,8 @@ TEST_CASE("winsorized blocks, bins, rounding of the user mean and the window lis
   CHECK(ldp::wire::rounded_mean(-7, 3) == -2);
   // d M < 2^31 for the int32 rotation; l <= 2^24.
   ldp::wire::params q;
-  CHECK(ldp::wire::make_winsorized_bins(2, 8, -(int64_t{1} << 30), 1, 4, 1000, 10, seed_a, &q) == status::invalid_argument);
+  CHECK(ldp::wire::make_winsorized_bins(2, 8, -(int64_t{1} << 30), 1, 4, 1000, 10, seed_a, &q) ==
+        status::invalid_argument);
   CHECK(ldp::wire::make_winsorized_bins(1, 8, -(int64_t{1} << 30), 1, 4, 1000, 10, seed_a, &q) == status::ok);
   CHECK(ldp::wire::make_winsorized_bins(4, 8, -1, 1, 4, uint64_t{1} << 30, 32, seed_a, &q) == status::invalid_argument);
   CHECK(ldp::wire::make_winsorized_bins(4, 8, -1, 1, 4, uint64_t{1} << 30, 64, seed_a, &q) == status::ok);
@@ -175,10 +178,10 @@ TEST_CASE("device: at most m samples, clamped, averaged half to even, rotated as
   device user(p, ldp::span<const unsigned char>{});
   REQUIRE(user.code == status::ok);
   // 4 samples of 5 coordinates; only the first 3 count (m = 3); 1000 is clamped to 256.
-  const std::vector<int64_t> samples{10, 1000, -7, 0, 1,   //
-                                     11, 0, -7, 0, 2,      //
-                                     13, 0, -8, 0, 2,      //
-                                     99999, 5, 5, 5, 5};
+  const std::vector<int64_t> samples{10,    1000, -7, 0, 1,  //
+                                     11,    0,    -7, 0, 2,  //
+                                     13,    0,    -8, 0, 2,  //
+                                     99999, 5,    5,  5, 5};
   ldp::span<const int32_t> rotated;
   REQUIRE(user->rotated_mean(samples, &rotated) == status::ok);
   // Means: 34/3 -> 11, 256/3 -> 85, -22/3 -> -7, 0, 5/3 -> 2.
@@ -258,7 +261,8 @@ TEST_CASE("budget arithmetic: eps/2 + eps/2, eps' paper and tight, K queries, ta
   CHECK(tight > 1.19e-3);
   CHECK(ldp::server::advanced_composition(tight, 50 * 128, 1e-6) <= 1.0);
   ldp::server::winsorized_session session;
-  REQUIRE(ldp::server::winsorized_session::create(1.0, 1e-6, 2, 128, ldp::server::budget_rule::tight, &session) == status::ok);
+  REQUIRE(ldp::server::winsorized_session::create(1.0, 1e-6, 2, 128, ldp::server::budget_rule::tight, &session) ==
+          status::ok);
   double q = 0;
   CHECK(session.next_query(&q) == status::ok);
   CHECK(q > 0);
@@ -273,7 +277,8 @@ TEST_CASE("budget arithmetic: eps/2 + eps/2, eps' paper and tight, K queries, ta
   CHECK(spent.epsilon == ldp::server::advanced_composition(session.eps_coordinate(), 256, 1e-6));
   CHECK(session.within_budget(spent));
   ldp::server::winsorized_session paper_session;
-  REQUIRE(ldp::server::winsorized_session::create(10.0, 0.5, 1, 8, ldp::server::budget_rule::paper, &paper_session) == status::ok);
+  REQUIRE(ldp::server::winsorized_session::create(10.0, 0.5, 1, 8, ldp::server::budget_rule::paper, &paper_session) ==
+          status::ok);
   CHECK(!paper_session.within_budget(paper_session.loss(paper_session.eps_coordinate())));
   ldp::server::winsorized_session pure;
   REQUIRE(ldp::server::winsorized_session::create(1.0, 0, 2, 4, ldp::server::budget_rule::tight, &pure) == status::ok);
@@ -327,7 +332,9 @@ TEST_CASE("exponential mechanism: p_k(X) / p_k(X') <= e^eps for neighbours, ever
   // The scores: bins left of all data and right of all data score n; the median bin scores lowest.
   const std::vector<bin_count> five_in_3{{3, 5}}, one_in_8{{8, 1}}, one_in_2{{2, 1}};
   const auto law = ldp::server::private_range_law(five_in_3, 8, 2.0);
-  for (uint64_t k = 0; k < 8; ++k) CHECK(law[static_cast<std::size_t>(k)] == doctest::Approx(k == 3 ? 1 / (1 + 7 * std::exp(-5.0)) : std::exp(-5.0) / (1 + 7 * std::exp(-5.0))));
+  for (uint64_t k = 0; k < 8; ++k)
+    CHECK(law[static_cast<std::size_t>(k)] ==
+          doctest::Approx(k == 3 ? 1 / (1 + 7 * std::exp(-5.0)) : std::exp(-5.0) / (1 + 7 * std::exp(-5.0))));
   uint64_t bin = 0;
   double impl = 0;
   const std::vector<bin_count> bad{{3, 1}, {3, 1}};
@@ -358,11 +365,13 @@ TEST_CASE("exact privacy loss of WinsorizedMean1D is at most eps; halving the no
     for (int trial = 0; trial < 24; ++trial) {
       auto x = base, y = base;
       const std::size_t who = ldp::random::uniform_below(rng, 20);
-      y[who] = trial % 3 == 0 ? 40 : trial % 3 == 1 ? -40 : static_cast<int64_t>(ldp::random::uniform_below(rng, 81)) - 40;
+      y[who] = trial % 3 == 0   ? 40
+               : trial % 3 == 1 ? -40
+                                : static_cast<int64_t>(ldp::random::uniform_below(rng, 81)) - 40;
       const int64_t lo = -40 * 20 - static_cast<int64_t>(60 * t), hi = 40 * 20 + static_cast<int64_t>(60 * t);
       worst = std::max(worst, sup_log_ratio(log_output_law(x, o, t, lo, hi), log_output_law(y, o, t, lo, hi)));
-      worst_halved = std::max(worst_halved, sup_log_ratio(log_output_law(x, o, t / 2, lo, hi),
-                                                          log_output_law(y, o, t / 2, lo, hi)));
+      worst_halved = std::max(worst_halved,
+                              sup_log_ratio(log_output_law(x, o, t / 2, lo, hi), log_output_law(y, o, t / 2, lo, hi)));
     }
     CAPTURE(static_cast<int>(rule));
     CHECK(worst <= r.epsilon_impl + 1e-9);
@@ -540,10 +549,12 @@ TEST_CASE("robustness: tau >= B (one bin), n = 1, large n eps, extreme values") 
   CHECK(r.bin == 0);  // a single bin
   CHECK(r.window_lo == -100 + 500 - 1500);
   const std::vector<int64_t> many(5000, 42);
-  REQUIRE(ldp::server::winsorized_mean_1d(many, {30.0, 10, 1000, ldp::server::window_rule::paper}, rng, &r) == status::ok);
+  REQUIRE(ldp::server::winsorized_mean_1d(many, {30.0, 10, 1000, ldp::server::window_rule::paper}, rng, &r) ==
+          status::ok);
   CHECK(std::fabs(r.mean - 42) < 1.0);  // large n eps: noise of scale t = 8 on a sum over 5000 users
   const std::vector<int64_t> extreme{INT64_MIN, INT64_MAX, 0};
-  REQUIRE(ldp::server::winsorized_mean_1d(extreme, {1.0, 10, 1000, ldp::server::window_rule::safe}, rng, &r) == status::ok);
+  REQUIRE(ldp::server::winsorized_mean_1d(extreme, {1.0, 10, 1000, ldp::server::window_rule::safe}, rng, &r) ==
+          status::ok);
   CHECK(r.clipped_sum >= 3 * r.window_lo);
   CHECK(r.clipped_sum <= 3 * r.window_hi);
   CHECK(ldp::server::winsorized_mean_1d({}, {1.0, 10, 1000, ldp::server::window_rule::safe}, rng, &r) ==

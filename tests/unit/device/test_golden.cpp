@@ -22,8 +22,8 @@ const unsigned char sketch_seed[32] = {0x5a};
 ldp::wire::params oracle(mechanism m) {
   const bool big = m == mechanism::sue || m == mechanism::oue || m == mechanism::cms || m == mechanism::hcms;
   const double eps = m == mechanism::olh ? 3.0 : (big && m != mechanism::sue) ? 2.0 : 1.0;
-  return ldp::wire::make_frequency_oracle(m, eps, big ? 1000 : 100, 16, m == mechanism::cms ? 300 : 256,
-                                          sketch_seed).block;
+  return ldp::wire::make_frequency_oracle(m, eps, big ? 1000 : 100, 16, m == mechanism::cms ? 300 : 256, sketch_seed)
+      .block;
 }
 
 uint64_t digest(mechanism m, const ldp::kernels::table& t) {

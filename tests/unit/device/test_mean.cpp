@@ -31,8 +31,7 @@ status mean_once(const ldp::wire::params& p, Input x, ldp::random::drbg& rng, ld
 template <class Input>
 status vector_once(const ldp::wire::params& p, const Input& x, ldp::random::drbg& rng, ldp::span<unsigned char> out,
                    framing f, std::size_t* size) {
-  return ldp::test::randomize_once<ldp::device::vector_mean_context>(p, ldp::span<const int64_t>(x), rng, out, f,
-                                                                     size);
+  return ldp::test::randomize_once<ldp::device::vector_mean_context>(p, ldp::span<const int64_t>(x), rng, out, f, size);
 }
 
 // A generator that hands out given 64-bit words (and their low halves as 32-bit words).
@@ -67,7 +66,8 @@ uint8_t duchi_report(const ldp::wire::params& p, int64_t x, ldp::random::drbg& r
 }  // namespace
 
 TEST_CASE("Laplace: one seed, two inputs: the reports differ by the clamped inputs' difference") {
-  for (const auto& derived : {ldp::wire::make_laplace(-1.0, 1.0, 16, 1.0), ldp::wire::make_laplace(0.0, 100.0, 4, 0.5)}) {
+  for (const auto& derived :
+       {ldp::wire::make_laplace(-1.0, 1.0, 16, 1.0), ldp::wire::make_laplace(0.0, 100.0, 4, 0.5)}) {
     REQUIRE(derived.code == status::ok);
     const auto& p = derived.block;
     const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
@@ -155,7 +155,7 @@ TEST_CASE("Duchi: b = [u < N(x)] with u the uniform drawn from the generator's w
       CHECK(ldp::device::duchi_bit(p, x, below) == 1);
       CHECK(ldp::device::duchi_bit(p, x, at) == 0);
       CHECK(ldp::device::duchi_bit(p, x, zero) == 1);  // N >= T_lo Q > 0
-      CHECK(ldp::device::duchi_bit(p, x, top) == 0);   // N <= T_hi Q < 2^w Q
+      CHECK(ldp::device::duchi_bit(p, x, top) == 0);  // N <= T_hi Q < 2^w Q
       CHECK(below.at == 1);  // one word per report, whatever x is
     }
   }
@@ -212,9 +212,8 @@ TEST_CASE("golden report digests of the numeric mechanisms, on every table") {
       std::size_t size = 0;
       const int64_t x = lo + (i * 7919) % (q + 1);
       const std::vector<int64_t> v = {x, lo + q - x, x / 2};
-      const status s = p.mech == mechanism::laplace_vector
-                           ? vector_once(p, v, rng, out, framing::report, &size)
-                           : mean_once(p, x, rng, out, framing::report, &size);
+      const status s = p.mech == mechanism::laplace_vector ? vector_once(p, v, rng, out, framing::report, &size)
+                                                           : mean_once(p, x, rng, out, framing::report, &size);
       REQUIRE(s == status::ok);
       for (std::size_t b = 0; b < size; ++b) h = (h ^ out[b]) * 0x100000001b3u;
     }

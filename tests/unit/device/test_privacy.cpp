@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "enumerator.h"
 #include "device_context.h"
+#include "enumerator.h"
 #include "ldp/device.h"
 #include "ldp/wire.h"
 #include "tables.h"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "enumerator.h"
 #include "device_context.h"
+#include "enumerator.h"
 #include "ldp/device.h"
 #include "ldp/random.h"
 #include "ldp/wire.h"
@@ -103,8 +103,8 @@ long double max_ratio(const pmf& a, const pmf& b) {
 
 TEST_CASE("local mean: first T~ observations, clamped, rounded to nearest with ties to even") {
   const params p = ldp::wire::make_kent_refine(1.0, -one, one, shape(4)).block;
-  CHECK(value_of(p, {1, 2}) == 2);     // 1.5 -> 2
-  CHECK(value_of(p, {2, 3}) == 2);     // 2.5 -> 2
+  CHECK(value_of(p, {1, 2}) == 2);  // 1.5 -> 2
+  CHECK(value_of(p, {2, 3}) == 2);  // 2.5 -> 2
   CHECK(value_of(p, {-1, -2}) == -2);  // -1.5 -> -2
   CHECK(value_of(p, {-2, -3}) == -2);  // -2.5 -> -2
   CHECK(value_of(p, {0, 0, 1}) == 0);  // 1/3 -> 0
@@ -249,7 +249,7 @@ TEST_CASE("reports decode under their block: N vote bits, a refine value inside 
     std::vector<unsigned char> payload(ldp::wire::max_payload_size(refine));
     std::size_t size = 0;
     REQUIRE(ldp::test::randomize_once<user_level_context>(refine, ldp::span<const int64_t>(data), rng, payload,
-                                                         framing::payload, &size) == status::ok);
+                                                          framing::payload, &size) == status::ok);
     payload.resize(size);
     CHECK(std::vector<unsigned char>(refined.begin() + ldp::wire::report_header_size, refined.end()) == payload);
   }

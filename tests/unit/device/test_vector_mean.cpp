@@ -27,8 +27,9 @@ namespace {
 const unsigned char rotation_seed[32] = {0x11, 0x22, 0x33};
 
 ldp::wire::params block(mechanism m, uint32_t d, double radius = 1.0, unsigned f = 16, double epsilon = 1.0) {
-  const auto made = m == mechanism::vector_duchi ? ldp::wire::make_vector_duchi(d, radius, f, epsilon, 1e-3, rotation_seed)
-                                                 : ldp::wire::make_vector_laplace(d, radius, f, epsilon, 1e-3, rotation_seed);
+  const auto made = m == mechanism::vector_duchi
+                        ? ldp::wire::make_vector_duchi(d, radius, f, epsilon, 1e-3, rotation_seed)
+                        : ldp::wire::make_vector_laplace(d, radius, f, epsilon, 1e-3, rotation_seed);
   REQUIRE(made.code == status::ok);
   return made.block;
 }
@@ -120,8 +121,8 @@ TEST_CASE("scale_randomized: floor plus one with probability remainder / 2^shift
   // The odd-dimension scale at the extreme |v| = 2^31 - 1 does not overflow.
   const ldp::wire::rotation_scale odd = ldp::wire::scale_of_rotation(29);
   fixed_words big{{0, 0}};
-  const long double want =
-      static_cast<long double>(INT32_MAX) * static_cast<long double>(odd.mult) / std::ldexp(1.0L, static_cast<int>(odd.shift));
+  const long double want = static_cast<long double>(INT32_MAX) * static_cast<long double>(odd.mult) /
+                           std::ldexp(1.0L, static_cast<int>(odd.shift));
   CHECK(std::fabs(static_cast<long double>(ldp::device::scale_randomized(INT32_MAX, odd, big)) - want) <= 1);
   CHECK(std::fabs(static_cast<long double>(ldp::device::scale_randomized(-INT32_MAX, odd, big)) + want) <= 1);
 }
@@ -147,21 +148,22 @@ TEST_CASE("the pipeline equals a dense reference drawing from a copy of the stre
         // Inside the ball (every |x_i| <= R / sqrt(d)), so the reference needs no clip.
         std::vector<int64_t> x(d);
         const int64_t bound = 2 * 65536 / static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(d))));
-        for (int64_t& v : x) v = static_cast<int64_t>(ldp::random::uniform_below(data, static_cast<uint32_t>(2 * bound + 1))) - bound;
+        for (int64_t& v : x)
+          v = static_cast<int64_t>(ldp::random::uniform_below(data, static_cast<uint32_t>(2 * bound + 1))) - bound;
         ldp::wire::report got;
         REQUIRE(ctx->fields(x, device_rng, &got) == status::ok);
 
         const uint32_t j = ldp::random::uniform_below(reference_rng, dim);
         int64_t v = 0;  // row j of H, with the signs D
         for (uint32_t i = 0; i < d; ++i) {
-          const int64_t sign = ((ldp::popcount32(i & j) & 1u) != 0 ? -1 : 1) *
-                               (((signs[i / 32] >> (i % 32)) & 1u) != 0 ? -1 : 1);
+          const int64_t sign =
+              ((ldp::popcount32(i & j) & 1u) != 0 ? -1 : 1) * (((signs[i / 32] >> (i % 32)) & 1u) != 0 ? -1 : 1);
           v += sign * x[i];
         }
         // y = v s: for even L an exact power of two, for odd L the rational 3037000500 / 2^32.
         const ldp::wire::rotation_scale s = ldp::wire::scale_of_rotation(l);
-        const long double exact =
-            static_cast<long double>(v) * static_cast<long double>(s.mult) / std::ldexp(1.0L, static_cast<int>(s.shift));
+        const long double exact = static_cast<long double>(v) * static_cast<long double>(s.mult) /
+                                  std::ldexp(1.0L, static_cast<int>(s.shift));
         const auto down = static_cast<int64_t>(std::floor(exact));
         int64_t y = down;
         if (s.shift > 0) {
@@ -200,8 +202,7 @@ TEST_CASE("vector_mean_context: arguments") {
   auto broken = p;
   broken.set_signed(field::radius, 0);
   CHECK(vector_mean_context::init(workspace, broken, &ctx) == status::invalid_parameters);
-  CHECK(vector_mean_context::init(workspace.subspan(0, workspace.size() - 1), p, &ctx) ==
-        status::workspace_too_small);
+  CHECK(vector_mean_context::init(workspace.subspan(0, workspace.size() - 1), p, &ctx) == status::workspace_too_small);
   const ldp::span<std::byte> misaligned(workspace.data() + 4, workspace.size());  // inside `words`
   CHECK(vector_mean_context::init(misaligned, p, &ctx) == status::invalid_argument);
   CHECK(ctx.randomize(x, rng, out, framing::report, &written) == status::invalid_argument);  // a failed init
@@ -214,8 +215,8 @@ TEST_CASE("vector_mean_context: arguments") {
   CHECK(written == out.size());  // 10-byte header, index(128) and the bit: 12 bytes
   CHECK(written == 12);
   ldp::wire::report r;
-  CHECK(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), ldp::span<const unsigned char>(out.data(), written), &r) ==
-        status::ok);
+  CHECK(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), ldp::span<const unsigned char>(out.data(), written),
+                                 &r) == status::ok);
   CHECK(ctx.randomize(x, rng, out, framing::payload, &written) == status::ok);
   CHECK(written == 2);
 }

@@ -38,8 +38,8 @@ std::vector<int32_t> dense_hadamard(const std::vector<int32_t>& in) {
 }
 
 // The per-bit loop of the definition: bit j of report i is bit j % 8 of its byte j / 8.
-void naive_column_popcount(const unsigned char* reports, std::size_t n, std::size_t stride,
-                           std::size_t nbits, uint64_t* counts) {
+void naive_column_popcount(const unsigned char* reports, std::size_t n, std::size_t stride, std::size_t nbits,
+                           uint64_t* counts) {
   for (std::size_t i = 0; i < n; ++i) {
     const unsigned char* row = reports + i * stride;
     for (std::size_t j = 0; j < nbits; ++j) counts[j] += (row[j / 8] >> (j % 8)) & 1u;
@@ -49,9 +49,8 @@ void naive_column_popcount(const unsigned char* reports, std::size_t n, std::siz
 // Runs one table's column_popcount on `reports` (exactly (n - 1) * stride + ceil(nbits / 8) bytes,
 // so any read past the last report's bit vector is out of bounds) with counts starting at `start`
 // and two sentinels after them.
-std::vector<uint64_t> run_popcount(const ldp::kernels::table& t,
-                                   const std::vector<unsigned char>& reports, std::size_t n,
-                                   std::size_t stride, std::size_t nbits,
+std::vector<uint64_t> run_popcount(const ldp::kernels::table& t, const std::vector<unsigned char>& reports,
+                                   std::size_t n, std::size_t stride, std::size_t nbits,
                                    const std::vector<uint64_t>& start) {
   std::vector<uint64_t> counts(start);
   counts.push_back(0xdeadbeefu);
@@ -136,8 +135,7 @@ TEST_CASE("fwht_i32: every table equals the scalar reference bit for bit") {
         shifted.insert(shifted.begin(), 0x5a5a5a5a);
         t->fwht_i32(shifted.data() + 1, log2n);
         CHECK(shifted[0] == 0x5a5a5a5a);
-        CHECK(std::equal(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(n),
-                         shifted.begin() + 1));
+        CHECK(std::equal(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(n), shifted.begin() + 1));
       }
     }
   }

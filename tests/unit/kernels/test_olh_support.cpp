@@ -23,8 +23,7 @@ uint32_t below(ldp::random::drbg& rng, uint32_t bound) {
 
 // Random keys; half of the buckets are the hash of one of the items (so supports are not all
 // near n / g), a few are out of range (>= g: they support nothing), the rest uniform in [0, g).
-reports random_reports(ldp::random::drbg& rng, std::size_t n, uint32_t g,
-                       const std::vector<uint32_t>& items) {
+reports random_reports(ldp::random::drbg& rng, std::size_t n, uint32_t g, const std::vector<uint32_t>& items) {
   reports r;
   for (std::size_t u = 0; u < n; ++u) {
     const ldp::wire::hash_key key{rng.next_u64(), rng.next_u64()};
@@ -69,8 +68,7 @@ std::vector<uint64_t> run(const ldp::kernels::table& t, const reports& r, uint32
   std::vector<uint64_t> support(start);
   support.push_back(0xdeadbeefu);
   support.push_back(0xfeedfaceu);
-  t.olh_support(r.a.data(), r.b.data(), r.bucket.data(), r.a.size(), g, items.data(), items.size(),
-                support.data());
+  t.olh_support(r.a.data(), r.b.data(), r.bucket.data(), r.a.size(), g, items.data(), items.size(), support.data());
   CHECK(support[items.size()] == 0xdeadbeefu);
   CHECK(support[items.size() + 1] == 0xfeedfaceu);
   support.resize(items.size());
@@ -108,10 +106,15 @@ TEST_CASE("olh_support: every table equals wire::hash_to_range and the scalar re
 
 TEST_CASE("olh_support: extreme keys and candidates, every table") {
   // Keys whose halves are 0 or all ones, where the carries of a * v + b are all taken.
-  const uint64_t words[] = {0, 1, 0xffffffffu, uint64_t{1} << 32, 0xffffffff00000000u,
-                            ~uint64_t{0}, 0x8000000000000000u, 0x7fffffffffffffffu};
-  const std::vector<uint32_t> items = {0, 1, 2, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu,
-                                       12345, 0xdeadbeefu};
+  const uint64_t words[] = {0,
+                            1,
+                            0xffffffffu,
+                            uint64_t{1} << 32,
+                            0xffffffff00000000u,
+                            ~uint64_t{0},
+                            0x8000000000000000u,
+                            0x7fffffffffffffffu};
+  const std::vector<uint32_t> items = {0, 1, 2, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu, 12345, 0xdeadbeefu};
   for (uint32_t g : {2u, 3u, 5u, 1000u, uint32_t{1} << 31}) {
     CAPTURE(g);
     reports r;

@@ -54,9 +54,7 @@ std::vector<uint32_t> random_signs(ldp::random::drbg& rng, std::size_t n) {
   return words;
 }
 
-bool negated(const std::vector<uint32_t>& signs, std::size_t i) {
-  return ((signs[i / 32] >> (i % 32)) & 1u) != 0;
-}
+bool negated(const std::vector<uint32_t>& signs, std::size_t i) { return ((signs[i / 32] >> (i % 32)) & 1u) != 0; }
 
 int parity(std::size_t m) {
   int p = 0;
@@ -66,8 +64,7 @@ int parity(std::size_t m) {
 
 // out[r] = sum_y (-1)^popcount(r & y) omega_y in[y] in double: exact for integers below 2^53,
 // within 2^-53 relative error (far below float's) for the random floats.
-std::vector<double> dense_rotation(const std::vector<double>& in,
-                                   const std::vector<uint32_t>* signs) {
+std::vector<double> dense_rotation(const std::vector<double>& in, const std::vector<uint32_t>* signs) {
   const std::size_t n = in.size();
   std::vector<double> out(n);
   for (std::size_t r = 0; r < n; ++r) {
@@ -82,8 +79,7 @@ std::vector<double> dense_rotation(const std::vector<double>& in,
 }
 
 // The same mod 2^32.
-std::vector<int32_t> dense_rotation_i32(const std::vector<int32_t>& in,
-                                        const std::vector<uint32_t>* signs) {
+std::vector<int32_t> dense_rotation_i32(const std::vector<int32_t>& in, const std::vector<uint32_t>* signs) {
   const std::size_t n = in.size();
   std::vector<int32_t> out(n);
   for (std::size_t r = 0; r < n; ++r) {
@@ -138,9 +134,7 @@ float expected_scale(unsigned log2n) { return static_cast<float>(exact_scale(log
 // scale), each a relative error <= u = 2^-24 of a vector whose norm the exact (orthogonal up to
 // sqrt 2 per level) map preserves, so the computed vector is within ((1 + u)^(L+1) - 1) |x| of the
 // exact one; (L + 2) u |x| bounds that for L <= 30.
-double rounding_bound(unsigned log2n, double norm) {
-  return (log2n + 2) * std::ldexp(1.0, -24) * norm;
-}
+double rounding_bound(unsigned log2n, double norm) { return (log2n + 2) * std::ldexp(1.0, -24) * norm; }
 
 }  // namespace
 
@@ -317,8 +311,7 @@ TEST_CASE("fwht_f32, rotate_f32, rotate_i32: every table equals the scalar refer
       CAPTURE(name);
       // Bit patterns, so that -0 and +0 differ. Inputs start one float past a 64-byte boundary
       // of nothing in particular: no alignment is assumed.
-      const auto same_bits = [&](const std::vector<float>& a, const std::vector<float>& b,
-                                 std::size_t offset) {
+      const auto same_bits = [&](const std::vector<float>& a, const std::vector<float>& b, std::size_t offset) {
         return std::memcmp(a.data(), b.data() + offset, n * sizeof(float)) == 0;
       };
       std::vector<float> f(xf.begin(), xf.end());
@@ -444,8 +437,8 @@ TEST_CASE("rotation signs: golden ChaCha20 words, nonce \"ldp rotation\"") {
     REQUIRE(ldp::random::chacha20_keystream(*t, seed, ldp::random::rotation_nonce, 0,
                                             ldp::span<unsigned char>(bytes)) == ldp::status::ok);
     for (int j = 0; j < 80; ++j) {
-      const uint32_t w = uint32_t(bytes[4 * j]) | uint32_t(bytes[4 * j + 1]) << 8 |
-                         uint32_t(bytes[4 * j + 2]) << 16 | uint32_t(bytes[4 * j + 3]) << 24;
+      const uint32_t w = uint32_t(bytes[4 * j]) | uint32_t(bytes[4 * j + 1]) << 8 | uint32_t(bytes[4 * j + 2]) << 16 |
+                         uint32_t(bytes[4 * j + 3]) << 24;
       CHECK(w == words[static_cast<std::size_t>(j)]);
     }
   }

@@ -14,8 +14,7 @@ TEST_CASE("the entropy source fills buffers and seeds a drbg") {
   CHECK(std::memcmp(a, b, sizeof a) != 0);  // equal with probability 2^-2400
   unsigned char seed[32] = {};
   ldp::random::drbg rng(seed);
-  REQUIRE(ldp::random::drbg::from_entropy(ldp::platform::fill_entropy, nullptr, &rng) ==
-          ldp::status::ok);
+  REQUIRE(ldp::random::drbg::from_entropy(ldp::platform::fill_entropy, nullptr, &rng) == ldp::status::ok);
   ldp::random::drbg zero(seed);
   CHECK(rng.next_u64() != zero.next_u64());
 }

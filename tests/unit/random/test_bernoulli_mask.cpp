@@ -38,16 +38,15 @@ TEST_CASE("one chunk matches the definition, and every table matches the scalar 
   const struct {
     uint64_t threshold;
     unsigned bits;
-  } cases[] = {{0x80000000u, 32}, {0x19999999u, 32}, {77309411u, 32}, {1, 32},
-               {0xffffffffu, 32}, {5, 3},           {1, 1},          {0x1234u, 16}};
+  } cases[] = {{0x80000000u, 32}, {0x19999999u, 32}, {77309411u, 32}, {1, 32}, {0xffffffffu, 32}, {5, 3}, {1, 1},
+               {0x1234u, 16}};
   for (auto c : cases) {
     CAPTURE(c.threshold);
     for (int trial = 0; trial < 50; ++trial) {
       rng.fill(rnd);
       uint64_t want[4];
       std::size_t used = 0;
-      REQUIRE(ldp::kernels::scalar().bernoulli_chunks(want, 1, c.threshold, c.bits, rnd.data(), 32,
-                                                      &used) == 1);
+      REQUIRE(ldp::kernels::scalar().bernoulli_chunks(want, 1, c.threshold, c.bits, rnd.data(), 32, &used) == 1);
       CHECK(used <= c.bits);
       const auto model = model_chunk(c.threshold, c.bits, rnd.data());
       CHECK(std::vector<uint64_t>(want, want + 4) == model);
@@ -84,8 +83,7 @@ TEST_CASE("mask filler: every table gives the same bits for every length and thr
   unsigned char seed[32];
   ldp::test::seed_from_name("bernoulli mask tables", seed);
   const std::size_t lengths[] = {0, 1, 63, 64, 65, 255, 256, 257, 1000, 4096 + 5, 70000};
-  const uint64_t thresholds[] = {0, 1, 0x80000000u, 0x19999999u, 77309411u, 0xffffffffu,
-                                 uint64_t{1} << 32};
+  const uint64_t thresholds[] = {0, 1, 0x80000000u, 0x19999999u, 77309411u, 0xffffffffu, uint64_t{1} << 32};
   for (std::size_t n : lengths) {
     for (uint64_t th : thresholds) {
       CAPTURE(n);
@@ -148,8 +146,8 @@ TEST_CASE("kernels read and write byte buffers at any offset") {
       CHECK(std::vector<uint64_t>(got, got + 4 * done) == std::vector<uint64_t>(want, want + 4 * done));
       std::fill(got_stream.begin(), got_stream.end(), 0);
       t->chacha20_blocks(key, nonce, 0, got_stream.data() + offset, 9);
-      CHECK(std::equal(got_stream.begin() + offset, got_stream.begin() + offset + 64 * 9,
-                       want_stream.begin() + offset));
+      CHECK(
+          std::equal(got_stream.begin() + offset, got_stream.begin() + offset + 64 * 9, want_stream.begin() + offset));
     }
   }
 }

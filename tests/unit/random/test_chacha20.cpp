@@ -112,6 +112,5 @@ TEST_CASE("keystream: random access, partial blocks and the counter limit") {
   unsigned char last[64];
   CHECK(ldp::random::chacha20_keystream(k, rfc_key, nonce, 0xffffffffu, last) == ldp::status::ok);
   unsigned char two[65];
-  CHECK(ldp::random::chacha20_keystream(k, rfc_key, nonce, 0xffffffffu, two) ==
-        ldp::status::invalid_argument);
+  CHECK(ldp::random::chacha20_keystream(k, rfc_key, nonce, 0xffffffffu, two) == ldp::status::invalid_argument);
 }

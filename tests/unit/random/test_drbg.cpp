@@ -28,8 +28,7 @@ std::vector<unsigned char> draw_mixed(ldp::random::drbg& rng) {
   return out;
 }
 
-bool contains(const unsigned char* hay, std::size_t hay_size, const unsigned char* needle,
-              std::size_t size) {
+bool contains(const unsigned char* hay, std::size_t hay_size, const unsigned char* needle, std::size_t size) {
   return std::search(hay, hay + hay_size, needle, needle + size) != hay + hay_size;
 }
 
@@ -62,8 +61,7 @@ TEST_CASE("the stream is 992-byte unit outputs, each keyed by the previous unit'
   unsigned char key[32], unit[1024];
   std::memcpy(key, seed, 32);
   for (int u = 0; u < 3; ++u) {
-    REQUIRE(ldp::random::chacha20_keystream(ldp::kernels::scalar(), key, nonce, 0, unit) ==
-            ldp::status::ok);
+    REQUIRE(ldp::random::chacha20_keystream(ldp::kernels::scalar(), key, nonce, 0, unit) == ldp::status::ok);
     CHECK(std::memcmp(got.data() + 992 * u, unit, 992) == 0);
     std::memcpy(key, unit + 992, 32);
   }
@@ -130,9 +128,7 @@ TEST_CASE("keying from an entropy source") {
       for (std::size_t i = 0; i < n; ++i) out[i] = (*next)++;
       return ldp::status::ok;
     }
-    static ldp::status broken(void*, unsigned char*, std::size_t) {
-      return ldp::status::entropy_failure;
-    }
+    static ldp::status broken(void*, unsigned char*, std::size_t) { return ldp::status::entropy_failure; }
   };
   unsigned char first = 0;
   unsigned char seed[32];
@@ -145,10 +141,8 @@ TEST_CASE("keying from an entropy source") {
   CHECK(keyed.next_u64() == from_seed.next_u64());
 
   ldp::random::drbg untouched(seed);
-  CHECK(ldp::random::drbg::from_entropy(counter_source::broken, nullptr, &untouched) ==
-        ldp::status::entropy_failure);
-  CHECK(ldp::random::drbg::from_entropy(nullptr, nullptr, &untouched) ==
-        ldp::status::entropy_failure);
+  CHECK(ldp::random::drbg::from_entropy(counter_source::broken, nullptr, &untouched) == ldp::status::entropy_failure);
+  CHECK(ldp::random::drbg::from_entropy(nullptr, nullptr, &untouched) == ldp::status::entropy_failure);
   ldp::random::drbg again(seed);
   CHECK(untouched.next_u64() == again.next_u64());
 }

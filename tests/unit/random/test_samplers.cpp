@@ -59,14 +59,14 @@ TEST_CASE("uniform_below stays in range on a real generator") {
 
 TEST_CASE("bernoulli: thresholds 0 and 2^bits, and the comparison") {
   scripted s{{0, 0xffffffffu, 0x7fffffffu, 0x80000000u}};
-  CHECK(ldp::random::bernoulli(s, 0) == false);                      // u = 0 is not below 0
-  CHECK(ldp::random::bernoulli(s, uint64_t{1} << 32) == true);       // certain
-  CHECK(ldp::random::bernoulli(s, 0x80000000u) == true);             // 0x7fffffff < 2^31
-  CHECK(ldp::random::bernoulli(s, 0x80000000u) == false);            // 2^31 is not
+  CHECK(ldp::random::bernoulli(s, 0) == false);  // u = 0 is not below 0
+  CHECK(ldp::random::bernoulli(s, uint64_t{1} << 32) == true);  // certain
+  CHECK(ldp::random::bernoulli(s, 0x80000000u) == true);  // 0x7fffffff < 2^31
+  CHECK(ldp::random::bernoulli(s, 0x80000000u) == false);  // 2^31 is not
   scripted w{{uint64_t{5} << 61}};
-  CHECK(ldp::random::bernoulli(w, 6, 3) == true);                    // top 3 bits = 5 < 6
+  CHECK(ldp::random::bernoulli(w, 6, 3) == true);  // top 3 bits = 5 < 6
   scripted x{{uint64_t{3} << 62}};
-  CHECK(ldp::random::bernoulli(x, 3, 34) == false);                  // 64-bit path: u = 3 << 32
+  CHECK(ldp::random::bernoulli(x, 3, 34) == false);  // 64-bit path: u = 3 << 32
 }
 
 TEST_CASE("bern_exp: gamma = 0 is certain, and the K-parity rule") {
@@ -102,7 +102,6 @@ TEST_CASE("discrete Laplace is reproducible from a seed") {
   ldp::test::seed_from_name("dlap reproducible", seed);
   ldp::random::drbg a(seed), b(seed);
   for (int i = 0; i < 1000; ++i) {
-    CHECK(ldp::random::discrete_laplace(a, 65536 * 3, 65536) ==
-          ldp::random::discrete_laplace(b, 65536 * 3, 65536));
+    CHECK(ldp::random::discrete_laplace(a, 65536 * 3, 65536) == ldp::random::discrete_laplace(b, 65536 * 3, 65536));
   }
 }

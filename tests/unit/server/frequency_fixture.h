@@ -32,12 +32,10 @@ using ldp::wire::params;
 using bytes = std::vector<unsigned char>;
 using aggregator = std::unique_ptr<frequency_aggregator>;
 
-inline const unsigned char sketch_seed[32] = {
-    0x42, 1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-    16,   17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+inline const unsigned char sketch_seed[32] = {0x42, 1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                              16,   17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
-inline const std::vector<mechanism> oracles =
-    ldp::test::mechanisms_of(ldp::wire::mechanism_family::frequency_oracle);
+inline const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire::mechanism_family::frequency_oracle);
 
 inline constexpr double z95 = 1.959963984540054;  // two-sided 95% normal quantile
 
@@ -252,9 +250,8 @@ inline std::vector<expected> reference_sketch(const params& p, const std::vector
     }
     collisions /= k * (mm - 1);
     const double fx = clip(f[x], n), r2 = (mm / (mm - 1)) * (mm / (mm - 1));
-    const double var = p.mech == mechanism::cms
-                           ? r2 * n * (c * c - 1) / 4 + (n - fx) / (mm - 1) + collisions
-                           : r2 * (n * c * c - fx - (n - fx) / (mm * mm)) + collisions;
+    const double var = p.mech == mechanism::cms ? r2 * n * (c * c - 1) / 4 + (n - fx) / (mm - 1) + collisions
+                                                : r2 * (n * c * c - fx - (n - fx) / (mm * mm)) + collisions;
     out.push_back({f[x], var});
   }
   return out;
@@ -301,10 +298,7 @@ inline void put_le(bytes& b, std::size_t at, uint64_t v) {
 
 inline std::size_t block_size(const bytes& body) { return std::size_t{body[0]} | std::size_t{body[1]} << 8; }
 
-inline uint64_t rejected(const frequency_aggregator& a, status s) {
-  return a.rejected()[static_cast<std::size_t>(s)];
-}
-
+inline uint64_t rejected(const frequency_aggregator& a, status s) { return a.rejected()[static_cast<std::size_t>(s)]; }
 
 // Batches (docs/wire_format.md 6), chunk by chunk.
 
@@ -330,7 +324,8 @@ inline bytes raw_chunk(uint32_t records, const bytes& body) {
   ldp::store_le32(out.data(), records);
   ldp::store_le32(out.data() + 4, static_cast<uint32_t>(body.size()));
   std::copy(body.begin(), body.end(), out.begin() + 8);
-  ldp::store_le32(out.data() + 8 + body.size(), ldp::wire::crc32c(span<const unsigned char>(out.data(), 8 + body.size())));
+  ldp::store_le32(out.data() + 8 + body.size(),
+                  ldp::wire::crc32c(span<const unsigned char>(out.data(), 8 + body.size())));
   return out;
 }
 

@@ -68,8 +68,7 @@ TEST_CASE("SUE: one-hot reports, and a variance independent of c_v (A.2)") {
 }
 
 TEST_CASE("every pure oracle matches the naive support-counting reference") {
-  for (mechanism m : {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh, mechanism::olh,
-                      mechanism::hr}) {
+  for (mechanism m : {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh, mechanism::olh, mechanism::hr}) {
     const std::string oracle_name = ldp::wire::mechanism_name(m);
     CAPTURE(oracle_name);
     const params p = block(m, 1.0, m == mechanism::oue ? 20 : 10);
@@ -200,11 +199,9 @@ TEST_CASE("confidence levels: z by inverting the normal CDF") {
   const estimate e95 = a->estimate_all(0.95)[2];
   CHECK((e95.ci_high - e95.value) / std::sqrt(e95.variance) == doctest::Approx(z95).epsilon(1e-12));
   const estimate e99 = a->estimate_all(0.99)[2];
-  CHECK((e99.ci_high - e99.value) / std::sqrt(e99.variance) ==
-        doctest::Approx(2.5758293035489004).epsilon(1e-12));
+  CHECK((e99.ci_high - e99.value) / std::sqrt(e99.variance) == doctest::Approx(2.5758293035489004).epsilon(1e-12));
   const estimate e50 = a->estimate_all(0.5)[2];
-  CHECK((e50.value - e50.ci_low) / std::sqrt(e50.variance) ==
-        doctest::Approx(0.6744897501960817).epsilon(1e-12));
+  CHECK((e50.value - e50.ci_low) / std::sqrt(e50.variance) == doctest::Approx(0.6744897501960817).epsilon(1e-12));
   const estimate zero = a->estimate_all(0.0)[2];
   CHECK(zero.ci_low == zero.value);
   CHECK(std::isnan(a->estimate_all(1.5)[2].ci_low));

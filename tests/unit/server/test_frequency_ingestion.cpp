@@ -20,8 +20,7 @@ TEST_CASE("create accepts the eight oracles and rejects other blocks") {
     CHECK(a->reports() == 0);
   }
   aggregator a;
-  CHECK(frequency_aggregator::create(ldp::test::example_params(mechanism::laplace), &a) ==
-        status::invalid_parameters);
+  CHECK(frequency_aggregator::create(ldp::test::example_params(mechanism::laplace), &a) == status::invalid_parameters);
   CHECK(frequency_aggregator::create(params{}, &a) == status::unknown_mechanism);
   CHECK(a == nullptr);
   CHECK(frequency_aggregator::create(block(mechanism::grr), nullptr) == status::invalid_argument);
@@ -79,10 +78,10 @@ TEST_CASE("bad reports are rejected by status, counted, and do not disturb the e
   const bytes foreign = encode(other, r);
   const bytes oue_report = random_reports(block(mechanism::oue), "oue", 1)[0];
   const std::pair<bytes, status> bad[] = {
-      {truncated, status::wrong_length},      {longer, status::wrong_length},
-      {bytes{}, status::wrong_length},        {version, status::unsupported_version},
-      {unknown, status::unknown_mechanism},   {out_of_range, status::out_of_range},
-      {foreign, status::parameter_mismatch},  {oue_report, status::parameter_mismatch},
+      {truncated, status::wrong_length},     {longer, status::wrong_length},
+      {bytes{}, status::wrong_length},       {version, status::unsupported_version},
+      {unknown, status::unknown_mechanism},  {out_of_range, status::out_of_range},
+      {foreign, status::parameter_mismatch}, {oue_report, status::parameter_mismatch},
   };
   for (std::size_t i = 0; i < valid.size(); ++i) {
     REQUIRE(mixed->add_report(valid[i]) == status::ok);

@@ -28,8 +28,7 @@ std::vector<uint64_t> state_counts(const bytes& state) {
 }
 
 // Column sums of the first `count` unary reports, bit by bit.
-std::vector<uint64_t> column_sums(const params& p, const std::vector<ldp::wire::report>& rs,
-                                  std::size_t count) {
+std::vector<uint64_t> column_sums(const params& p, const std::vector<ldp::wire::report>& rs, std::size_t count) {
   std::vector<uint64_t> out(static_cast<std::size_t>(p.get(field::domain)), 0);
   for (std::size_t i = 0; i < count; ++i) {
     for (std::size_t v = 0; v < out.size(); ++v) out[v] += bit_of(rs[i].bits, v) ? 1 : 0;
@@ -54,8 +53,7 @@ bytes crafted_state(const params& p, uint64_t n, const std::vector<uint64_t>& co
 // serialize and estimate like `whole`; an aggregator of the first 50 merged into itself has twice
 // `counts50` as its counts section. Returns the merged aggregator.
 aggregator check_merges_with_queued_reports(const params& p, const std::vector<bytes>& reports,
-                                            const frequency_aggregator& whole,
-                                            std::vector<uint64_t> counts50) {
+                                            const frequency_aggregator& whole, std::vector<uint64_t> counts50) {
   aggregator left = make(p), right = make(p);
   for (std::size_t i = 0; i < 300; ++i) REQUIRE(left->add_report(reports[i]) == status::ok);
   for (std::size_t i = 300; i < 700; ++i) REQUIRE(right->add_report(reports[i]) == status::ok);
@@ -84,8 +82,8 @@ TEST_CASE("SUE/OUE: reports still in the ingestion block count in serialize, est
       const std::vector<ldp::wire::report> decoded = decode_all(p, reports);
       aggregator whole = make(p);
       std::size_t added = 0;
-      for (std::size_t upto : {std::size_t{1}, std::size_t{166}, std::size_t{167}, std::size_t{168},
-                               std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{700}}) {
+      for (std::size_t upto : {std::size_t{1}, std::size_t{166}, std::size_t{167}, std::size_t{168}, std::size_t{255},
+                               std::size_t{256}, std::size_t{257}, std::size_t{700}}) {
         CAPTURE(upto);
         for (; added < upto; ++added) REQUIRE(whole->add_report(reports[added]) == status::ok);
         CHECK(state_counts(whole->serialize()) == column_sums(p, decoded, upto));
@@ -246,14 +244,15 @@ TEST_CASE("CMS: reports still in a row's ingestion block count in serialize, est
       std::vector<uint64_t> out(k + std::size_t{k} * m, 0);
       for (std::size_t i = 0; i < count; ++i) {
         ++out[decoded[i].index];
-        for (uint32_t l = 0; l < m; ++l) out[k + std::size_t{decoded[i].index} * m + l] += bit_of(decoded[i].bits, l) ? 1 : 0;
+        for (uint32_t l = 0; l < m; ++l)
+          out[k + std::size_t{decoded[i].index} * m + l] += bit_of(decoded[i].bits, l) ? 1 : 0;
       }
       return out;
     };
     aggregator whole = make(p);
     std::size_t added = 0;
-    for (std::size_t upto : {std::size_t{1}, std::size_t{255}, std::size_t{256}, std::size_t{257},
-                             std::size_t{600}, std::size_t{700}}) {
+    for (std::size_t upto :
+         {std::size_t{1}, std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{600}, std::size_t{700}}) {
       CAPTURE(upto);
       for (; added < upto; ++added) REQUIRE(whole->add_report(reports[added]) == status::ok);
       CHECK(state_counts(whole->serialize()) == expected(upto));

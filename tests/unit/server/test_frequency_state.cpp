@@ -18,8 +18,8 @@ TEST_CASE("merge: any split and any order serialize to identical bytes") {
     CAPTURE(oracle_name);
     const params p = block(m);
     std::vector<bytes> reports = random_reports(p, "merge", 90);
-    reports[10].pop_back();         // a truncated report in the first part
-    reports[75][2] ^= 1;            // a foreign fingerprint in the last part
+    reports[10].pop_back();  // a truncated report in the first part
+    reports[75][2] ^= 1;  // a foreign fingerprint in the last part
     aggregator whole = make(p);
     for (const bytes& b : reports) static_cast<void>(whole->add_report(b));
     aggregator part[3] = {make(p), make(p), make(p)};
@@ -55,7 +55,8 @@ TEST_CASE("merge refuses other parameters and leaves the state unchanged") {
   aggregator other_eps = make(block(mechanism::grr, 2.0));
   aggregator other_d = make(block(mechanism::grr, 1.0, 11));
   aggregator other_mech = make(block(mechanism::oue));
-  for (const bytes& b : random_reports(other_eps->parameters(), "x", 5)) REQUIRE(other_eps->add_report(b) == status::ok);
+  for (const bytes& b : random_reports(other_eps->parameters(), "x", 5))
+    REQUIRE(other_eps->add_report(b) == status::ok);
   CHECK(a->merge(*other_eps) == status::parameter_mismatch);
   CHECK(a->merge(*other_d) == status::parameter_mismatch);
   CHECK(a->merge(*other_mech) == status::parameter_mismatch);
@@ -171,7 +172,8 @@ TEST_CASE("corrupted state: every byte flip, truncation and body mutation is han
     }
     // Truncated and extended bodies behind a valid header.
     for (std::size_t cut = 0; cut < body.size(); ++cut) {
-      const bytes file = with_body(p.mech, a->fingerprint(), bytes(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(cut)));
+      const bytes file =
+          with_body(p.mech, a->fingerprint(), bytes(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(cut)));
       CHECK(frequency_aggregator::deserialize(file, &out) != status::ok);
     }
     bytes longer = body;
@@ -206,7 +208,8 @@ TEST_CASE("corrupted state: specific statuses") {
   bytes b = body;
   const std::size_t counts = 2 + block_size(body) + 8 + 128;
   b[counts] = static_cast<unsigned char>(b[counts] + 1);
-  CHECK(frequency_aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), b)), &out) == status::malformed_report);
+  CHECK(frequency_aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), b)), &out) ==
+        status::malformed_report);
   // Rejection counter 0 (ok) counts damaged batch chunks (issue 21).
   b = body;
   b[2 + block_size(body) + 8] = 1;

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "ldp/base/bits.h"
 #include "device_context.h"
+#include "ldp/base/bits.h"
 #include "ldp/device.h"
 #include "ldp/server.h"
 #include "ldp/wire.h"
@@ -65,7 +65,8 @@ std::vector<bytes> device_reports(const ldp::wire::params& p, const std::vector<
   for (int64_t x : xs) {
     bytes b(ldp::wire::max_report_size(p));
     std::size_t size = 0;
-    REQUIRE(ldp::test::randomize_once<ldp::device::mean_context>(p, x, rng, b, ldp::device::framing::report, &size) == status::ok);
+    REQUIRE(ldp::test::randomize_once<ldp::device::mean_context>(p, x, rng, b, ldp::device::framing::report, &size) ==
+            status::ok);
     b.resize(size);
     out.push_back(b);
   }
@@ -78,7 +79,8 @@ bytes with_counts(const ldp::wire::params& p, bytes state, std::size_t from_end,
   const auto body = span<const unsigned char>(state.data() + ldp::wire::state_header_size,
                                               state.size() - ldp::wire::state_header_size);
   REQUIRE(ldp::wire::encode_state_header(p.mech, ldp::wire::fingerprint(p), body,
-                                         span<unsigned char>(state.data(), ldp::wire::state_header_size)) == status::ok);
+                                         span<unsigned char>(state.data(), ldp::wire::state_header_size)) ==
+          status::ok);
   return state;
 }
 
@@ -93,9 +95,8 @@ bytes le128(uint64_t lo, uint64_t hi) {
 
 TEST_CASE("the mean family serves laplace, laplace-vector, duchi and kent-refine") {
   for (mechanism m : ldp::test::all_mechanisms()) {
-    CHECK(ldp::server::is_mean_mechanism(m) ==
-          (m == mechanism::laplace || m == mechanism::laplace_vector || m == mechanism::duchi ||
-           m == mechanism::kent_refine));
+    CHECK(ldp::server::is_mean_mechanism(m) == (m == mechanism::laplace || m == mechanism::laplace_vector ||
+                                                m == mechanism::duchi || m == mechanism::kent_refine));
   }
   for (mechanism m : {mechanism::laplace, mechanism::laplace_vector, mechanism::duchi, mechanism::kent_refine}) {
     const auto a = make(ldp::test::example_params(m));
@@ -168,7 +169,8 @@ TEST_CASE("laplace-vector and kent-refine estimates per coordinate") {
 TEST_CASE("Duchi: the estimate from the count of ones, B-hat from the thresholds") {
   const auto p = ldp::wire::make_duchi(0.0, 10.0, 8, 1.0).block;
   const double b = ldp::server::duchi_scale(p);
-  const double t_hi = static_cast<double>(p.get(field::threshold_keep)), t_lo = static_cast<double>(p.get(field::threshold_other));
+  const double t_hi = static_cast<double>(p.get(field::threshold_keep)),
+               t_lo = static_cast<double>(p.get(field::threshold_other));
   CHECK(b == 4294967296.0 / (t_hi - t_lo));
   const auto a = make(p);
   for (int i = 0; i < 30; ++i) REQUIRE(a->add_report(view(bit_report(p, 1))) == status::ok);
@@ -275,7 +277,8 @@ TEST_CASE("saved state: round trip, and every corrupted count rejected") {
   const uint64_t p3 = 3 * ((uint64_t{1} << 63) - 1);  // 3 (2^63 - 1) = 2^64 + 2^63 - 3
   CHECK(aggregator::deserialize(view(with_counts(p, state, 16, le128(p3, 1))), &back) == status::ok);
   CHECK(aggregator::deserialize(view(with_counts(p, state, 16, le128(p3 + 1, 1))), &back) == status::malformed_report);
-  CHECK(aggregator::deserialize(view(with_counts(p, state, 16, le128(0, uint64_t{1} << 63))), &back) == status::malformed_report);
+  CHECK(aggregator::deserialize(view(with_counts(p, state, 16, le128(0, uint64_t{1} << 63))), &back) ==
+        status::malformed_report);
   // Truncated and extended bodies (CRCs redone) are wrong_length.
   bytes shorter(state.begin(), state.end() - 1);
   REQUIRE(ldp::wire::encode_state_header(p.mech, ldp::wire::fingerprint(p),

@@ -190,8 +190,8 @@ TEST_CASE("round 2: the argmax cell widened by two cells each side, through the 
   auto refines = aggregator_for(back);
   std::vector<int64_t> data(1000, in9);
   std::vector<unsigned char> out(ldp::wire::max_report_size(refine));
-  REQUIRE(ldp::test::randomize_once<ldp::device::user_level_context>(refine, ldp::span<const int64_t>(data), rng, out,
-                                                                     ldp::device::framing::report, &size) == status::ok);
+  REQUIRE(ldp::test::randomize_once<ldp::device::user_level_context>(
+              refine, ldp::span<const int64_t>(data), rng, out, ldp::device::framing::report, &size) == status::ok);
   CHECK(refines->add_report({out.data(), size}) == status::ok);
 }
 
@@ -242,9 +242,8 @@ TEST_CASE("estimates: fold checks, and M3 rotates back with D H / sqrt(d~)") {
     for (int i = 0; i < 50; ++i) {
       std::vector<unsigned char> out(ldp::wire::max_report_size(block));
       std::size_t size = 0;
-      REQUIRE(ldp::test::randomize_once<ldp::device::user_level_context>(block, ldp::span<const int64_t>(data), rng, out,
-                                                                         ldp::device::framing::report, &size) ==
-              status::ok);
+      REQUIRE(ldp::test::randomize_once<ldp::device::user_level_context>(
+                  block, ldp::span<const int64_t>(data), rng, out, ldp::device::framing::report, &size) == status::ok);
       REQUIRE(refines[f]->add_report({out.data(), size}) == status::ok);
     }
     theta.push_back(refines[f]->estimate_all()[0].value);

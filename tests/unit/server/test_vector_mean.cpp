@@ -86,7 +86,9 @@ bytes with_body(mechanism m, uint64_t fp, const bytes& body) {
 }
 
 // Where the counts start in a state body: block length, block, n, 16 rejection counters.
-std::size_t counts_offset(const bytes& body) { return 2 + (std::size_t{body[0]} | std::size_t{body[1]} << 8) + 8 + 128; }
+std::size_t counts_offset(const bytes& body) {
+  return 2 + (std::size_t{body[0]} | std::size_t{body[1]} << 8) + 8 + 128;
+}
 
 void put_le(bytes& b, std::size_t at, uint64_t v) {
   for (int i = 0; i < 8; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<unsigned char>(v >> (8 * i));
@@ -303,7 +305,9 @@ TEST_CASE("corrupted states are refused with a specific status") {
     const std::size_t stride = m == mechanism::vector_duchi ? 16 : 24;
     REQUIRE(body.size() == at + 16 * stride);
     std::unique_ptr<aggregator> out;
-    const auto load = [&](const bytes& b) { return aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), b)), &out); };
+    const auto load = [&](const bytes& b) {
+      return aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), b)), &out);
+    };
     CHECK(load(body) == status::ok);
     bytes shorter = body;
     shorter.pop_back();
@@ -353,6 +357,7 @@ TEST_CASE("project_l2_ball: the nearest point of the ball") {
   const std::vector<double> nan = {std::nan("")};
   CHECK(ldp::server::project_l2_ball(nan, 1.0, &out) == status::invalid_argument);
   CHECK(ldp::server::project_l2_ball(inside, -1.0, &out) == status::invalid_argument);
-  CHECK(ldp::server::project_l2_ball(inside, std::numeric_limits<double>::infinity(), &out) == status::invalid_argument);
+  CHECK(ldp::server::project_l2_ball(inside, std::numeric_limits<double>::infinity(), &out) ==
+        status::invalid_argument);
   CHECK(ldp::server::project_l2_ball(inside, 1.0, nullptr) == status::invalid_argument);
 }

@@ -14,9 +14,7 @@ using namespace ldp::test;
 
 namespace {
 
-bool close_rel(double got, double want, double rel) {
-  return std::fabs(got - want) <= rel * std::fabs(want);
-}
+bool close_rel(double got, double want, double rel) { return std::fabs(got - want) <= rel * std::fabs(want); }
 
 // P(X < n) for X ~ Poisson(x), which equals Q(n, x) for integer n.
 double poisson_cdf_below(int n, double x) {
@@ -33,8 +31,8 @@ double poisson_cdf_below(int n, double x) {
 double binomial_upper(int k, int n, double p) {
   long double sum = 0;
   for (int i = k; i <= n; ++i) {
-    const long double log_pmf = std::lgamma(n + 1.0L) - std::lgamma(i + 1.0L) -
-                                std::lgamma(n - i + 1.0L) + i * std::log(static_cast<long double>(p)) +
+    const long double log_pmf = std::lgamma(n + 1.0L) - std::lgamma(i + 1.0L) - std::lgamma(n - i + 1.0L) +
+                                i * std::log(static_cast<long double>(p)) +
                                 (n - i) * std::log1p(-static_cast<long double>(p));
     sum += std::exp(log_pmf);
   }
@@ -111,8 +109,7 @@ TEST_CASE("regularized incomplete beta") {
     }
   }
   // Small b with large a puts the mass next to x = 1, the hard case for the continued fraction.
-  CHECK(close_rel(regularized_beta(0.5, 1e6, 1.9142115446083443e-06), 0.94960976156597256114,
-                  1e-13));
+  CHECK(close_rel(regularized_beta(0.5, 1e6, 1.9142115446083443e-06), 0.94960976156597256114, 1e-13));
   CHECK(close_rel(regularized_beta(1e6, 0.5, 0.999998), 0.045500182912748824108, 1e-11));
   CHECK(close_rel(regularized_beta(1e8, 1, 0.99999998), std::pow(0.99999998, 1e8), 1e-13));
   CHECK(close_rel(regularized_beta(1, 1e8, 2e-8), -std::expm1(1e8 * std::log1p(-2e-8)), 1e-13));
@@ -125,8 +122,8 @@ TEST_CASE("regularized incomplete beta") {
 }
 
 TEST_CASE("beta quantile inverts the incomplete beta") {
-  const double params[][2] = {{1, 1}, {0.5, 0.5}, {2, 9}, {9, 2}, {40, 40}, {1, 5000},
-                              {5000, 1}, {3, 1e6}, {1e6, 3}, {3e5, 7e5}};
+  const double params[][2] = {{1, 1},    {0.5, 0.5}, {2, 9},   {9, 2},   {40, 40},
+                              {1, 5000}, {5000, 1},  {3, 1e6}, {1e6, 3}, {3e5, 7e5}};
   for (const auto& ab : params) {
     const double a = ab[0];
     const double b = ab[1];

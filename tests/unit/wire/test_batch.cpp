@@ -15,7 +15,7 @@ namespace {
 struct built_batch {
   std::vector<unsigned char> bytes;
   std::vector<std::size_t> chunk_offsets;  // where each chunk starts
-  std::vector<std::string> described;      // every record, in order
+  std::vector<std::string> described;  // every record, in order
 };
 
 // `chunks` chunks of `per_chunk` records each, then the terminator.
@@ -158,8 +158,7 @@ TEST_CASE("a corrupted chunk is reported and the other chunks still count") {
   bad[b.chunk_offsets[1] + 12] ^= 0x01;  // a byte inside chunk 1's first record
   const auto got = read_all(bad);
   REQUIRE(got.open == status::ok);
-  CHECK(got.chunk_statuses ==
-        std::vector<status>{status::ok, status::checksum_mismatch, status::ok, status::ok});
+  CHECK(got.chunk_statuses == std::vector<status>{status::ok, status::checksum_mismatch, status::ok, status::ok});
   std::vector<std::string> expected(b.described.begin(), b.described.begin() + 5);
   expected.insert(expected.end(), b.described.begin() + 10, b.described.end());
   CHECK(got.records == expected);

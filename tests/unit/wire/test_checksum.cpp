@@ -45,8 +45,8 @@ TEST_CASE("SipHash-2-4 reference vectors (key 00..0f, message 00..n-1)") {
   const struct {
     std::size_t length;
     uint64_t expected;
-  } vectors[] = {{0, 0x726fdb47dd0e0e31u},  {1, 0x74f839c593dc67fdu},  {7, 0xab0200f58b01d137u},
-                 {8, 0x93f5f5799a932462u},  {15, 0xa129ca6149be45e5u}, {16, 0x3f2acc7f57c29bdbu},
+  } vectors[] = {{0, 0x726fdb47dd0e0e31u}, {1, 0x74f839c593dc67fdu},  {7, 0xab0200f58b01d137u},
+                 {8, 0x93f5f5799a932462u}, {15, 0xa129ca6149be45e5u}, {16, 0x3f2acc7f57c29bdbu},
                  {63, 0x958a324ceb064572u}};
   for (auto v : vectors) {
     CAPTURE(v.length);

@@ -50,8 +50,7 @@ TEST_CASE("to_fixed rounds half to even onto the grid and reports saturation") {
 }
 
 TEST_CASE("Laplace scale: epsilon_impl = Delta t_den / t_num never above the request, t_num minimal") {
-  const uint64_t deltas[] = {1, 2, 3, 1000, uint64_t{1} << 17, 123456789, uint64_t{1} << 40,
-                             (uint64_t{1} << 62) - 1};
+  const uint64_t deltas[] = {1, 2, 3, 1000, uint64_t{1} << 17, 123456789, uint64_t{1} << 40, (uint64_t{1} << 62) - 1};
   for (uint64_t delta : deltas) {
     for (double eps : epsilons) {
       CAPTURE(delta);
@@ -97,8 +96,8 @@ TEST_CASE("make_laplace and make_laplace_vector: the grid of B.0 and the level o
     CHECK(lap.epsilon_impl * strict <= eps);
     CHECK(lap.epsilon_impl > eps * (1 - 1e-7));  // loss <= 1 / t_num, t_num >= 2^33 / 40
     CHECK(lap.epsilon_impl == ldp::wire::implemented_epsilon(p));
-    CHECK(lap.epsilon_impl == 131072.0 * static_cast<double>(p.get(field::scale_den)) /
-                                  static_cast<double>(p.get(field::scale_num)));
+    CHECK(lap.epsilon_impl ==
+          131072.0 * static_cast<double>(p.get(field::scale_den)) / static_cast<double>(p.get(field::scale_num)));
 
     const auto vec = ldp::wire::make_laplace_vector(5, 0.0, 10.0, 8, eps);
     REQUIRE(vec.code == status::ok);
@@ -108,8 +107,8 @@ TEST_CASE("make_laplace and make_laplace_vector: the grid of B.0 and the level o
     CHECK(vec.epsilon_impl > eps * (1 - 1e-7));
     // The vector's noise is d times the scalar's on the same range: the L1 sensitivity.
     const auto scalar = ldp::wire::make_laplace(0.0, 10.0, 8, eps);
-    const double t_vec = static_cast<double>(vec.block.get(field::scale_num)) /
-                         static_cast<double>(vec.block.get(field::scale_den));
+    const double t_vec =
+        static_cast<double>(vec.block.get(field::scale_num)) / static_cast<double>(vec.block.get(field::scale_den));
     const double t_one = static_cast<double>(scalar.block.get(field::scale_num)) /
                          static_cast<double>(scalar.block.get(field::scale_den));
     CHECK(t_vec == doctest::Approx(5 * t_one).epsilon(1e-6));  // each within 1 / t_num of ideal
@@ -214,7 +213,7 @@ TEST_CASE("Duchi exact privacy: every pair of grid inputs, both outcomes, ratio 
         REQUIRE(nx <= d);
         REQUIRE(ny > 0);
         REQUIRE(d - ny > 0);
-        CHECK(product_le(nx, t_lo, ny, t_hi));          // P(1|x) / P(1|y) <= T_hi / T_lo
+        CHECK(product_le(nx, t_lo, ny, t_hi));  // P(1|x) / P(1|y) <= T_hi / T_lo
         CHECK(product_le(d - nx, t_lo, d - ny, t_hi));  // P(0|x) / P(0|y) <= T_hi / T_lo
         attained = attained || (product_le(ny, t_hi, nx, t_lo) && product_le(nx, t_lo, ny, t_hi));
       }

@@ -124,8 +124,7 @@ TEST_CASE("OLH picks the integer g with the smaller variance; HR pads K past d")
 
 TEST_CASE("bad arguments are refused") {
   CHECK(ldp::wire::make_frequency_oracle(mechanism::laplace, 1.0, 10).code == status::invalid_argument);
-  CHECK(ldp::wire::make_frequency_oracle(mechanism::cms, 1.0, 10, 8, 64, nullptr).code ==
-        status::invalid_argument);
+  CHECK(ldp::wire::make_frequency_oracle(mechanism::cms, 1.0, 10, 8, 64, nullptr).code == status::invalid_argument);
   CHECK(ldp::wire::make_grr(0.0, 10).code == status::invalid_argument);
   CHECK(ldp::wire::make_grr(-1.0, 10).code == status::invalid_argument);
   CHECK(ldp::wire::make_grr(41.0, 10).code == status::invalid_argument);

@@ -35,11 +35,16 @@ std::vector<example> spec_examples() {
     if (!inside) continue;
     const std::size_t space = line.find(' ');
     const std::string key = line.substr(0, space), value = line.substr(space + 1);
-    if (key == "params") out.back().params = value;
-    else if (key == "report") out.back().report = value;
-    else if (key == "expect") out.back().expect = value;
-    else if (key == "status") out.back().status = value;
-    else FAIL("unknown key in an ldp-example block: " << key);
+    if (key == "params")
+      out.back().params = value;
+    else if (key == "report")
+      out.back().report = value;
+    else if (key == "expect")
+      out.back().expect = value;
+    else if (key == "status")
+      out.back().status = value;
+    else
+      FAIL("unknown key in an ldp-example block: " << key);
   }
   return out;
 }

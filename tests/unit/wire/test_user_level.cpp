@@ -110,8 +110,8 @@ TEST_CASE("kent-refine: scale (U - L) / alpha grid units, minimal t_num, epsilon
 TEST_CASE("Kent shapes: M1 without fold fields, M2 with the fold, M3 with fold and rotation") {
   const kent_shape shapes[] = {shape_m1(), shape_m2(), shape_m3()};
   for (const kent_shape& s : shapes) {
-    for (const params& p : {ldp::wire::make_kent_vote(1.0, 10, s).block,
-                            ldp::wire::make_kent_refine(1.0, -100, 100, s).block}) {
+    for (const params& p :
+         {ldp::wire::make_kent_vote(1.0, 10, s).block, ldp::wire::make_kent_refine(1.0, -100, 100, s).block}) {
       REQUIRE(ldp::wire::validate(p) == status::ok);
       CHECK(p.has(field::vector_dim) == (s.vector_dim != 0));
       CHECK(p.has(field::fold_coordinate) == (s.vector_dim != 0));
@@ -213,8 +213,8 @@ TEST_CASE("cell grid: every grid point in exactly the cell between its edges") {
     int64_t lo, hi;
     uint32_t cells;
   };
-  for (const grid g : {grid{-10, 10, 2}, grid{-10, 10, 3}, grid{-7, 30, 7}, grid{0, 9, 10},
-                       grid{5, 100, 11}, grid{-1, 1, 2}}) {
+  for (const grid g :
+       {grid{-10, 10, 2}, grid{-10, 10, 3}, grid{-7, 30, 7}, grid{0, 9, 10}, grid{5, 100, 11}, grid{-1, 1, 2}}) {
     kent_shape s = shape_m1();
     s.clip_lo = g.lo;
     s.clip_hi = g.hi;

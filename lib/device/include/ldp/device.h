@@ -7,8 +7,8 @@
 #include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/sparse_projection.h"
-#include "ldp/device/winsorized.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
+#include "ldp/device/winsorized.h"
 
 #endif

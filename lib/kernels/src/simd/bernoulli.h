@@ -10,15 +10,13 @@ namespace ldp::kernels::detail {
 // x & ~r is written out: xsimd 8.1's bitwise_andnot(a, b) is ~a & b on x86 but a & ~b on NEON.
 struct bernoulli_chunks_kernel {
   template <class Arch>
-  std::size_t operator()(Arch, uint64_t* out, std::size_t nchunks, uint64_t threshold,
-                         unsigned bits, const unsigned char* rnd, std::size_t rnd_words,
-                         std::size_t* words_used) const noexcept;
+  std::size_t operator()(Arch, uint64_t* out, std::size_t nchunks, uint64_t threshold, unsigned bits,
+                         const unsigned char* rnd, std::size_t rnd_words, std::size_t* words_used) const noexcept;
 };
 
 template <class Arch>
-std::size_t bernoulli_chunks_kernel::operator()(Arch, uint64_t* out, std::size_t nchunks,
-                                                uint64_t threshold, unsigned bits,
-                                                const unsigned char* rnd, std::size_t rnd_words,
+std::size_t bernoulli_chunks_kernel::operator()(Arch, uint64_t* out, std::size_t nchunks, uint64_t threshold,
+                                                unsigned bits, const unsigned char* rnd, std::size_t rnd_words,
                                                 std::size_t* words_used) const noexcept {
   using v = u64x<Arch>;
   constexpr std::size_t regs = 4 / v::size;
@@ -71,15 +69,14 @@ std::size_t bernoulli_chunks_kernel::operator()(Arch, uint64_t* out, std::size_t
 
 }  // namespace ldp::kernels::detail
 
-#define LDP_KERNELS_DEFINE_BERNOULLI(ARCH, ID)                                                        \
-  template std::size_t ldp::kernels::detail::bernoulli_chunks_kernel::operator()<ARCH>(              \
-      ARCH, uint64_t*, std::size_t, uint64_t, unsigned, const unsigned char*, std::size_t,           \
-      std::size_t*) const noexcept;                                                                  \
-  std::size_t ldp::kernels::detail::bernoulli_chunks_##ID(                                           \
-      uint64_t* out, std::size_t nchunks, uint64_t threshold, unsigned bits,                         \
-      const unsigned char* rnd, std::size_t rnd_words, std::size_t* words_used) noexcept {           \
-    return bernoulli_chunks_kernel{}(ARCH{}, out, nchunks, threshold, bits, rnd, rnd_words,           \
-                                     words_used);                                                    \
+#define LDP_KERNELS_DEFINE_BERNOULLI(ARCH, ID)                                                                       \
+  template std::size_t ldp::kernels::detail::bernoulli_chunks_kernel::operator()<ARCH>(                              \
+      ARCH, uint64_t*, std::size_t, uint64_t, unsigned, const unsigned char*, std::size_t, std::size_t*)             \
+      const noexcept;                                                                                                \
+  std::size_t ldp::kernels::detail::bernoulli_chunks_##ID(uint64_t* out, std::size_t nchunks, uint64_t threshold,    \
+                                                          unsigned bits, const unsigned char* rnd,                   \
+                                                          std::size_t rnd_words, std::size_t* words_used) noexcept { \
+    return bernoulli_chunks_kernel{}(ARCH{}, out, nchunks, threshold, bits, rnd, rnd_words, words_used);             \
   }
 
 #endif

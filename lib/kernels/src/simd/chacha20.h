@@ -22,12 +22,12 @@ inline u32x<Arch> rotl(u32x<Arch> x, xsimd::avx512f) noexcept {
 template <int N, class Arch>
 inline u32x<Arch> rotl(u32x<Arch> x, xsimd::avx2) noexcept {
   if constexpr (N == 16) {
-    const __m256i m = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0,
-                                       1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+    const __m256i m = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10,
+                                       11, 8, 9, 14, 15, 12, 13);
     return _mm256_shuffle_epi8(x, m);
   } else if constexpr (N == 8) {
-    const __m256i m = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1,
-                                       2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+    const __m256i m = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11,
+                                       8, 9, 10, 15, 12, 13, 14);
     return _mm256_shuffle_epi8(x, m);
   } else {
     return (x << N) | (x >> (32 - N));
@@ -47,10 +47,18 @@ inline void wipe(unsigned char* p, std::size_t n, Arch) noexcept {
 
 template <class Arch>
 inline void quarter_round(u32x<Arch>& a, u32x<Arch>& b, u32x<Arch>& c, u32x<Arch>& d) noexcept {
-  a += b; d ^= a; d = rotl<16, Arch>(d, Arch{});
-  c += d; b ^= c; b = rotl<12, Arch>(b, Arch{});
-  a += b; d ^= a; d = rotl<8, Arch>(d, Arch{});
-  c += d; b ^= c; b = rotl<7, Arch>(b, Arch{});
+  a += b;
+  d ^= a;
+  d = rotl<16, Arch>(d, Arch{});
+  c += d;
+  b ^= c;
+  b = rotl<12, Arch>(b, Arch{});
+  a += b;
+  d ^= a;
+  d = rotl<8, Arch>(d, Arch{});
+  c += d;
+  b ^= c;
+  b = rotl<7, Arch>(b, Arch{});
 }
 
 // In-lane 4x4 transpose of 32-bit words: xsimd's zip_lo/zip_hi interleave within each 128-bit lane,
@@ -71,14 +79,13 @@ inline void transpose4_in_lane(u32x<Arch> r[4]) noexcept {
 // Vertical layout: lane b of every state vector belongs to block b (docs/performance.md 3).
 struct chacha20_blocks_kernel {
   template <class Arch>
-  void operator()(Arch, const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
-                  unsigned char* out, std::size_t nblocks) const noexcept;
+  void operator()(Arch, const uint32_t key[8], const uint32_t nonce[3], uint32_t counter, unsigned char* out,
+                  std::size_t nblocks) const noexcept;
 };
 
 template <class Arch>
-void chacha20_blocks_kernel::operator()(Arch, const uint32_t key[8], const uint32_t nonce[3],
-                                        uint32_t counter, unsigned char* out,
-                                        std::size_t nblocks) const noexcept {
+void chacha20_blocks_kernel::operator()(Arch, const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
+                                        unsigned char* out, std::size_t nblocks) const noexcept {
   using v = u32x<Arch>;
   constexpr std::size_t lanes = v::size;
   constexpr std::size_t chunks = lanes / 4;  // 128-bit chunks per register
@@ -92,11 +99,22 @@ void chacha20_blocks_kernel::operator()(Arch, const uint32_t key[8], const uint3
   for (std::size_t done = 0; done < nblocks; done += lanes) {
     const bool whole = done + lanes <= nblocks;
     unsigned char* base = whole ? out + 64 * done : last_group;
-    v in[16] = {v(0x61707865u), v(0x3320646eu), v(0x79622d32u), v(0x6b206574u),
-                v(key[0]),      v(key[1]),      v(key[2]),      v(key[3]),
-                v(key[4]),      v(key[5]),      v(key[6]),      v(key[7]),
+    v in[16] = {v(0x61707865u),
+                v(0x3320646eu),
+                v(0x79622d32u),
+                v(0x6b206574u),
+                v(key[0]),
+                v(key[1]),
+                v(key[2]),
+                v(key[3]),
+                v(key[4]),
+                v(key[5]),
+                v(key[6]),
+                v(key[7]),
                 v(counter + static_cast<uint32_t>(done)) + lane_offset,
-                v(nonce[0]),    v(nonce[1]),    v(nonce[2])};
+                v(nonce[0]),
+                v(nonce[1]),
+                v(nonce[2])};
     v x[16];
     for (int i = 0; i < 16; ++i) x[i] = in[i];
     for (int round = 0; round < 10; ++round) {
@@ -136,13 +154,12 @@ void chacha20_blocks_kernel::operator()(Arch, const uint32_t key[8], const uint3
 
 }  // namespace ldp::kernels::detail
 
-#define LDP_KERNELS_DEFINE_CHACHA20(ARCH, ID)                                                         \
-  template void ldp::kernels::detail::chacha20_blocks_kernel::operator()<ARCH>(                       \
-      ARCH, const uint32_t*, const uint32_t*, uint32_t, unsigned char*, std::size_t) const noexcept; \
-  void ldp::kernels::detail::chacha20_blocks_##ID(const uint32_t key[8], const uint32_t nonce[3],   \
-                                                   uint32_t counter, unsigned char* out,            \
-                                                   std::size_t nblocks) noexcept {                  \
-    chacha20_blocks_kernel{}(ARCH{}, key, nonce, counter, out, nblocks);                             \
+#define LDP_KERNELS_DEFINE_CHACHA20(ARCH, ID)                                                                       \
+  template void ldp::kernels::detail::chacha20_blocks_kernel::operator()<ARCH>(                                     \
+      ARCH, const uint32_t*, const uint32_t*, uint32_t, unsigned char*, std::size_t) const noexcept;                \
+  void ldp::kernels::detail::chacha20_blocks_##ID(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter, \
+                                                  unsigned char* out, std::size_t nblocks) noexcept {               \
+    chacha20_blocks_kernel{}(ARCH{}, key, nonce, counter, out, nblocks);                                            \
   }
 
 #endif

@@ -39,8 +39,7 @@ inline void popcount_clear(popcount_state<Arch>& s) noexcept {
 
 // a + b + c = 2 * high + low, bitwise.
 template <class Arch>
-inline void popcount_csa(u8x<Arch>& high, u8x<Arch>& low, u8x<Arch> a, u8x<Arch> b,
-                         u8x<Arch> c) noexcept {
+inline void popcount_csa(u8x<Arch>& high, u8x<Arch>& low, u8x<Arch> a, u8x<Arch> b, u8x<Arch> c) noexcept {
   const u8x<Arch> u = a ^ b;
   high = (a & b) | (u & c);
   low = u ^ c;
@@ -48,8 +47,7 @@ inline void popcount_csa(u8x<Arch>& high, u8x<Arch>& low, u8x<Arch> a, u8x<Arch>
 
 // Adds the 16 rows p, p + stride, ..., p + 15 * stride (W bytes each).
 template <class Arch>
-inline void popcount_add16(popcount_state<Arch>& s, const unsigned char* p,
-                           std::size_t stride) noexcept {
+inline void popcount_add16(popcount_state<Arch>& s, const unsigned char* p, std::size_t stride) noexcept {
   using v = u8x<Arch>;
   using w = u16x<Arch>;
   const auto row = [p, stride](std::size_t k) { return v::load_unaligned(p + k * stride); };
@@ -81,8 +79,8 @@ inline void popcount_add16(popcount_state<Arch>& s, const unsigned char* p,
 
 // counts[8 * (off + c) + b] += weight * lane[c] bit b, for positions in [first, nbits).
 template <class Arch>
-inline void popcount_add_plane(u8x<Arch> plane, uint64_t weight, std::size_t off, std::size_t first,
-                               std::size_t nbits, uint64_t* counts) noexcept {
+inline void popcount_add_plane(u8x<Arch> plane, uint64_t weight, std::size_t off, std::size_t first, std::size_t nbits,
+                               uint64_t* counts) noexcept {
   constexpr std::size_t width = u8x<Arch>::size;
   alignas(Arch::alignment()) uint8_t bytes[width];
   plane.store_aligned(bytes);
@@ -98,8 +96,8 @@ inline void popcount_add_plane(u8x<Arch> plane, uint64_t weight, std::size_t off
 
 // counts += 16 * ctr, then ctr = 0.
 template <class Arch>
-inline void popcount_flush(popcount_state<Arch>& s, std::size_t off, std::size_t first,
-                           std::size_t nbits, uint64_t* counts) noexcept {
+inline void popcount_flush(popcount_state<Arch>& s, std::size_t off, std::size_t first, std::size_t nbits,
+                           uint64_t* counts) noexcept {
   constexpr std::size_t width = u8x<Arch>::size;
   alignas(Arch::alignment()) uint8_t bytes[8][width];
   for (int b = 0; b < 8; ++b) {
@@ -116,8 +114,8 @@ inline void popcount_flush(popcount_state<Arch>& s, std::size_t off, std::size_t
 
 // The final flush plus the four planes.
 template <class Arch>
-inline void popcount_finish(popcount_state<Arch>& s, std::size_t off, std::size_t first,
-                            std::size_t nbits, uint64_t* counts) noexcept {
+inline void popcount_finish(popcount_state<Arch>& s, std::size_t off, std::size_t first, std::size_t nbits,
+                            uint64_t* counts) noexcept {
   popcount_flush<Arch>(s, off, first, nbits, counts);
   popcount_add_plane<Arch>(s.ones, 1, off, first, nbits, counts);
   popcount_add_plane<Arch>(s.twos, 2, off, first, nbits, counts);
@@ -127,18 +125,17 @@ inline void popcount_finish(popcount_state<Arch>& s, std::size_t off, std::size_
 
 struct column_popcount_kernel {
   template <class Arch>
-  void operator()(Arch, const unsigned char* reports, std::size_t n_reports, std::size_t stride,
-                  std::size_t nbits, uint64_t* counts) const noexcept;
+  void operator()(Arch, const unsigned char* reports, std::size_t n_reports, std::size_t stride, std::size_t nbits,
+                  uint64_t* counts) const noexcept;
 };
 
 template <class Arch>
-void column_popcount_kernel::operator()(Arch, const unsigned char* reports, std::size_t n_reports,
-                                        std::size_t stride, std::size_t nbits,
-                                        uint64_t* counts) const noexcept {
+void column_popcount_kernel::operator()(Arch, const unsigned char* reports, std::size_t n_reports, std::size_t stride,
+                                        std::size_t nbits, uint64_t* counts) const noexcept {
   constexpr std::size_t width = u8x<Arch>::size;  // bytes per column register
-  constexpr std::size_t max_groups = 255;         // flushes keep the byte counters below 256
-  constexpr std::size_t super_regs = 16;          // column registers whose state is kept at once
-  constexpr std::size_t block_bytes = 16384;      // report bytes per block (L1)
+  constexpr std::size_t max_groups = 255;  // flushes keep the byte counters below 256
+  constexpr std::size_t super_regs = 16;  // column registers whose state is kept at once
+  constexpr std::size_t block_bytes = 16384;  // report bytes per block (L1)
   if (n_reports == 0 || nbits == 0) return;
   const std::size_t nbytes = (nbits + 7) / 8;
   alignas(Arch::alignment()) unsigned char pad[16 * width];
@@ -217,13 +214,12 @@ void column_popcount_kernel::operator()(Arch, const unsigned char* reports, std:
 
 }  // namespace ldp::kernels::detail
 
-#define LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(ARCH, ID)                                                  \
-  template void ldp::kernels::detail::column_popcount_kernel::operator()<ARCH>(                      \
-      ARCH, const unsigned char*, std::size_t, std::size_t, std::size_t, uint64_t*) const noexcept;  \
-  void ldp::kernels::detail::column_popcount_##ID(const unsigned char* reports,                      \
-                                                   std::size_t n_reports, std::size_t stride,        \
-                                                   std::size_t nbits, uint64_t* counts) noexcept {   \
-    column_popcount_kernel{}(ARCH{}, reports, n_reports, stride, nbits, counts);                     \
+#define LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(ARCH, ID)                                                                  \
+  template void ldp::kernels::detail::column_popcount_kernel::operator()<ARCH>(                                       \
+      ARCH, const unsigned char*, std::size_t, std::size_t, std::size_t, uint64_t*) const noexcept;                   \
+  void ldp::kernels::detail::column_popcount_##ID(const unsigned char* reports, std::size_t n_reports,                \
+                                                  std::size_t stride, std::size_t nbits, uint64_t* counts) noexcept { \
+    column_popcount_kernel{}(ARCH{}, reports, n_reports, stride, nbits, counts);                                      \
   }
 
 #endif

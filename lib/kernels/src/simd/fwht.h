@@ -34,9 +34,7 @@ using fwht_vec = xsimd::batch<T, Arch>;
 // The lane swap of an in-register level: lanes j and j ^ H exchanged.
 template <unsigned H, class Arch>
 struct fwht_swap_index {
-  static constexpr uint32_t get(std::size_t i, std::size_t) noexcept {
-    return static_cast<uint32_t>(i ^ H);
-  }
+  static constexpr uint32_t get(std::size_t i, std::size_t) noexcept { return static_cast<uint32_t>(i ^ H); }
 };
 
 template <unsigned H, class Arch>
@@ -105,9 +103,8 @@ inline fwht_vec<T, Arch> fwht_negate_upper(fwht_vec<T, Arch> x, xsimd::avx2) noe
     return fwht_negate_upper<H, T, Arch>(x, xsimd::generic{});
   } else {
     return _mm256_sign_epi32(
-        x, _mm256_setr_epi32(fwht_lane_sign<H>(0), fwht_lane_sign<H>(1), fwht_lane_sign<H>(2),
-                             fwht_lane_sign<H>(3), fwht_lane_sign<H>(4), fwht_lane_sign<H>(5),
-                             fwht_lane_sign<H>(6), fwht_lane_sign<H>(7)));
+        x, _mm256_setr_epi32(fwht_lane_sign<H>(0), fwht_lane_sign<H>(1), fwht_lane_sign<H>(2), fwht_lane_sign<H>(3),
+                             fwht_lane_sign<H>(4), fwht_lane_sign<H>(5), fwht_lane_sign<H>(6), fwht_lane_sign<H>(7)));
   }
 }
 #endif
@@ -116,20 +113,17 @@ inline fwht_vec<T, Arch> fwht_negate_upper(fwht_vec<T, Arch> x, xsimd::avx2) noe
 // is fma(x, c, swapped) with c = +-1: the product is exact, so the one rounding is the add's, and
 // the xor of the negation disappears.
 template <unsigned H, class T, class Arch>
-inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, Arch> x,
-                                         xsimd::generic) noexcept {
+inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, Arch> x, xsimd::generic) noexcept {
   return swapped + fwht_negate_upper<H, T, Arch>(x, Arch{});
 }
 #if XSIMD_WITH_AVX2 && defined(__FMA__)
 template <unsigned H, class T, class Arch>
-inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, Arch> x,
-                                         xsimd::avx2) noexcept {
+inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, Arch> x, xsimd::avx2) noexcept {
   if constexpr (std::is_same_v<T, float>) {
-    const __m256 c = _mm256_setr_ps(
-        static_cast<float>(fwht_lane_sign<H>(0)), static_cast<float>(fwht_lane_sign<H>(1)),
-        static_cast<float>(fwht_lane_sign<H>(2)), static_cast<float>(fwht_lane_sign<H>(3)),
-        static_cast<float>(fwht_lane_sign<H>(4)), static_cast<float>(fwht_lane_sign<H>(5)),
-        static_cast<float>(fwht_lane_sign<H>(6)), static_cast<float>(fwht_lane_sign<H>(7)));
+    const __m256 c = _mm256_setr_ps(static_cast<float>(fwht_lane_sign<H>(0)), static_cast<float>(fwht_lane_sign<H>(1)),
+                                    static_cast<float>(fwht_lane_sign<H>(2)), static_cast<float>(fwht_lane_sign<H>(3)),
+                                    static_cast<float>(fwht_lane_sign<H>(4)), static_cast<float>(fwht_lane_sign<H>(5)),
+                                    static_cast<float>(fwht_lane_sign<H>(6)), static_cast<float>(fwht_lane_sign<H>(7)));
     return _mm256_fmadd_ps(x, c, swapped);
   } else {
     return fwht_add_signed<H, T, Arch>(swapped, x, xsimd::generic{});
@@ -141,8 +135,7 @@ inline fwht_vec<T, Arch> fwht_add_signed(fwht_vec<T, Arch> swapped, fwht_vec<T, 
 template <unsigned H, class T, class Arch>
 inline fwht_vec<T, Arch> fwht_lane_level(fwht_vec<T, Arch> x) noexcept {
   using v = fwht_vec<T, Arch>;
-  const v swapped =
-      xsimd::bitwise_cast<v>(fwht_swap<H, Arch>(xsimd::bitwise_cast<u32x<Arch>>(x), Arch{}));
+  const v swapped = xsimd::bitwise_cast<v>(fwht_swap<H, Arch>(xsimd::bitwise_cast<u32x<Arch>>(x), Arch{}));
   return fwht_add_signed<H, T, Arch>(swapped, x, Arch{});
 }
 
@@ -181,8 +174,7 @@ struct fwht_sign_rows {
 
 // x with the signs of `row` applied, and the table it comes from, per element type and arch.
 template <class T, class Arch>
-inline fwht_vec<T, Arch> fwht_sign_row(fwht_vec<T, Arch> x, std::size_t row,
-                                       xsimd::generic) noexcept {
+inline fwht_vec<T, Arch> fwht_sign_row(fwht_vec<T, Arch> x, std::size_t row, xsimd::generic) noexcept {
   constexpr std::size_t lanes = u32x<Arch>::size;
   if constexpr (std::is_same_v<T, float>) {
     using rows = fwht_sign_rows<lanes, 0x80000000u, 0>;
@@ -271,8 +263,7 @@ inline void fwht_butterfly(fwht_vec<T, Arch>& a, fwht_vec<T, Arch>& b) noexcept 
 // that the compiler does not unroll completely leaves the array on the stack).
 template <std::size_t H, class T, class Arch, bool AddUnits, std::size_t... M>
 inline void fwht_level(fwht_vec<T, Arch>* r, std::index_sequence<M...>) noexcept {
-  (fwht_butterfly<T, Arch, AddUnits>(r[(M / H) * 2 * H + M % H], r[(M / H) * 2 * H + M % H + H]),
-   ...);
+  (fwht_butterfly<T, Arch, AddUnits>(r[(M / H) * 2 * H + M % H], r[(M / H) * 2 * H + M % H + H]), ...);
 }
 
 // log2(R) levels across R registers: r[j] and r[j + h] are elements h register strides apart.
@@ -294,29 +285,25 @@ inline void fwht_butterflies(fwht_vec<T, Arch>* r) noexcept {
 }
 
 template <class T, class Arch, std::size_t... K>
-inline void fwht_load(fwht_vec<T, Arch>* r, const T* p, std::size_t stride,
-                      std::index_sequence<K...>) noexcept {
+inline void fwht_load(fwht_vec<T, Arch>* r, const T* p, std::size_t stride, std::index_sequence<K...>) noexcept {
   ((r[K] = fwht_vec<T, Arch>::load_unaligned(p + K * stride)), ...);
 }
 
 template <class T, class Arch, std::size_t... K>
-inline void fwht_store(const fwht_vec<T, Arch>* r, T* p, std::size_t stride,
-                       std::index_sequence<K...>) noexcept {
+inline void fwht_store(const fwht_vec<T, Arch>* r, T* p, std::size_t stride, std::index_sequence<K...>) noexcept {
   (r[K].store_unaligned(p + K * stride), ...);
 }
 
 // Register K of a group holds elements K * L .. K * L + L - 1 of the group, which starts on a
 // multiple of 32 (8 or 16 registers of 4 or 8 lanes); rows[K] is its sign row.
 template <class Arch, std::size_t... K>
-inline void fwht_sign_indices(std::size_t* rows, const uint32_t* words,
-                              std::index_sequence<K...>) noexcept {
+inline void fwht_sign_indices(std::size_t* rows, const uint32_t* words, std::index_sequence<K...>) noexcept {
   const unsigned char* bytes = reinterpret_cast<const unsigned char*>(words);
   ((rows[K] = fwht_sign_index<K, Arch>(bytes)), ...);
 }
 
 template <class T, class Arch, std::size_t... K>
-inline void fwht_signs_all(fwht_vec<T, Arch>* r, const std::size_t* rows,
-                           std::index_sequence<K...>) noexcept {
+inline void fwht_signs_all(fwht_vec<T, Arch>* r, const std::size_t* rows, std::index_sequence<K...>) noexcept {
   ((r[K] = fwht_sign_row<T, Arch>(r[K], rows[K], Arch{})), ...);
 }
 
@@ -326,8 +313,7 @@ inline void fwht_in_register_all(fwht_vec<T, Arch>* r, std::index_sequence<K...>
 }
 
 template <class T, class Arch, std::size_t... K>
-inline void fwht_scale_all(fwht_vec<T, Arch>* r, fwht_vec<T, Arch> scale,
-                           std::index_sequence<K...>) noexcept {
+inline void fwht_scale_all(fwht_vec<T, Arch>* r, fwht_vec<T, Arch> scale, std::index_sequence<K...>) noexcept {
   ((r[K] = r[K] * scale), ...);
 }
 
@@ -427,7 +413,7 @@ struct fwht_shape {
   static constexpr unsigned first_regs_log2 = first_lanes < fwht_vec<T, Arch>::size ? 4 : 3;
   static constexpr unsigned first_levels = (first_lanes == 4 ? 2 : 3) + first_regs_log2;
   static constexpr unsigned max_pass_levels = 3;  // radix 8 at most
-  static constexpr unsigned block_log2 = 13;      // 32 KiB of float: passes below run in L1/L2
+  static constexpr unsigned block_log2 = 13;  // 32 KiB of float: passes below run in L1/L2
 };
 
 // The first pass; it is also the last one when `last`.
@@ -447,8 +433,7 @@ inline void fwht_first_pass(T* x, std::size_t n, const fwht_extras<T>& extras, b
 
 // One pass of `levels` levels (1 to 3) from level log2(stride) on.
 template <class T, class Arch, bool Scaled>
-inline void fwht_pass_levels(T* x, std::size_t n, std::size_t stride, unsigned levels,
-                             T scale) noexcept {
+inline void fwht_pass_levels(T* x, std::size_t n, std::size_t stride, unsigned levels, T scale) noexcept {
   switch (levels) {
     case 1: fwht_pass<2, T, Arch, Scaled>(x, n, stride, scale); break;
     case 2: fwht_pass<4, T, Arch, Scaled>(x, n, stride, scale); break;
@@ -498,8 +483,7 @@ struct hadamard_kernel {
 
 template <class T, bool Signs, bool Scaled>
 template <class Arch>
-void hadamard_kernel<T, Signs, Scaled>::operator()(Arch, T* x, const uint32_t* signs,
-                                                   unsigned log2n) const noexcept {
+void hadamard_kernel<T, Signs, Scaled>::operator()(Arch, T* x, const uint32_t* signs, unsigned log2n) const noexcept {
   using shape = fwht_shape<T, Arch>;
   if (log2n < shape::first_levels) {
     if constexpr (std::is_same_v<T, float>) {
@@ -530,30 +514,26 @@ void hadamard_kernel<T, Signs, Scaled>::operator()(Arch, T* x, const uint32_t* s
 
 }  // namespace ldp::kernels::detail
 
-#define LDP_KERNELS_DEFINE_FWHT(ARCH, ID)                                                             \
-  template void ldp::kernels::detail::hadamard_kernel<uint32_t, false, false>::operator()<ARCH>(     \
-      ARCH, uint32_t*, const uint32_t*, unsigned) const noexcept;                                    \
-  template void ldp::kernels::detail::hadamard_kernel<float, false, false>::operator()<ARCH>(        \
-      ARCH, float*, const uint32_t*, unsigned) const noexcept;                                       \
-  template void ldp::kernels::detail::hadamard_kernel<uint32_t, true, false>::operator()<ARCH>(      \
-      ARCH, uint32_t*, const uint32_t*, unsigned) const noexcept;                                    \
-  template void ldp::kernels::detail::hadamard_kernel<float, true, true>::operator()<ARCH>(          \
-      ARCH, float*, const uint32_t*, unsigned) const noexcept;                                       \
-  void ldp::kernels::detail::fwht_i32_##ID(int32_t* data, unsigned log2n) noexcept {                 \
-    hadamard_kernel<uint32_t, false, false>{}(ARCH{}, reinterpret_cast<uint32_t*>(data), nullptr,    \
-                                              log2n);                                                \
-  }                                                                                                  \
-  void ldp::kernels::detail::fwht_f32_##ID(float* data, unsigned log2n) noexcept {                   \
-    hadamard_kernel<float, false, false>{}(ARCH{}, data, nullptr, log2n);                            \
-  }                                                                                                  \
-  void ldp::kernels::detail::rotate_i32_##ID(int32_t* data, const uint32_t* sign_words,              \
-                                              unsigned log2n) noexcept {                             \
-    hadamard_kernel<uint32_t, true, false>{}(ARCH{}, reinterpret_cast<uint32_t*>(data), sign_words, \
-                                             log2n);                                                 \
-  }                                                                                                  \
-  void ldp::kernels::detail::rotate_f32_##ID(float* data, const uint32_t* sign_words,                \
-                                              unsigned log2n) noexcept {                             \
-    hadamard_kernel<float, true, true>{}(ARCH{}, data, sign_words, log2n);                           \
+#define LDP_KERNELS_DEFINE_FWHT(ARCH, ID)                                                                          \
+  template void ldp::kernels::detail::hadamard_kernel<uint32_t, false, false>::operator()<ARCH>(                   \
+      ARCH, uint32_t*, const uint32_t*, unsigned) const noexcept;                                                  \
+  template void ldp::kernels::detail::hadamard_kernel<float, false, false>::operator()<ARCH>(                      \
+      ARCH, float*, const uint32_t*, unsigned) const noexcept;                                                     \
+  template void ldp::kernels::detail::hadamard_kernel<uint32_t, true, false>::operator()<ARCH>(                    \
+      ARCH, uint32_t*, const uint32_t*, unsigned) const noexcept;                                                  \
+  template void ldp::kernels::detail::hadamard_kernel<float, true, true>::operator()<ARCH>(                        \
+      ARCH, float*, const uint32_t*, unsigned) const noexcept;                                                     \
+  void ldp::kernels::detail::fwht_i32_##ID(int32_t* data, unsigned log2n) noexcept {                               \
+    hadamard_kernel<uint32_t, false, false>{}(ARCH{}, reinterpret_cast<uint32_t*>(data), nullptr, log2n);          \
+  }                                                                                                                \
+  void ldp::kernels::detail::fwht_f32_##ID(float* data, unsigned log2n) noexcept {                                 \
+    hadamard_kernel<float, false, false>{}(ARCH{}, data, nullptr, log2n);                                          \
+  }                                                                                                                \
+  void ldp::kernels::detail::rotate_i32_##ID(int32_t* data, const uint32_t* sign_words, unsigned log2n) noexcept { \
+    hadamard_kernel<uint32_t, true, false>{}(ARCH{}, reinterpret_cast<uint32_t*>(data), sign_words, log2n);        \
+  }                                                                                                                \
+  void ldp::kernels::detail::rotate_f32_##ID(float* data, const uint32_t* sign_words, unsigned log2n) noexcept {   \
+    hadamard_kernel<float, true, true>{}(ARCH{}, data, sign_words, log2n);                                         \
   }
 
 #endif

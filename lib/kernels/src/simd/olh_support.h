@@ -54,8 +54,7 @@ inline u64x<Arch> olh_mul32(u64x<Arch> x, u64x<Arch> y, xsimd::neon) noexcept {
 template <class Arch>
 inline u64x<Arch> olh_count(u64x<Arch> acc, u64x<Arch> limit, u64x<Arch> x, xsimd::generic) noexcept {
   using i32 = xsimd::batch<int32_t, Arch>;
-  const i32 below = xsimd::select(xsimd::bitwise_cast<i32>(x) < xsimd::bitwise_cast<i32>(limit),
-                                  i32(1), i32(0));
+  const i32 below = xsimd::select(xsimd::bitwise_cast<i32>(x) < xsimd::bitwise_cast<i32>(limit), i32(1), i32(0));
   return xsimd::bitwise_cast<u64x<Arch>>(xsimd::bitwise_cast<i32>(acc) + below);
 }
 #if XSIMD_WITH_SSE2
@@ -80,22 +79,20 @@ inline u64x<Arch> olh_count(u64x<Arch> acc, u64x<Arch> limit, u64x<Arch> x, xsim
 
 struct olh_support_kernel {
   template <class Arch>
-  void operator()(Arch, const uint64_t* a, const uint64_t* b, const uint32_t* bucket,
-                  std::size_t n_reports, uint32_t g, const uint32_t* items, std::size_t n_items,
-                  uint64_t* support) const noexcept;
+  void operator()(Arch, const uint64_t* a, const uint64_t* b, const uint32_t* bucket, std::size_t n_reports, uint32_t g,
+                  const uint32_t* items, std::size_t n_items, uint64_t* support) const noexcept;
 };
 
 template <class Arch>
-void olh_support_kernel::operator()(Arch, const uint64_t* a, const uint64_t* b,
-                                    const uint32_t* bucket, std::size_t n_reports, uint32_t g,
-                                    const uint32_t* items, std::size_t n_items,
+void olh_support_kernel::operator()(Arch, const uint64_t* a, const uint64_t* b, const uint32_t* bucket,
+                                    std::size_t n_reports, uint32_t g, const uint32_t* items, std::size_t n_items,
                                     uint64_t* support) const noexcept {
   using v = u64x<Arch>;
   using w32 = u32x<Arch>;
   constexpr std::size_t lanes = v::size;
-  constexpr std::size_t regs = 4;              // candidate registers per group
+  constexpr std::size_t regs = 4;  // candidate registers per group
   constexpr std::size_t group = regs * lanes;  // candidates per group
-  constexpr std::size_t olh_block = 512;       // reports per block; the 32-bit counters hold it
+  constexpr std::size_t olh_block = 512;  // reports per block; the 32-bit counters hold it
   if (n_reports == 0 || n_items == 0) return;
   if (g < 2) {
     olh_support_scalar(a, b, bucket, n_reports, g, items, n_items, support);
@@ -144,15 +141,14 @@ void olh_support_kernel::operator()(Arch, const uint64_t* a, const uint64_t* b,
 
 }  // namespace ldp::kernels::detail
 
-#define LDP_KERNELS_DEFINE_OLH_SUPPORT(ARCH, ID)                                                      \
-  template void ldp::kernels::detail::olh_support_kernel::operator()<ARCH>(                          \
-      ARCH, const uint64_t*, const uint64_t*, const uint32_t*, std::size_t, uint32_t,               \
-      const uint32_t*, std::size_t, uint64_t*) const noexcept;                                       \
-  void ldp::kernels::detail::olh_support_##ID(const uint64_t* a, const uint64_t* b,                 \
-                                               const uint32_t* bucket, std::size_t n_reports,       \
-                                               uint32_t g, const uint32_t* items,                   \
-                                               std::size_t n_items, uint64_t* support) noexcept {   \
-    olh_support_kernel{}(ARCH{}, a, b, bucket, n_reports, g, items, n_items, support);               \
+#define LDP_KERNELS_DEFINE_OLH_SUPPORT(ARCH, ID)                                                                    \
+  template void ldp::kernels::detail::olh_support_kernel::operator()<ARCH>(                                         \
+      ARCH, const uint64_t*, const uint64_t*, const uint32_t*, std::size_t, uint32_t, const uint32_t*, std::size_t, \
+      uint64_t*) const noexcept;                                                                                    \
+  void ldp::kernels::detail::olh_support_##ID(const uint64_t* a, const uint64_t* b, const uint32_t* bucket,         \
+                                              std::size_t n_reports, uint32_t g, const uint32_t* items,             \
+                                              std::size_t n_items, uint64_t* support) noexcept {                    \
+    olh_support_kernel{}(ARCH{}, a, b, bucket, n_reports, g, items, n_items, support);                              \
   }
 
 #endif

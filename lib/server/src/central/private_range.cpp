@@ -123,9 +123,11 @@ std::size_t sample_group(const std::vector<group>& groups, uint64_t best, uint64
     for (unsigned i = 0; accept && i < m; ++i) accept = detail::bern_65_over_24e(rng);
     if (!accept) continue;
     const uint64_t r = below[start[m]] + random::uniform_below64(rng, bins_at(m));
-    const std::size_t at = static_cast<std::size_t>(
-        std::upper_bound(below.begin() + static_cast<std::ptrdiff_t>(start[m]),
-                         below.begin() + static_cast<std::ptrdiff_t>(start[m + 1]), r) - below.begin()) - 1;
+    const std::size_t at =
+        static_cast<std::size_t>(std::upper_bound(below.begin() + static_cast<std::ptrdiff_t>(start[m]),
+                                                  below.begin() + static_cast<std::ptrdiff_t>(start[m + 1]), r) -
+                                 below.begin()) -
+        1;
     const std::size_t g = order[at];
     if (detail::bern_exp_wide(rng, excess[g] - u128{0, uint64_t{m} << 32}, two_to_32)) return g;
   }
@@ -140,7 +142,8 @@ double advanced_composition(double eps_step, uint64_t k, double delta) noexcept 
 
 status step_epsilon(double epsilon, double delta, uint64_t k, budget_rule rule, double* out) noexcept {
   *out = 0;
-  if (!(epsilon > 0) || !std::isfinite(epsilon) || !(delta >= 0 && delta < 1) || k == 0) return status::invalid_argument;
+  if (!(epsilon > 0) || !std::isfinite(epsilon) || !(delta >= 0 && delta < 1) || k == 0)
+    return status::invalid_argument;
   // Basic composition, epsilon / k, holds whatever delta is (pure DP at delta = 0).
   const double basic = epsilon / static_cast<double>(k);
   if (delta == 0) {
@@ -230,8 +233,8 @@ status private_range_epsilon(double epsilon, double* epsilon_impl) noexcept {
   return lambda == 0 ? status::invalid_argument : status::ok;
 }
 
-status private_range(span<const bin_count> occupied, uint64_t bins, double epsilon, random::drbg& rng,
-                     uint64_t* bin, double* epsilon_impl) noexcept {
+status private_range(span<const bin_count> occupied, uint64_t bins, double epsilon, random::drbg& rng, uint64_t* bin,
+                     double* epsilon_impl) noexcept {
   *bin = 0;
   *epsilon_impl = 0;
   const uint64_t lambda = lambda_num(epsilon);
@@ -273,11 +276,12 @@ std::vector<double> private_range_law(span<const bin_count> occupied, uint64_t b
 
 status detail::noisy_sum(int64_t sum, uint64_t width, double epsilon, random::drbg& rng, noisy_value* out) noexcept {
   *out = noisy_value{};
-  if (wire::laplace_scale(width, epsilon, &out->scale_num, &out->scale_den) != status::ok) return status::invalid_argument;
-  out->value = static_cast<double>(sum) +
-               static_cast<double>(random::discrete_laplace(rng, out->scale_num, out->scale_den));
-  out->epsilon_impl = static_cast<double>(width) * static_cast<double>(out->scale_den) /
-                      static_cast<double>(out->scale_num);
+  if (wire::laplace_scale(width, epsilon, &out->scale_num, &out->scale_den) != status::ok)
+    return status::invalid_argument;
+  out->value =
+      static_cast<double>(sum) + static_cast<double>(random::discrete_laplace(rng, out->scale_num, out->scale_den));
+  out->epsilon_impl =
+      static_cast<double>(width) * static_cast<double>(out->scale_den) / static_cast<double>(out->scale_num);
   return status::ok;
 }
 
@@ -309,7 +313,8 @@ status winsorized_mean_1d(span<const int64_t> values, const winsorized_1d_option
     r.window_hi = mid + w;
     for (int64_t v : values) {
       const int64_t clipped = std::clamp(v, r.window_lo, r.window_hi);
-      if ((clipped > 0 && r.clipped_sum > INT64_MAX - clipped) || (clipped < 0 && r.clipped_sum < INT64_MIN - clipped)) {
+      if ((clipped > 0 && r.clipped_sum > INT64_MAX - clipped) ||
+          (clipped < 0 && r.clipped_sum < INT64_MIN - clipped)) {
         return status::invalid_argument;
       }
       r.clipped_sum += clipped;

@@ -95,8 +95,8 @@ std::vector<estimate> sparse_projection_aggregator::estimate_impl(double) const 
   const double scale = detail::grid_step(params_) / static_cast<double>(reports_);
   std::vector<estimate> out(sums_.size());
   for (std::size_t j = 0; j < sums_.size(); ++j) {
-    const double mean = reports_ == 0 ? std::numeric_limits<double>::quiet_NaN()
-                                      : static_cast<double>(sums_[j]) * scale;
+    const double mean =
+        reports_ == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(sums_[j]) * scale;
     out[j] = estimate{static_cast<uint32_t>(j), mean, 0.0, mean, mean};
   }
   return out;
@@ -148,7 +148,8 @@ status release_sparse_mean(const aggregator& agg, const sparse_release_options& 
   try {
     sparse_release r;
     r.delta = options.delta;
-    r.l1_radius = static_cast<double>(l) * detail::grid_step(p) * std::sqrt(static_cast<double>(p.get(field::sparsity)));
+    r.l1_radius =
+        static_cast<double>(l) * detail::grid_step(p) * std::sqrt(static_cast<double>(p.get(field::sparsity)));
     const std::vector<int64_t>& sums = sparse->sums();
     r.noisy_mean.resize(sums.size());
     if (options.delta == 0) {

@@ -162,8 +162,7 @@ status select_windows(const aggregator& round1, double eps_coordinate, window_ru
     std::size_t written = 0;
     status s = wire::encode_window_list(p, r.bins, r.window_list, &written);
     if (s != status::ok) return s;
-    s = wire::make_winsorized_sums(p, window_half_width(p.get(field::bin_half_width), rule), r.window_list,
-                                   &r.round2);
+    s = wire::make_winsorized_sums(p, window_half_width(p.get(field::bin_half_width), rule), r.window_list, &r.round2);
     if (s != status::ok) return status::invalid_argument;  // B + w beyond the format's limit
     *out = std::move(r);
     return status::ok;
@@ -253,7 +252,8 @@ std::vector<estimate> winsorized_sums_aggregator::estimate_impl(double) const {
   if (reports_ == 0 || !has_windows()) return {};
   std::vector<double> y(sums_.begin(), sums_.end());
   std::vector<double> x;
-  if (detail::unrotate(params_, std::move(y), detail::grid_step(params_) / static_cast<double>(reports_), &x) != status::ok) {
+  if (detail::unrotate(params_, std::move(y), detail::grid_step(params_) / static_cast<double>(reports_), &x) !=
+      status::ok) {
     return {};
   }
   std::vector<estimate> out;
@@ -287,8 +287,9 @@ status release_winsorized_mean(const aggregator& round2, double eps_coordinate, 
     std::vector<double> noisy(rotated_dim(p));
     for (std::size_t j = 0; j < noisy.size(); ++j) {
       // Missing users count as the midpoint: a data-independent value inside the window.
-      const double padded = static_cast<double>(sums->sums()[j]) +
-                            static_cast<double>(missing) * static_cast<double>(wire::winsorized_midpoint(p, sums->window_bin(j)));
+      const double padded =
+          static_cast<double>(sums->sums()[j]) +
+          static_cast<double>(missing) * static_cast<double>(wire::winsorized_midpoint(p, sums->window_bin(j)));
       detail::noisy_value v;
       const status s = detail::noisy_sum(0, width, eps_coordinate / 2, rng, &v);
       if (s != status::ok) return s;
@@ -331,7 +332,8 @@ status winsorized_mean_highd(const wire::params& round1, span<const int64_t> use
       const status s = detail::rotate_mean(round1, user_means.subspan(u * d, d), rotated[u]);
       if (s != status::ok) return s;
     }
-    const auto payload = [](const wire::params& p, const std::vector<int64_t>& values, std::vector<unsigned char>& bytes) {
+    const auto payload = [](const wire::params& p, const std::vector<int64_t>& values,
+                            std::vector<unsigned char>& bytes) {
       wire::report r;
       r.mech = p.mech;
       r.values = values;
@@ -358,7 +360,8 @@ status winsorized_mean_highd(const wire::params& round1, span<const int64_t> use
     auto& round2_sums = static_cast<winsorized_sums_aggregator&>(*sums);
     if ((s = round2_sums.set_windows(r.windows.window_list)) != status::ok) return s;
     for (const auto& y : rotated) {
-      for (std::size_t j = 0; j < values.size(); ++j) values[j] = wire::winsorized_clamp(round2, r.windows.bins[j], y[j]);
+      for (std::size_t j = 0; j < values.size(); ++j)
+        values[j] = wire::winsorized_clamp(round2, r.windows.bins[j], y[j]);
       if ((s = payload(round2, values, bytes)) != status::ok || (s = sums->add_payload(bytes)) != status::ok) return s;
     }
     if ((s = release_winsorized_mean(*sums, eps_coordinate, 0, rng, &r.release)) != status::ok) return s;

@@ -14,15 +14,16 @@
 namespace ldp::server::detail {
 
 struct noisy_value {
-  double value = 0;         // sum + discrete Laplace noise (grid units)
-  uint64_t scale_num = 0;   // t = scale_num / scale_den
+  double value = 0;  // sum + discrete Laplace noise (grid units)
+  uint64_t scale_num = 0;  // t = scale_num / scale_den
   uint64_t scale_den = 0;
   double epsilon_impl = 0;  // width / t <= epsilon
 };
 
 // sum + DLap(t) with t = width / epsilon (wire::laplace_scale: the level width t_den / t_num never
 // exceeds epsilon), for a sum whose replace-one sensitivity is `width` grid units.
-[[nodiscard]] status noisy_sum(int64_t sum, uint64_t width, double epsilon, random::drbg& rng, noisy_value* out) noexcept;
+[[nodiscard]] status noisy_sum(int64_t sum, uint64_t width, double epsilon, random::drbg& rng,
+                               noisy_value* out) noexcept;
 
 // The device's rotation of a winsorized block on the server: y <- H D x for x the d coordinates of
 // `mean` clamped to [clip_lo, clip_hi] and padded to d~ (unnormalized int32 FWHT, exact).

@@ -11,8 +11,7 @@
 extern "C" [[noreturn]] void ldp_abort(const char* file, int line, const char* message);
 
 #if LDP_CONFIG_ASSERTS
-#define LDP_ASSERT(cond) \
-  ((cond) ? static_cast<void>(0) : ldp_abort(__FILE__, __LINE__, "assertion failed: " #cond))
+#define LDP_ASSERT(cond) ((cond) ? static_cast<void>(0) : ldp_abort(__FILE__, __LINE__, "assertion failed: " #cond))
 #else
 #define LDP_ASSERT(cond) static_cast<void>(0)
 #endif

@@ -12,9 +12,7 @@
 
 namespace ldp {
 
-constexpr uint32_t rotl32(uint32_t x, unsigned n) noexcept {
-  return (x << (n & 31u)) | (x >> ((32u - n) & 31u));
-}
+constexpr uint32_t rotl32(uint32_t x, unsigned n) noexcept { return (x << (n & 31u)) | (x >> ((32u - n) & 31u)); }
 
 // The padded dimension 2^ceil(log2 d) of a vector (docs/mechanisms.md B.4): the next power of two >= d.
 // 0 when d is 0 or above 2^31 (no power of two in uint32_t); callers check.

@@ -12,8 +12,8 @@ namespace ldp {
 
 enum class rounding : uint8_t {
   nearest_even,  // round half to even: unbiased over many values, the default
-  floor,         // toward minus infinity
-  toward_zero,   // truncation
+  floor,  // toward minus infinity
+  toward_zero,  // truncation
 };
 
 struct q_result {
@@ -24,11 +24,10 @@ struct q_result {
 // x * 2^frac_bits rounded as asked, saturated to [min_value, max_value].
 // frac_bits must lie in [0, 62]; other values give invalid_argument.
 [[nodiscard]] q_result to_fixed(double x, int frac_bits, int64_t min_value, int64_t max_value,
-                                 rounding mode = rounding::nearest_even) noexcept;
+                                rounding mode = rounding::nearest_even) noexcept;
 
 // Convenience for the common int32 Q formats.
-[[nodiscard]] inline q_result to_q32(double x, int frac_bits,
-                                     rounding mode = rounding::nearest_even) noexcept {
+[[nodiscard]] inline q_result to_q32(double x, int frac_bits, rounding mode = rounding::nearest_even) noexcept {
   return to_fixed(x, frac_bits, INT32_MIN, INT32_MAX, mode);
 }
 

@@ -22,9 +22,10 @@ class span {
   template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
   constexpr span(span<U> other) noexcept : data_(other.data()), size_(other.size()) {}
   // Any contiguous container with data() and size() (arrays, and vectors on the server).
-  template <class C, class = std::enable_if_t<!std::is_array_v<C> && std::is_convertible_v<
-                                                  decltype(std::declval<C&>().data()), T*>>,
-            class = decltype(std::declval<C&>().size())>
+  template <
+      class C,
+      class = std::enable_if_t<!std::is_array_v<C> && std::is_convertible_v<decltype(std::declval<C&>().data()), T*>>,
+      class = decltype(std::declval<C&>().size())>
   constexpr span(C& container) noexcept : data_(container.data()), size_(container.size()) {}
 
   constexpr T* data() const noexcept { return data_; }

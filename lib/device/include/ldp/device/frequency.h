@@ -25,17 +25,14 @@ namespace ldp::device {
 // until the next randomization.
 class frequency_context {
  public:
-  [[nodiscard]] static constexpr std::size_t workspace_size(const wire::params& p) noexcept {
-    return layout(p).size();
-  }
+  [[nodiscard]] static constexpr std::size_t workspace_size(const wire::params& p) noexcept { return layout(p).size(); }
 
   // invalid_argument for a block that is not a frequency oracle (or a misaligned workspace),
   // validate()'s status for an invalid one, unsupported for thresholds out of another 2^w than
   // 2^32 (the coins compare 32-bit words, coins.h: such a block would be misread as different
   // probabilities), workspace_too_small below workspace_size(p). *out randomizes nothing
   // (invalid_argument) unless init succeeded.
-  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
-                                   frequency_context* out) noexcept;
+  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p, frequency_context* out) noexcept;
 
   const wire::params& parameters() const noexcept { return block_.params; }
   uint64_t fingerprint() const noexcept { return block_.fingerprint; }
@@ -57,8 +54,9 @@ class frequency_context {
   }
   static constexpr std::size_t bit_words(const wire::params& p) noexcept {
     const bool unary = p.mech == wire::mechanism::sue || p.mech == wire::mechanism::oue;
-    const uint64_t n = unary ? p.get(wire::field::domain)
-                             : p.mech == wire::mechanism::cms ? p.get(wire::field::sketch_columns) : 0;
+    const uint64_t n = unary                            ? p.get(wire::field::domain)
+                       : p.mech == wire::mechanism::cms ? p.get(wire::field::sketch_columns)
+                                                        : 0;
     return static_cast<std::size_t>((n + 63) / 64);
   }
 

@@ -31,8 +31,7 @@ namespace ldp::device {
 // kent-refine).
 template <class Rng>
 int64_t laplace_noisy(const wire::params& p, int64_t x, Rng& rng) noexcept {
-  const int64_t noise =
-      random::discrete_laplace(rng, p.get(wire::field::scale_num), p.get(wire::field::scale_den));
+  const int64_t noise = random::discrete_laplace(rng, p.get(wire::field::scale_num), p.get(wire::field::scale_den));
   return saturating_add(wire::clamp_to_range(p, x), noise);
 }
 

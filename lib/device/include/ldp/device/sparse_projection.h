@@ -69,8 +69,8 @@ class sparse_projection_context {
     std::size_t values = 0, indices = 0;  // byte offsets
   };
   static constexpr placement layout(const wire::params& p) noexcept {
-    const auto s = p.mech == wire::mechanism::sparse_projection
-                       ? static_cast<std::size_t>(p.get(wire::field::sparsity)) : 0;
+    const auto s =
+        p.mech == wire::mechanism::sparse_projection ? static_cast<std::size_t>(p.get(wire::field::sparsity)) : 0;
     placement at;
     at.values = at.bytes.place<int64_t>(s);
     at.indices = at.bytes.place<uint32_t>(s);

@@ -57,8 +57,7 @@ class user_level_context {
   // status for an invalid one, unsupported for a vote whose thresholds are out of another 2^w than
   // 2^32 (the coins draw 32-bit thresholds, coins.h), workspace_too_small below workspace_size(p).
   // *out randomizes nothing (invalid_argument) unless init succeeded.
-  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
-                                   user_level_context* out) noexcept;
+  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p, user_level_context* out) noexcept;
 
   const wire::params& parameters() const noexcept { return block_.params; }
   uint64_t fingerprint() const noexcept { return block_.fingerprint; }

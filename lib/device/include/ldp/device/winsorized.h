@@ -35,8 +35,8 @@ class winsorized_context {
   // (wire::check_window_list: a list whose digest is not the block's is parameter_mismatch), which
   // must outlive the context; round 1 ignores it. workspace_too_small below workspace_size(p). *out
   // takes nothing (invalid_argument) unless init succeeded.
-  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
-                                   span<const unsigned char> windows, winsorized_context* out) noexcept;
+  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p, span<const unsigned char> windows,
+                                   winsorized_context* out) noexcept;
 
   const wire::params& parameters() const noexcept { return block_.params; }
   uint64_t fingerprint() const noexcept { return block_.fingerprint; }
@@ -53,8 +53,8 @@ class winsorized_context {
 
   // The report or payload of a user's samples (out: max_output_size(p, f) bytes always suffice).
   // The device adds no randomness: the generator is not drawn from.
-  [[nodiscard]] status randomize(span<const int64_t> samples, random::drbg& rng, span<unsigned char> out,
-                                 framing f, std::size_t* written) noexcept;
+  [[nodiscard]] status randomize(span<const int64_t> samples, random::drbg& rng, span<unsigned char> out, framing f,
+                                 std::size_t* written) noexcept;
 
  private:
   struct placement {

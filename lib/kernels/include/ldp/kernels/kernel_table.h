@@ -30,9 +30,8 @@ using chacha20_blocks_fn = void (*)(const uint32_t key[8], const uint32_t nonce[
 // Processes chunks while fewer than nchunks are done and at least `bits` unread words remain (the
 // worst case of one chunk); returns the chunks done and stores the words read in *words_used.
 // Requires 1 <= bits <= 32 and threshold <= 2^bits.
-using bernoulli_chunks_fn = std::size_t (*)(uint64_t* out, std::size_t nchunks, uint64_t threshold,
-                                            unsigned bits, const unsigned char* rnd,
-                                            std::size_t rnd_words, std::size_t* words_used);
+using bernoulli_chunks_fn = std::size_t (*)(uint64_t* out, std::size_t nchunks, uint64_t threshold, unsigned bits,
+                                            const unsigned char* rnd, std::size_t rnd_words, std::size_t* words_used);
 
 // In-place unnormalized fast Walsh-Hadamard transform of data[0 .. 2^log2n), 0 <= log2n <= 30, in
 // natural (Sylvester) order: out[r] = sum over y of (-1)^popcount(r & y) * in[y], every addition and
@@ -69,17 +68,16 @@ using rotate_f32_fn = void (*)(float* data, const uint32_t* sign_words, unsigned
 // byte j / 8, the wire format's bit order. Only bytes [0, ceil(nbits / 8)) of each report are read,
 // and the bits of the last byte at positions >= nbits are ignored; counts[j] for j >= nbits is never
 // touched. Requires stride >= ceil(nbits / 8) (any stride when n_reports <= 1).
-using column_popcount_fn = void (*)(const unsigned char* reports, std::size_t n_reports,
-                                    std::size_t stride, std::size_t nbits, uint64_t* counts);
+using column_popcount_fn = void (*)(const unsigned char* reports, std::size_t n_reports, std::size_t stride,
+                                    std::size_t nbits, uint64_t* counts);
 
 // OLH support counting (server decode of local-hashing reports, docs/performance.md 5): for every
 // i < n_items, adds to support[i] the number of reports u < n_reports with
 //   ((((a[u] * items[i] + b[u]) mod 2^64) >> 32) * g) >> 32 == bucket[u],
 // the multiply-add-shift hash of wire::hash_to_range with key (a[u], b[u]). Reports are given as
 // structure of arrays. Requires 1 <= g; a report whose bucket is >= g supports nothing.
-using olh_support_fn = void (*)(const uint64_t* a, const uint64_t* b, const uint32_t* bucket,
-                                std::size_t n_reports, uint32_t g, const uint32_t* items,
-                                std::size_t n_items, uint64_t* support);
+using olh_support_fn = void (*)(const uint64_t* a, const uint64_t* b, const uint32_t* bucket, std::size_t n_reports,
+                                uint32_t g, const uint32_t* items, std::size_t n_items, uint64_t* support);
 
 // CRC32C (docs/wire_format.md section 6) in hardware: same result as wire::crc32c, with the running
 // value first (crc = 0 to start). Null in tables without a CRC instruction; callers then use

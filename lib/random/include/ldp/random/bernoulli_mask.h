@@ -18,8 +18,8 @@ namespace ldp::random {
 
 // invalid_argument unless 1 <= bits <= 32 and threshold <= 2^bits; buffer_too_small unless out
 // holds ceil(nbits / 64) words. Reads the generator's buffer in place: no stack buffer.
-[[nodiscard]] status fill_bernoulli_mask(drbg& rng, span<uint64_t> out, std::size_t nbits,
-                                         uint64_t threshold, unsigned bits = 32) noexcept;
+[[nodiscard]] status fill_bernoulli_mask(drbg& rng, span<uint64_t> out, std::size_t nbits, uint64_t threshold,
+                                         unsigned bits = 32) noexcept;
 
 }  // namespace ldp::random
 

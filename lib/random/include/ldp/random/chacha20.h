@@ -19,10 +19,9 @@ inline constexpr std::size_t chacha20_block_size = 64;
 
 // Writes out.size() keystream bytes starting at block `first_block` (byte 64 * first_block of the
 // stream). invalid_argument if the stream would pass block 2^32 - 1 (the counter never wraps).
-[[nodiscard]] status chacha20_keystream(const kernels::table& k,
-                                        const unsigned char key[chacha20_key_size],
-                                        const unsigned char nonce[chacha20_nonce_size],
-                                        uint32_t first_block, span<unsigned char> out) noexcept;
+[[nodiscard]] status chacha20_keystream(const kernels::table& k, const unsigned char key[chacha20_key_size],
+                                        const unsigned char nonce[chacha20_nonce_size], uint32_t first_block,
+                                        span<unsigned char> out) noexcept;
 
 }  // namespace ldp::random
 

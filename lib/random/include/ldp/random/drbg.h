@@ -38,8 +38,7 @@ class drbg {
 
   // A deterministic generator from an explicit seed (tests, reproducible simulations). The kernel
   // table only changes speed.
-  explicit drbg(const unsigned char seed[seed_size],
-                const kernels::table& k = kernels::native()) noexcept;
+  explicit drbg(const unsigned char seed[seed_size], const kernels::table& k = kernels::native()) noexcept;
 
   // A generator keyed from an entropy source; entropy_failure leaves *out untouched.
   [[nodiscard]] static status from_entropy(entropy_fn source, void* context, drbg* out,
@@ -86,7 +85,7 @@ class drbg {
   unsigned char key_[seed_size] = {};
   unsigned char buffer_[buffer_size] = {};
   std::size_t begin_ = 0;  // first unread byte
-  std::size_t end_ = 0;    // one past the last buffered byte
+  std::size_t end_ = 0;  // one past the last buffered byte
 };
 
 }  // namespace ldp::random

@@ -14,8 +14,7 @@
 namespace ldp::random {
 
 // The ChaCha20 nonce of the rotation-sign stream: the 12 ASCII bytes "ldp rotation".
-inline constexpr unsigned char rotation_nonce[12] = {'l', 'd', 'p', ' ', 'r', 'o',
-                                                     't', 'a', 't', 'i', 'o', 'n'};
+inline constexpr unsigned char rotation_nonce[12] = {'l', 'd', 'p', ' ', 'r', 'o', 't', 'a', 't', 'i', 'o', 'n'};
 
 // The padded dimension and its log2 (lib/base bits.h: the wire builders need them too).
 using ldp::padded_dim;
@@ -32,8 +31,7 @@ inline constexpr std::size_t rotation_sign_words(uint32_t padded_dim) noexcept {
 // of the last word at positions >= padded_dim are 0. Writes rotation_sign_words(padded_dim) words
 // (words past them are untouched). invalid_argument if padded_dim is 0 or not a power of two, or
 // words is too small.
-[[nodiscard]] status rotation_signs(const unsigned char seed[32], uint32_t padded_dim,
-                                    span<uint32_t> words) noexcept;
+[[nodiscard]] status rotation_signs(const unsigned char seed[32], uint32_t padded_dim, span<uint32_t> words) noexcept;
 
 }  // namespace ldp::random
 

@@ -11,17 +11,17 @@
 
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
+#include "ldp/server/aggregator.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
-#include "ldp/server/aggregator.h"
 
 namespace ldp::server {
 
 enum class postprocess : uint8_t {
-  none,              // raw unbiased estimates (variances apply)
+  none,  // raw unbiased estimates (variances apply)
   clip_renormalize,  // clip at 0, rescale to sum n
-  norm_sub,          // Wang et al. 2020: max(c + delta, 0) summing to n
-  simplex,           // Euclidean projection of the frequencies onto the probability simplex
+  norm_sub,  // Wang et al. 2020: max(c + delta, 0) summing to n
+  simplex,  // Euclidean projection of the frequencies onto the probability simplex
 };
 
 // estimate::value is the unbiased count of users holding `item`; its variance is the A.0 template
@@ -34,8 +34,7 @@ class frequency_aggregator : public aggregator {
   // with a flip probability of exactly 1/2).
   [[nodiscard]] static status create(const wire::params& p, std::unique_ptr<frequency_aggregator>* out);
   // As aggregator::deserialize; invalid_parameters for a state of another family.
-  [[nodiscard]] static status deserialize(span<const unsigned char> bytes,
-                                          std::unique_ptr<frequency_aggregator>* out);
+  [[nodiscard]] static status deserialize(span<const unsigned char> bytes, std::unique_ptr<frequency_aggregator>* out);
 
   // Whether the block's mechanism is counted by this family.
   [[nodiscard]] static bool handles(wire::mechanism m) noexcept;
@@ -43,8 +42,7 @@ class frequency_aggregator : public aggregator {
   // Estimates for the given candidates (any value < d; a candidate >= d gets NaN in every field).
   // CMS/HCMS: the hash-collision variance term uses the clipped estimates of the distinct
   // requested items (all d items for estimate_all). Empty if memory runs out (never throws).
-  [[nodiscard]] std::vector<estimate> estimate_items(span<const uint32_t> items,
-                                                     double confidence = 0.95) const;
+  [[nodiscard]] std::vector<estimate> estimate_items(span<const uint32_t> items, double confidence = 0.95) const;
 
  protected:
   explicit frequency_aggregator(const wire::params& p) : aggregator(p) {}
@@ -61,11 +59,11 @@ class frequency_aggregator : public aggregator {
 
 struct recommendation {
   wire::mechanism mech = wire::mechanism::none;
-  uint32_t g_or_k = 0;               // OLH/BLH hash range, or CMS/HCMS rows; 0 otherwise
-  uint32_t m = 0;                    // CMS/HCMS columns
-  double variance_per_report = 0;    // leading Var[c_v]/n with the implemented parameters
-  double std_error = 0;              // sqrt(n * variance_per_report) for the given n
-  uint64_t report_bytes = 0;         // wire report size (header included)
+  uint32_t g_or_k = 0;  // OLH/BLH hash range, or CMS/HCMS rows; 0 otherwise
+  uint32_t m = 0;  // CMS/HCMS columns
+  double variance_per_report = 0;  // leading Var[c_v]/n with the implemented parameters
+  double std_error = 0;  // sqrt(n * variance_per_report) for the given n
+  uint64_t report_bytes = 0;  // wire report size (header included)
 };
 
 // Every oracle ranked by implemented leading variance for (d, epsilon, n), best first

@@ -34,9 +34,7 @@ using ldp::isqrt64;
 // ---- sparse-projection (C.3) ---------------------------------------------------------------------
 
 // L, the l2 radius of a report in grid units (clip_hi of a valid sparse-projection block).
-[[nodiscard]] constexpr int64_t sparse_radius(const params& p) noexcept {
-  return p.get_signed(field::clip_hi);
-}
+[[nodiscard]] constexpr int64_t sparse_radius(const params& p) noexcept { return p.get_signed(field::clip_hi); }
 
 // R1 = floor(L sqrt(s)) = floor(sqrt(L^2 s)) grid units: the l1 bound of a report (||x||_1 <=
 // sqrt(s) ||x||_2 for s non-zeros, and ||x||_1 is an integer). The replace-one l1 sensitivity of
@@ -54,7 +52,7 @@ using ldp::isqrt64;
 // invalid_argument when a rule of wire_format.md table 3 or 3.3 fails (d >= 1, 1 <= s <= min(d,
 // 65535), frac_bits <= 62, radius_fixed >= 1, radius_fixed^2 * s < 2^63).
 [[nodiscard]] status make_sparse_projection(uint32_t d, uint32_t s, unsigned frac_bits, int64_t radius_fixed,
-                                        params* out) noexcept;
+                                            params* out) noexcept;
 
 // ---- winsorized-bins and winsorized-sums (C.2, device/server split) ----------------------------
 //
@@ -125,8 +123,8 @@ using ldp::isqrt64;
 // The round-1 block: d coordinates of user samples in [clip_lo, clip_hi] (fixed point, frac_bits),
 // at most m samples a user, rotation signs from `rotation_seed`, bins of half width tau over
 // [-bin_range, bin_range] in rotated units. invalid_argument when a rule of wire_format.md fails.
-[[nodiscard]] status make_winsorized_bins(uint32_t d, unsigned frac_bits, int64_t clip_lo, int64_t clip_hi,
-                                          uint32_t m, uint64_t bin_range, uint64_t tau,
+[[nodiscard]] status make_winsorized_bins(uint32_t d, unsigned frac_bits, int64_t clip_lo, int64_t clip_hi, uint32_t m,
+                                          uint64_t bin_range, uint64_t tau,
                                           const unsigned char rotation_seed[seed_size], params* out) noexcept;
 
 // ---- The window list (wire_format.md 3.6): what the server broadcasts between the rounds ------------

@@ -27,7 +27,6 @@ struct hash_key {
 // OLH/BLH: the key of a report's 64-bit seed.
 [[nodiscard]] hash_key report_hash_key(uint64_t seed) noexcept;
 
-
 [[nodiscard]] constexpr uint32_t hash32(hash_key k, uint32_t v) noexcept {
   return static_cast<uint32_t>((k.a * v + k.b) >> 32);
 }

@@ -46,8 +46,7 @@ inline constexpr uint64_t laplace_scale_den = uint64_t{1} << laplace_scale_den_b
 // (1 + 2^-40) / epsilon whose level delta * t_den / t_num passes the D.1 check; so
 // epsilon_impl <= epsilon / (1 + 2^-40). invalid_argument for epsilon outside (0, 40], delta 0, or
 // a scale above laplace_max_scale.
-[[nodiscard]] status laplace_scale(uint64_t delta, double epsilon, uint64_t* t_num,
-                                   uint64_t* t_den) noexcept;
+[[nodiscard]] status laplace_scale(uint64_t delta, double epsilon, uint64_t* t_num, uint64_t* t_den) noexcept;
 
 // Duchi thresholds out of 2^32 (B.2): T_lo = ceil(2^32 / (e^eps + 1)), stepped up until
 // ln(T_hi / T_lo) fits (D.1), and T_hi = 2^32 - T_lo. invalid_argument for epsilon outside (0, 40]

@@ -39,8 +39,8 @@ struct derived_params {
 
 // Any of the eight by id: `rows`, `columns` and `hash_seed` are used by CMS and HCMS only (and may
 // be 0 / null otherwise); invalid_argument for a mechanism that is not a frequency oracle.
-[[nodiscard]] derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d,
-                                                   uint32_t rows = 0, uint32_t columns = 0,
+[[nodiscard]] derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, uint32_t rows = 0,
+                                                   uint32_t columns = 0,
                                                    const unsigned char* hash_seed = nullptr) noexcept;
 
 // epsilon_impl of a block from its integers (docs/mechanisms.md Table D.1): the frequency oracles, and

@@ -17,16 +17,14 @@ namespace ldp::wire {
 
 struct params {
   mechanism mech = mechanism::none;
-  uint32_t present = 0;                  // bit t set when field t is present
-  uint64_t value[field_max + 1] = {};    // integer fields; signed ones in two's complement
+  uint32_t present = 0;  // bit t set when field t is present
+  uint64_t value[field_max + 1] = {};  // integer fields; signed ones in two's complement
   unsigned char hash_seed[seed_size] = {};
   unsigned char rotation_seed[seed_size] = {};
 
   constexpr bool has(field f) const noexcept { return (present >> static_cast<int>(f)) & 1u; }
   constexpr uint64_t get(field f) const noexcept { return value[static_cast<int>(f)]; }
-  constexpr int64_t get_signed(field f) const noexcept {
-    return static_cast<int64_t>(value[static_cast<int>(f)]);
-  }
+  constexpr int64_t get_signed(field f) const noexcept { return static_cast<int64_t>(value[static_cast<int>(f)]); }
   constexpr params& set(field f, uint64_t v) noexcept {
     present |= 1u << static_cast<int>(f);
     value[static_cast<int>(f)] = v;

@@ -30,21 +30,18 @@ inline constexpr std::size_t varint_max_size = 10;
 [[nodiscard]] constexpr std::size_t max_payload_size(const params& p) noexcept {
   const uint64_t d = p.get(field::domain);
   switch (kind_of(p.mech)) {
-    case payload_kind::index:
-      return index_bytes(p.mech == mechanism::hr ? p.get(field::hadamard_dim) : d);
+    case payload_kind::index: return index_bytes(p.mech == mechanism::hr ? p.get(field::hadamard_dim) : d);
     case payload_kind::unary_bits: return static_cast<std::size_t>((d + 7) / 8);
     case payload_kind::hash_bucket: return 8 + index_bytes(p.get(field::hash_range));
     case payload_kind::sketch_row:
-      return index_bytes(p.get(field::sketch_rows)) +
-             static_cast<std::size_t>((p.get(field::sketch_columns) + 7) / 8);
+      return index_bytes(p.get(field::sketch_rows)) + static_cast<std::size_t>((p.get(field::sketch_columns) + 7) / 8);
     case payload_kind::sketch_cell:
       return index_bytes(p.get(field::sketch_rows)) + index_bytes(p.get(field::sketch_columns)) + 1;
     case payload_kind::fixed_value: return varint_max_size;
     case payload_kind::fixed_vector: return static_cast<std::size_t>(d) * varint_max_size;
     case payload_kind::bit: return 1;
     case payload_kind::coordinate_bit: return index_bytes(p.get(field::hadamard_dim)) + 1;
-    case payload_kind::coordinate_value:
-      return index_bytes(p.get(field::hadamard_dim)) + varint_max_size;
+    case payload_kind::coordinate_value: return index_bytes(p.get(field::hadamard_dim)) + varint_max_size;
     case payload_kind::sparse_pairs: {
       const uint64_t s = p.get(field::sparsity);
       return index_bytes(s + 1) + static_cast<std::size_t>(s) * (index_bytes(d) + varint_max_size);
@@ -63,15 +60,15 @@ inline constexpr std::size_t varint_max_size = 10;
 struct report {
   mechanism mech = mechanism::none;
   uint64_t fingerprint = 0;
-  uint32_t index = 0;                 // index, bucket, row, or coordinate
-  uint32_t column = 0;                // sketch_cell
-  uint64_t seed = 0;                  // hash_bucket
-  uint8_t bit = 0;                    // sketch_cell sign, bit, coordinate_bit
-  int64_t value = 0;                  // fixed_value, coordinate_value
-  span<const unsigned char> bits;     // unary_bits (d bits), sketch_row (m bits), packed LSB first
-  span<const int64_t> values;         // encode: fixed_vector (d values), sparse_pairs values
-  span<const uint32_t> indices;       // encode: sparse_pairs indices, strictly increasing
-  uint32_t count = 0;                 // decode: entries of fixed_vector or sparse_pairs
+  uint32_t index = 0;  // index, bucket, row, or coordinate
+  uint32_t column = 0;  // sketch_cell
+  uint64_t seed = 0;  // hash_bucket
+  uint8_t bit = 0;  // sketch_cell sign, bit, coordinate_bit
+  int64_t value = 0;  // fixed_value, coordinate_value
+  span<const unsigned char> bits;  // unary_bits (d bits), sketch_row (m bits), packed LSB first
+  span<const int64_t> values;  // encode: fixed_vector (d values), sparse_pairs values
+  span<const uint32_t> indices;  // encode: sparse_pairs indices, strictly increasing
+  uint32_t count = 0;  // decode: entries of fixed_vector or sparse_pairs
   span<const unsigned char> entries;  // decode: their validated encoding; see read_vector/read_sparse
 };
 
@@ -80,20 +77,18 @@ struct report {
 // server would reject.
 [[nodiscard]] status encode_payload(const params& p, const report& r, span<unsigned char> out,
                                     std::size_t* written) noexcept;
-[[nodiscard]] status encode_report(const params& p, uint64_t fingerprint, const report& r,
-                                   span<unsigned char> out, std::size_t* written) noexcept;
+[[nodiscard]] status encode_report(const params& p, uint64_t fingerprint, const report& r, span<unsigned char> out,
+                                   std::size_t* written) noexcept;
 
 // Strict decoding of exactly `bytes`. decode_report checks, in order: length of the header
 // (wrong_length), version (unsupported_version), mechanism (unknown_mechanism, then
 // parameter_mismatch if it is not the block's), fingerprint (parameter_mismatch), then the payload.
-[[nodiscard]] status decode_payload(const params& p, span<const unsigned char> bytes,
-                                    report* out) noexcept;
+[[nodiscard]] status decode_payload(const params& p, span<const unsigned char> bytes, report* out) noexcept;
 // decode_payload for a block that already passed validate(): a server checks its block once, not
 // once per report. Precondition: validate(p) == status::ok.
-[[nodiscard]] status decode_payload_validated(const params& p, span<const unsigned char> bytes,
-                                              report* out) noexcept;
-[[nodiscard]] status decode_report(const params& p, uint64_t fingerprint,
-                                   span<const unsigned char> bytes, report* out) noexcept;
+[[nodiscard]] status decode_payload_validated(const params& p, span<const unsigned char> bytes, report* out) noexcept;
+[[nodiscard]] status decode_report(const params& p, uint64_t fingerprint, span<const unsigned char> bytes,
+                                   report* out) noexcept;
 
 // The entries of a decoded fixed_vector (out.size() >= count) or sparse_pairs report.
 [[nodiscard]] status read_vector(const report& r, span<int64_t> out) noexcept;

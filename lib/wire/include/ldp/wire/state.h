@@ -25,8 +25,7 @@ struct state_header {
 };
 
 // Writes the 32-byte header for `body`.
-[[nodiscard]] status encode_state_header(mechanism m, uint64_t fingerprint,
-                                         span<const unsigned char> body,
+[[nodiscard]] status encode_state_header(mechanism m, uint64_t fingerprint, span<const unsigned char> body,
                                          span<unsigned char> out) noexcept;
 
 // Checks a whole state file (header + body): magic (malformed_report), version, reserved bytes,
