@@ -980,6 +980,19 @@ def case_tiny_epsilon():
                  "--seed", "1", "--out", path("x.ldpb"))
     implemented = float(re.search(r"implemented ([0-9.e-]+)\)", out).group(1))
     check(implemented > 0, f"epsilon {smallest}: implemented {implemented}")
+    # The protocols refuse before any user reports, with the smallest epsilon they accept, which runs.
+    protocols = {
+        "kent": ["--range", "-1:1", "--observations", "50", "--data", "builtin"],
+        "kent/m2": ["--range", "0:4", "--dim", "3", "--observations", "50", "--data", "builtin"],
+        "winsorized-mean": ["--dim", "4", "--range", "-1:1", "--observations", "20", "--tau", "0.5", "--data", "uniform"],
+    }
+    for name, options in protocols.items():
+        base = ["simulate", "-m", name.split("/")[0], *options, "--devices", "100", "--seed", "1", "--out", path("p.ldpb")]
+        out, err = run(*base, "-e", "1e-12", expect=2)
+        check("round 1" not in out, f"{name}: round 1 ran before the refusal:\n{out}")
+        match = re.search(r"smallest usable epsilon for these parameters is about ([0-9.e-]+)", err)
+        check(match, f"{name}: no smallest epsilon in {err!r}")
+        run(*base, "-e", match.group(1))
 
 
 def case_hygiene():

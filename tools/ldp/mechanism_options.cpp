@@ -288,12 +288,7 @@ parameter_block sparse_block(const tool_mechanism& m, const mechanism_options& o
 
 }  // namespace
 
-namespace {
-
-// The smallest epsilon above `epsilon` (and at most 40) for which `builds` succeeds, found by
-// doubling from `epsilon`, then 64 bisection steps on the builder's success; printed rounded up
-// to 3 significant digits when that value builds too. Empty if the builder fails at 40 as well.
-std::string smallest_usable_epsilon(double epsilon, const std::function<bool(double)>& builds) {
+std::string smallest_epsilon_hint(double epsilon, const std::function<bool(double)>& builds) {
   double lo = epsilon, hi = epsilon;
   while (!builds(hi)) {
     if (hi >= 40) return {};
@@ -305,11 +300,14 @@ std::string smallest_usable_epsilon(double epsilon, const std::function<bool(dou
     if (mid <= lo || mid >= hi) break;
     (builds(mid) ? hi : lo) = mid;
   }
-  const std::string rounded = fmt::format("{:.3g}", hi * (1 + 5e-3));
-  return builds(std::strtod(rounded.c_str(), nullptr)) ? rounded : fmt::format("{:.17g}", hi);
+  // Printed rounded up to 3 significant digits when that value builds too.
+  std::string smallest = fmt::format("{:.3g}", hi * (1 + 5e-3));
+  if (!builds(std::strtod(smallest.c_str(), nullptr))) smallest = fmt::format("{:.17g}", hi);
+  return fmt::format(
+      "; the smallest usable epsilon for these parameters is about {} (found by doubling, then bisection on the "
+      "block builder)",
+      smallest);
 }
-
-}  // namespace
 
 parameter_block build_block(const mechanism_options& o) {
   const tool_mechanism& m = checked_mechanism(o);
@@ -326,13 +324,10 @@ parameter_block build_block(const mechanism_options& o) {
   if (derived.code != status::ok) {
     // Issue 21: an epsilon so small that the integer thresholds implement no privacy (epsilon <= 0,
     // a degenerate threshold) or the noise scale passes its limit is refused with the way out.
-    const std::string smallest =
-        smallest_usable_epsilon(o.epsilon, [&](double e) { return derive(e).code == status::ok; });
-    if (!smallest.empty()) {
-      fail(
-          "cannot build a {} block with epsilon {} and these options: {}; the smallest usable epsilon for these "
-          "parameters is about {} (found by doubling, then bisection on the block builder)",
-          m.name, o.epsilon, describe(derived.code), smallest);
+    const std::string hint = smallest_epsilon_hint(o.epsilon, [&](double e) { return derive(e).code == status::ok; });
+    if (!hint.empty()) {
+      fail("cannot build a {} block with epsilon {} and these options: {}{}", m.name, o.epsilon, describe(derived.code),
+           hint);
     }
     fail(
         "cannot build a {} block with epsilon {} and these options ({}): {}; see the limits in docs/wire_format.md 3.3",

@@ -10,6 +10,7 @@
 #define LDP_TOOLS_MECHANISM_OPTIONS_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,11 @@ void check_delta(double delta);
 std::string epsilon_range();
 // --epsilon in that range, or cli_error.
 void check_epsilon(double epsilon);
+
+// Issue 21: "; the smallest usable epsilon for these parameters is about X (...)" when `builds`
+// refuses `epsilon` but accepts a larger one up to 40 (found by doubling, then bisection on
+// `builds`), else "". Appended to the refusal of a block or protocol built from a tiny epsilon.
+std::string smallest_epsilon_hint(double epsilon, const std::function<bool(double)>& builds);
 
 // The block for the options (not for kent or winsorized-mean, whose blocks come from its protocol); public seeds (CMS/HCMS hash functions, vector-mean rotation signs)
 // derive from --public-seed (seeding.h), not from the simulation's --seed, so fleets simulated

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "files.h"
 #include "fleet.h"
 #include "ldp/server/user_level.h"
+#include "mechanism_options.h"
 #include "output.h"
 #include "randomizers.h"
 #include "seeding.h"
@@ -22,6 +24,17 @@
 
 namespace ldp::tools {
 namespace {
+
+// The smallest alpha the protocol accepts with everything else of `config` fixed, for the refusal
+// of a tiny --epsilon (issue 21); "" when a larger one would not help either.
+std::string protocol_epsilon_hint(const server::user_level_config& config) {
+  return smallest_epsilon_hint(config.alpha, [&](double alpha) {
+    server::user_level_config at = config;
+    at.alpha = alpha;
+    server::user_level_protocol probe;
+    return server::user_level_protocol::create(at, &probe) == status::ok;
+  });
+}
 
 server::user_level_plan plan_of(const std::string& name) {
   if (name == "two-stage") return server::user_level_plan::two_stage;
@@ -120,8 +133,11 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
   server::user_level_protocol protocol;
   const status created = server::user_level_protocol::create(config, &protocol);
   if (created != status::ok) {
-    fail("cannot set up the kent protocol ({}) for {} users, --dim {}, --observations {}, --range {}, --epsilon {}: {}",
-         l2 ? "M3" : "M2", data.devices(), d, m.observations, m.range, m.epsilon, describe(created));
+    fail(
+        "cannot set up the kent protocol ({}) for {} users, --dim {}, --observations {}, --range {}, --epsilon {}: "
+        "{}{}",
+        l2 ? "M3" : "M2", data.devices(), d, m.observations, m.range, m.epsilon, describe(created),
+        protocol_epsilon_hint(config));
   }
   if (!protocol.two_stage() && !r.round1_out.empty()) fail("--round1-out: the single-stage plan has no round 1");
   const uint32_t folds = protocol.folds();
@@ -264,8 +280,8 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   server::user_level_protocol protocol;
   const status created = server::user_level_protocol::create(config, &protocol);
   if (created != status::ok) {
-    fail("cannot set up the kent protocol for {} users, --observations {}, --range {}, --epsilon {}: {}",
-         data->devices(), m.observations, m.range, m.epsilon, describe(created));
+    fail("cannot set up the kent protocol for {} users, --observations {}, --range {}, --epsilon {}: {}{}",
+         data->devices(), m.observations, m.range, m.epsilon, describe(created), protocol_epsilon_hint(config));
   }
   std::vector<uint64_t> voters, refiners;
   for (uint64_t u = 0; u < data->devices(); ++u) (protocol.assign(u).round == 1 ? voters : refiners).push_back(u);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "errors.h"
+#include "mechanism_options.h"
 
 namespace ldp::tools {
 
@@ -13,9 +14,18 @@ server::winsorized_session plan_session(double epsilon, double delta, uint64_t q
   if (queries < 1) fail("--queries must be at least 1, got {}", queries);
   server::winsorized_session session;
   const status s = server::winsorized_session::create(epsilon, delta, queries, rotated_dim, rule, &session);
-  if (s != status::ok) {
-    fail("cannot split --epsilon {} --delta {} over --queries {} of d~ = {} rotated coordinates: {}", epsilon, delta,
-         queries, rotated_dim, describe(s));
+  // A tiny epsilon leaves PrivateRange (half of each coordinate's epsilon') nothing it can implement:
+  // refused here, before round 1 runs, with the smallest epsilon that works (issue 21).
+  const auto usable = [&](double e) {
+    server::winsorized_session at;
+    double level = 0;
+    return server::winsorized_session::create(e, delta, queries, rotated_dim, rule, &at) == status::ok &&
+           server::private_range_epsilon(at.eps_coordinate() / 2, &level) == status::ok;
+  };
+  if (s != status::ok || !usable(epsilon)) {
+    fail("cannot split --epsilon {} --delta {} over --queries {} of d~ = {} rotated coordinates: {}{}", epsilon, delta,
+         queries, rotated_dim, describe(s != status::ok ? s : status::invalid_argument),
+         smallest_epsilon_hint(epsilon, usable));
   }
   static_cast<void>(
       checked_loss(session, session.eps_coordinate()));  // refuses an overspending rule before anything runs
