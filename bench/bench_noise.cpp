@@ -24,7 +24,7 @@ namespace {
 constexpr int64_t noise_samples = 4096;
 constexpr uint64_t scale_den = 65536;
 constexpr uint64_t scale_num = 10 * scale_den;  // t = 10
-constexpr uint64_t bern_exp_num = 1;  // gamma = 1/3
+constexpr uint64_t bern_exp_num = 1;            // gamma = 1/3
 constexpr uint64_t bern_exp_den = 3;
 
 void finish(benchmark::State& state) {

@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-static const uint8_t example_params_block[] = {0x01, 0x03, 0x04, /* version, OUE, 4 fields */
+static const uint8_t example_params_block[] = {0x01, 0x03, 0x04,             /* version, OUE, 4 fields */
                                                0x01, 0x10, 0x00, 0x00, 0x00, /* domain: 16 */
-                                               0x02, 0x20, /* threshold bits: 32 */
-                                               0x03, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, /* T_p */
+                                               0x02, 0x20,                   /* threshold bits: 32 */
+                                               0x03, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00,  /* T_p */
                                                0x04, 0x2c, 0x15, 0x84, 0x1e, 0x00, 0x00, 0x00, 0x00}; /* T_q */
 
 #endif

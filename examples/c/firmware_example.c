@@ -34,7 +34,7 @@ static void send_hex_line(const uint8_t* bytes, size_t size) {
 
 int app_main(void) {
   static ldp_params params; /* in .bss: a few hundred bytes */
-  static ldp_rng rng; /* about 2 KiB with the default LDP_CONFIG_DRBG_BLOCKS */
+  static ldp_rng rng;       /* about 2 KiB with the default LDP_CONFIG_DRBG_BLOCKS */
   uint64_t workspace[WORKSPACE_WORDS];
   uint8_t report[REPORT_CAPACITY];
   uint8_t seed[LDP_SEED_SIZE];

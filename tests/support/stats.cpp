@@ -198,7 +198,7 @@ double from_bits(uint64_t u) {
 // steps to resolve a quantile near 1e-300).
 template <class Predicate>
 double bisect_unit_interval(Predicate reached) {
-  uint64_t lo = 0;  // 0.0
+  uint64_t lo = 0;                    // 0.0
   uint64_t hi = 0x3ff0000000000000u;  // 1.0
   while (hi - lo > 1) {
     const uint64_t mid = lo + (hi - lo) / 2;

@@ -15,7 +15,7 @@ namespace ldp::tools {
 struct block_field {
   std::string name;
   nlohmann::ordered_json value;  // integer, or hex string for seeds
-  std::string text;  // for tables: fixed-point fields also as reals ("-65536 (= -1)")
+  std::string text;              // for tables: fixed-point fields also as reals ("-65536 (= -1)")
 };
 
 // Every field present in the block, in tag order.

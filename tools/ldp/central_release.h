@@ -31,7 +31,7 @@ std::vector<server::estimate> noise_estimates(const std::vector<double>& values,
 
 struct release_request {
   double epsilon = 0;
-  double delta = 0;  // 0: pure DP
+  double delta = 0;   // 0: pure DP
   uint64_t seed = 0;  // the server DRBG is derive_seed(seed, server_noise, 0)
   // winsorized-sums: the session the state's query belongs to, and n of its round 1 (0: the state's
   // reports; missing users count as their window's midpoint).

@@ -24,7 +24,7 @@ namespace {
 struct aggregate_options {
   std::vector<std::string> batches;
   std::string out;
-  std::string windows;  // winsorized-sums: the broadcast window list
+  std::string windows;     // winsorized-sums: the broadcast window list
   std::string quarantine;  // damaged chunks' bytes
   bool keep_partial = false;
   bool allow_duplicates = false;

@@ -25,7 +25,7 @@ struct estimate_options {
   std::string plot;
   double confidence = 0.95;
   server::limits limits;
-  release_request release;  // central DP (sparse-projection and winsorized-sums states)
+  release_request release;                    // central DP (sparse-projection and winsorized-sums states)
   std::vector<CLI::Option*> release_options;  // --epsilon, --delta, --release-seed: every central state
   std::vector<CLI::Option*> session_options;  // --queries, --budget, --users: winsorized-sums only
 };

@@ -49,12 +49,12 @@ namespace ldp::tools {
 
 struct data_shape {
   input_kind input = input_kind::item;
-  uint32_t domain = 0;  // items: d
-  uint32_t dim = 1;  // reals per device (vectors: d; kent: T)
+  uint32_t domain = 0;    // items: d
+  uint32_t dim = 1;       // reals per device (vectors: d; kent: T)
   double lo = 0, hi = 0;  // the value range (scalar, laplace-vector)
-  double radius = 0;  // vector-mean, sparse-projection: the L2 ball (else 0)
+  double radius = 0;      // vector-mean, sparse-projection: the L2 ball (else 0)
   uint32_t sparsity = 0;  // sparse-projection: s
-  uint32_t samples = 1;  // winsorized-mean: m samples of dim reals each
+  uint32_t samples = 1;   // winsorized-mean: m samples of dim reals each
 };
 
 // The shape the block's devices expect (ranges in real units).

@@ -19,11 +19,11 @@
 namespace ldp::tools {
 
 struct error_summary {
-  double rmse = 0;  // sqrt(mean (estimate - true)^2) over every item or coordinate
+  double rmse = 0;            // sqrt(mean (estimate - true)^2) over every item or coordinate
   double predicted_rmse = 0;  // sqrt(mean closed-form variance): what the RMSE should be near
   double max_abs_error = 0;
   uint32_t max_item = 0;  // where the largest error is
-  uint64_t covered = 0;  // intervals that contain the true value
+  uint64_t covered = 0;   // intervals that contain the true value
   uint64_t size = 0;
 };
 
@@ -32,7 +32,7 @@ struct error_summary {
 struct release_summary {
   double epsilon_impl = 0;
   double delta = 0;
-  std::string text;  // one line for the table output
+  std::string text;                // one line for the table output
   nlohmann::ordered_json details;  // the JSON "release" object
 };
 

@@ -22,7 +22,7 @@ inline constexpr std::size_t chunk_target = std::size_t{1} << 20;
 
 struct fleet_timing {
   double randomize_seconds = 0;  // wall time of the device code and chunk packing
-  double sink_seconds = 0;  // wall time spent in the sink
+  double sink_seconds = 0;       // wall time spent in the sink
 };
 
 // sink(chunks, devices_done): one block's complete chunks (no terminator), in device order.

@@ -22,25 +22,25 @@ namespace ldp::tools {
 
 // What a mechanism's devices hold, which decides the datasets it accepts and its truth file.
 enum class input_kind {
-  item,  // one item in [0, d): frequency oracles (truth: item,count)
-  value,  // one real in [lo, hi]: laplace, duchi (truth: coordinate,mean with coordinate 0)
-  vector,  // d reals: laplace-vector (each in [lo, hi]), vector-mean (L2 norm <= R)
+  item,          // one item in [0, d): frequency oracles (truth: item,count)
+  value,         // one real in [lo, hi]: laplace, duchi (truth: coordinate,mean with coordinate 0)
+  vector,        // d reals: laplace-vector (each in [lo, hi]), vector-mean (L2 norm <= R)
   observations,  // T reals in [lo, hi]: the user-level protocol kent (truth: the mean local mean)
-  sparse,  // d reals of which the device keeps the s largest: sparse-projection (central DP)
-  samples,  // m samples of d reals in [lo, hi]: winsorized-mean (central DP, user level)
+  sparse,        // d reals of which the device keeps the s largest: sparse-projection (central DP)
+  samples,       // m samples of d reals in [lo, hi]: winsorized-mean (central DP, user level)
 };
 
 // The trusted-aggregator mechanisms: devices add no noise, the server's release does.
 constexpr bool is_central(input_kind k) { return k == input_kind::sparse || k == input_kind::samples; }
 
 struct tool_mechanism {
-  const char* name;  // as typed on the command line: the mechanism table's cli_name
+  const char* name;    // as typed on the command line: the mechanism table's cli_name
   wire::mechanism id;  // the table's first row of that name (vector-mean: vector-duchi, or
-      // vector-laplace with --noise laplace; kent and winsorized-mean: round 1)
+                       // vector-laplace with --noise laplace; kent and winsorized-mean: round 1)
   input_kind input;
   const char* required;  // options it must have, space-separated
   const char* optional;  // options it may have
-  const char* usage;  // the options as help and errors show them
+  const char* usage;     // the options as help and errors show them
 };
 
 // Every mechanism the tool can simulate, in the order of the mechanism table (that of docs/cli.md).
@@ -52,23 +52,23 @@ struct mechanism_options {
   uint32_t domain = 0;
   uint32_t hash_range = 0;
   std::string sketch;  // "k:m"
-  std::string range;  // "lo:hi"
+  std::string range;   // "lo:hi"
   unsigned frac_bits = 16;
   uint32_t dim = 0;
   double radius = 0;
   std::string noise = "duchi";
   double beta = 1e-3;
-  uint32_t observations = 0;  // kent: T per user; winsorized-mean: m samples per user
-  uint32_t sparsity = 0;  // sparse-projection: s
-  double delta = 0;  // central DP: 0 for pure DP
-  double tau = 0;  // winsorized-mean: l2 concentration radius, 0 for the whole box
-  std::string window = "safe";  // winsorized-mean: safe (+-3 tau) or paper (+-2 tau)
+  uint32_t observations = 0;     // kent: T per user; winsorized-mean: m samples per user
+  uint32_t sparsity = 0;         // sparse-projection: s
+  double delta = 0;              // central DP: 0 for pure DP
+  double tau = 0;                // winsorized-mean: l2 concentration radius, 0 for the whole box
+  std::string window = "safe";   // winsorized-mean: safe (+-3 tau) or paper (+-2 tau)
   std::string budget = "tight";  // winsorized-mean: tight or paper (server::budget_rule)
-  uint32_t queries = 1;  // winsorized-mean: K queries of one session over the same users
-  uint32_t cap = 0;  // kent: T*, 0 for the protocol's rule
-  std::string plan = "choose";  // kent: choose, two-stage, single-stage
-  std::string ball;  // kent with --dim d > 1: linf (M2, the default) or l2 (M3)
-  uint64_t public_seed = 0;  // the deployment's public randomness (hash functions, rotation)
+  uint32_t queries = 1;          // winsorized-mean: K queries of one session over the same users
+  uint32_t cap = 0;              // kent: T*, 0 for the protocol's rule
+  std::string plan = "choose";   // kent: choose, two-stage, single-stage
+  std::string ball;              // kent with --dim d > 1: linf (M2, the default) or l2 (M3)
+  uint64_t public_seed = 0;      // the deployment's public randomness (hash functions, rotation)
 
   // Set by add_mechanism_options: which options the command line gave, and whether the values
   // above are defaults that stand for missing required options (the demo).

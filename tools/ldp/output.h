@@ -15,10 +15,10 @@
 
 namespace ldp::tools {
 
-std::string format_bytes(uint64_t n);  // "1.5 MB" (powers of 1000), "512 B"
-std::string format_count(uint64_t n);  // "1,000,000"
+std::string format_bytes(uint64_t n);                          // "1.5 MB" (powers of 1000), "512 B"
+std::string format_count(uint64_t n);                          // "1,000,000"
 std::string format_rate(double per_second, const char* unit);  // "2.31 M reports/s"
-std::string format_seconds(double s);  // "1.23 s", "45 ms"
+std::string format_seconds(double s);                          // "1.23 s", "45 ms"
 
 // Untrusted bytes (file contents, file names, arguments) made safe to print on a terminal: control
 // bytes (C0, DEL, and the C1 range U+0080..U+009F) and bytes that are not UTF-8 become \xNN; at

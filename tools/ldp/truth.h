@@ -11,7 +11,7 @@
 namespace ldp::tools {
 
 struct truth_table {
-  bool means = false;  // coordinate,mean rather than item,count
+  bool means = false;          // coordinate,mean rather than item,count
   std::vector<double> values;  // indexed by item or coordinate
 };
 

@@ -25,22 +25,22 @@ typedef int32_t ldp_status;
 
 enum ldp_status_code {
   LDP_OK = 0,
-  LDP_INVALID_ARGUMENT = 1, /* an argument is null, or out of its documented range */
-  LDP_BUFFER_TOO_SMALL = 2, /* the output buffer cannot hold the result */
+  LDP_INVALID_ARGUMENT = 1,    /* an argument is null, or out of its documented range */
+  LDP_BUFFER_TOO_SMALL = 2,    /* the output buffer cannot hold the result */
   LDP_WORKSPACE_TOO_SMALL = 3, /* the workspace is smaller than ldp_workspace_size() */
-  LDP_MALFORMED_REPORT = 4, /* untrusted bytes do not parse */
+  LDP_MALFORMED_REPORT = 4,    /* untrusted bytes do not parse */
   LDP_UNSUPPORTED_VERSION = 5, /* a format version this build does not know */
-  LDP_PARAMETER_MISMATCH = 6, /* parameter fingerprints differ */
-  LDP_ENTROPY_FAILURE = 7, /* the entropy source failed */
-  LDP_OVERFLOW = 8, /* a result does not fit (or memory ran out, server side) */
-  LDP_CHECKSUM_MISMATCH = 9, /* stored or transmitted bytes fail their checksum */
-  LDP_UNSUPPORTED = 10, /* not available in this build */
-  LDP_WRONG_LENGTH = 11, /* untrusted bytes are shorter or longer than their format */
-  LDP_UNKNOWN_MECHANISM = 12, /* a mechanism id this build does not know */
-  LDP_RESERVED_BITS_SET = 13, /* a reserved field, flag or padding bit is not zero */
-  LDP_OUT_OF_RANGE = 14, /* a value lies outside what the parameters allow */
+  LDP_PARAMETER_MISMATCH = 6,  /* parameter fingerprints differ */
+  LDP_ENTROPY_FAILURE = 7,     /* the entropy source failed */
+  LDP_OVERFLOW = 8,            /* a result does not fit (or memory ran out, server side) */
+  LDP_CHECKSUM_MISMATCH = 9,   /* stored or transmitted bytes fail their checksum */
+  LDP_UNSUPPORTED = 10,        /* not available in this build */
+  LDP_WRONG_LENGTH = 11,       /* untrusted bytes are shorter or longer than their format */
+  LDP_UNKNOWN_MECHANISM = 12,  /* a mechanism id this build does not know */
+  LDP_RESERVED_BITS_SET = 13,  /* a reserved field, flag or padding bit is not zero */
+  LDP_OUT_OF_RANGE = 14,       /* a value lies outside what the parameters allow */
   LDP_INVALID_PARAMETERS = 15, /* a parameter block violates its mechanism's constraints */
-  LDP_LIMIT_EXCEEDED = 16 /* a block whose server state would pass the memory ceiling */
+  LDP_LIMIT_EXCEEDED = 16      /* a block whose server state would pass the memory ceiling */
 };
 
 /* Number of defined codes: ldp_status values are in [0, LDP_STATUS_COUNT). */

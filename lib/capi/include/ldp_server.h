@@ -21,9 +21,9 @@ typedef struct ldp_aggregator ldp_aggregator;
  * numeric mechanisms (item = coordinate index, 0 for a scalar). */
 typedef struct ldp_estimate {
   uint32_t item;
-  double value; /* unbiased estimate */
+  double value;    /* unbiased estimate */
   double variance; /* closed form with the implemented parameters */
-  double ci_low; /* normal-approximation interval at the requested confidence */
+  double ci_low;   /* normal-approximation interval at the requested confidence */
   double ci_high;
 } ldp_estimate;
 

@@ -37,7 +37,7 @@ constexpr uint32_t gf_multiply(uint32_t a, uint32_t b) {
 // x^(8 n) in the reflected representation, by square-and-multiply.
 constexpr uint32_t x_pow_8n(std::size_t n) {
   uint32_t result = 0x80000000u;  // 1
-  uint32_t power = 0x00800000u;  // x^8
+  uint32_t power = 0x00800000u;   // x^8
   for (; n != 0; n >>= 1) {
     if (n & 1) result = gf_multiply(result, power);
     power = gf_multiply(power, power);

@@ -58,7 +58,7 @@ bool detail::frequency_body_size(const wire::params& p, uint64_t n, uint64_t* ou
 status detail::make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out) {
   std::unique_ptr<frequency_aggregator> f;
   status s = status::invalid_parameters;  // a value outside the enumeration
-  switch (wire::oracle_of(p.mech)) {  // the kent-vote is counted as SUE (unary.cpp)
+  switch (wire::oracle_of(p.mech)) {      // the kent-vote is counted as SUE (unary.cpp)
     case frequency_oracle::grr: s = make_grr_aggregator(p, &f); break;
     case frequency_oracle::sue:
     case frequency_oracle::oue: s = make_unary_aggregator(p, &f); break;

@@ -27,7 +27,7 @@ class popcount_queue {
 
  private:
   std::size_t nbits_;
-  std::size_t stride_;  // bytes per report, ceil(nbits / 8)
+  std::size_t stride_;    // bytes per report, ceil(nbits / 8)
   std::size_t capacity_;  // reports per block
   std::vector<unsigned char> block_;
   std::size_t queued_ = 0;

@@ -17,8 +17,8 @@ namespace {
 
 using wire::field;
 
-constexpr double vote_gap = 0.45;  // vote-share gap of the best neighbour over a wrong cell
-constexpr double vote_miss = 1e-3;  // N Phi(-z) at most this
+constexpr double vote_gap = 0.45;                  // vote-share gap of the best neighbour over a wrong cell
+constexpr double vote_miss = 1e-3;                 // N Phi(-z) at most this
 constexpr uint64_t max_cells = uint64_t{1} << 24;  // unary_bits reports (wire_format.md 3.3)
 constexpr double infinity = std::numeric_limits<double>::infinity();
 

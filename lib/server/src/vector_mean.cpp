@@ -205,8 +205,8 @@ class vector_mean final : public aggregator {
 
   bool duchi_;
   std::vector<uint64_t> counts_;  // n_j
-  std::vector<uint64_t> ones_;  // vector-duchi: reports of coordinate j with bit 1
-  std::vector<i128> sums_;  // vector-laplace: sum of the values reported for j
+  std::vector<uint64_t> ones_;    // vector-duchi: reports of coordinate j with bit 1
+  std::vector<i128> sums_;        // vector-laplace: sum of the values reported for j
 };
 
 }  // namespace

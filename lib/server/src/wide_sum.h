@@ -18,7 +18,7 @@ inline constexpr std::size_t wide_sum_bytes = 16;
 
 // Whether n int64 values can sum to this: -n 2^63 <= sum <= n (2^63 - 1).
 inline bool reachable(i128 sum, uint64_t n) noexcept {
-  const u128 low_bound{n >> 1, (n & 1) << 63};  // n 2^63
+  const u128 low_bound{n >> 1, (n & 1) << 63};     // n 2^63
   const u128 high_bound = low_bound - u128{0, n};  // n 2^63 - n
   return !((is_negative(sum) ? low_bound : high_bound) < magnitude(sum));
 }

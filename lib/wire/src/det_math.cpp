@@ -7,7 +7,7 @@ namespace ldp::wire {
 namespace {
 
 // ln 2 split so that n * ln2_hi is exact for |n| < 2^11 (Cody-Waite reduction).
-constexpr double ln2_hi = 0.693147180369123816490;  // 0x3fe62e42fee00000
+constexpr double ln2_hi = 0.693147180369123816490;     // 0x3fe62e42fee00000
 constexpr double ln2_lo = 1.90821492927058770002e-10;  // ln 2 - ln2_hi
 constexpr double sqrt_half = 0.70710678118654752440;
 

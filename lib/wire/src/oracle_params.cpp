@@ -104,7 +104,7 @@ bool detail::oracle_rules_hold(const params& p) noexcept {
   }
   const uint64_t w = p.get(field::threshold_bits);
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
-  if (kind_of(p.mech) == payload_kind::unary_bits) return keep > other;  // SUE, OUE, the vote
+  if (kind_of(p.mech) == payload_kind::unary_bits) return keep > other;                      // SUE, OUE, the vote
   if (p.has(field::sketch_rows)) return keep_more_likely((uint64_t{1} << w) - other, 1, w);  // CMS, HCMS
   // GRR over the domain, OLH and BLH over the hash range, HR over a sign.
   const uint64_t values =

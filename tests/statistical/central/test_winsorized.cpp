@@ -193,8 +193,8 @@ TEST_CASE("high-dimensional error: E ||out - X_bar||^2 = d sigma_z^2 gamma^2 / (
     m4 += pz * double(z) * z * z * z;
   }
   const double unit = (1.0 / 256 / 100) * (1.0 / 256 / 100) / 16;  // (gamma / n)^2 / d~
-  const double expected = 16 * m2 * unit;  // per run
-  const double sd = std::sqrt(16 * (m4 - m2 * m2)) * unit;  // per run
+  const double expected = 16 * m2 * unit;                          // per run
+  const double sd = std::sqrt(16 * (m4 - m2 * m2)) * unit;         // per run
   const double mean = total / runs;
   CAPTURE(mean);
   CAPTURE(expected);

@@ -194,7 +194,7 @@ TEST_CASE("the mechanism's noise follows the discrete Laplace pmf, with P(0)/P(1
     const uint64_t fp = ldp::wire::fingerprint(p);
     auto rng = ldp::test::seeded_drbg("dlap pmf");
     const int64_t x = 9, clamped = 4;  // the noise rides on the clamped input
-    constexpr int64_t span = 60;  // bins -60..60 and the two tails
+    constexpr int64_t span = 60;       // bins -60..60 and the two tails
     std::vector<uint64_t> counts(2 * span + 3, 0);
     for (uint64_t i = 0; i < samples; ++i) {
       const int64_t y = randomize(p, fp, x, rng) - clamped;
@@ -275,9 +275,9 @@ TEST_CASE("Duchi: unbiased with variance (Q gamma / 2)^2 sum(B^2 - y_u^2) / n^2,
     const double b = ldp::server::duchi_scale(p);
     const double half = 5.0, gamma = 1.0 / 256;
     std::vector<std::vector<std::vector<int64_t>>> datasets;
-    datasets.push_back(std::vector<std::vector<int64_t>>(n, {0}));  // the lower end
+    datasets.push_back(std::vector<std::vector<int64_t>>(n, {0}));     // the lower end
     datasets.push_back(std::vector<std::vector<int64_t>>(n, {2560}));  // the upper end
-    datasets.push_back(std::vector<std::vector<int64_t>>(n, {853}));  // y = 2 * 853/2560 - 1
+    datasets.push_back(std::vector<std::vector<int64_t>>(n, {853}));   // y = 2 * 853/2560 - 1
     std::vector<std::vector<int64_t>> spread;
     for (std::size_t u = 0; u < n; ++u) spread.push_back({static_cast<int64_t>(u * 2560 / (n - 1))});
     datasets.push_back(spread);

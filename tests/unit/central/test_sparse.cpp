@@ -125,7 +125,7 @@ TEST_CASE("sparse-projection blocks: symmetric clip range L and the L^2 s < 2^63
   const auto p = sparse_block(1000, 4, 65536);
   CHECK(ldp::wire::sparse_radius(p) == 65536);
   CHECK(p.get_signed(field::clip_lo) == -65536);
-  CHECK(ldp::wire::sparse_l1_bound(p) == 131072);  // 65536 * sqrt(4)
+  CHECK(ldp::wire::sparse_l1_bound(p) == 131072);                        // 65536 * sqrt(4)
   CHECK(ldp::wire::sparse_l1_bound(sparse_block(10, 3, 1000)) == 1732);  // floor(1000 sqrt 3)
   ldp::wire::params q;
   CHECK(ldp::wire::make_sparse_projection(10, 3, 16, 0, &q) == status::invalid_argument);

@@ -130,7 +130,7 @@ TEST_CASE("winsorized blocks, bins, rounding of the user mean and the window lis
   CHECK(ldp::wire::winsorized_bin(p, -5 * 256 + 127) == 0);
   CHECK(ldp::wire::winsorized_bin(p, -5 * 256 + 128) == 1);
   CHECK(ldp::wire::winsorized_midpoint(p, 0) == -5 * 256 + 64);
-  CHECK(ldp::wire::bin_count(10, 3) == 4);  // last bin [8, 10] cut at B
+  CHECK(ldp::wire::bin_count(10, 3) == 4);         // last bin [8, 10] cut at B
   CHECK(ldp::wire::bin_midpoint(3, 10, 3) == 11);  // midpoints -B + (2k+1) tau, even past B
   // Half to even: 5/2 -> 2, 7/2 -> 4, -5/2 -> -2, -7/2 -> -4, 7/3 -> 2, -7/3 -> -2.
   CHECK(ldp::wire::rounded_mean(5, 2) == 2);

@@ -155,8 +155,8 @@ TEST_CASE("Duchi: b = [u < N(x)] with u the uniform drawn from the generator's w
       CHECK(ldp::device::duchi_bit(p, x, below) == 1);
       CHECK(ldp::device::duchi_bit(p, x, at) == 0);
       CHECK(ldp::device::duchi_bit(p, x, zero) == 1);  // N >= T_lo Q > 0
-      CHECK(ldp::device::duchi_bit(p, x, top) == 0);  // N <= T_hi Q < 2^w Q
-      CHECK(below.at == 1);  // one word per report, whatever x is
+      CHECK(ldp::device::duchi_bit(p, x, top) == 0);   // N <= T_hi Q < 2^w Q
+      CHECK(below.at == 1);                            // one word per report, whatever x is
     }
   }
 }

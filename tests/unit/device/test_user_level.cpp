@@ -103,8 +103,8 @@ long double max_ratio(const pmf& a, const pmf& b) {
 
 TEST_CASE("local mean: first T~ observations, clamped, rounded to nearest with ties to even") {
   const params p = ldp::wire::make_kent_refine(1.0, -one, one, shape(4)).block;
-  CHECK(value_of(p, {1, 2}) == 2);  // 1.5 -> 2
-  CHECK(value_of(p, {2, 3}) == 2);  // 2.5 -> 2
+  CHECK(value_of(p, {1, 2}) == 2);     // 1.5 -> 2
+  CHECK(value_of(p, {2, 3}) == 2);     // 2.5 -> 2
   CHECK(value_of(p, {-1, -2}) == -2);  // -1.5 -> -2
   CHECK(value_of(p, {-2, -3}) == -2);  // -2.5 -> -2
   CHECK(value_of(p, {0, 0, 1}) == 0);  // 1/3 -> 0

@@ -59,10 +59,10 @@ TEST_CASE("uniform_below stays in range on a real generator") {
 
 TEST_CASE("bernoulli: thresholds 0 and 2^bits, and the comparison") {
   scripted s{{0, 0xffffffffu, 0x7fffffffu, 0x80000000u}};
-  CHECK(ldp::random::bernoulli(s, 0) == false);  // u = 0 is not below 0
+  CHECK(ldp::random::bernoulli(s, 0) == false);                 // u = 0 is not below 0
   CHECK(ldp::random::bernoulli(s, uint64_t{1} << 32) == true);  // certain
-  CHECK(ldp::random::bernoulli(s, 0x80000000u) == true);  // 0x7fffffff < 2^31
-  CHECK(ldp::random::bernoulli(s, 0x80000000u) == false);  // 2^31 is not
+  CHECK(ldp::random::bernoulli(s, 0x80000000u) == true);        // 0x7fffffff < 2^31
+  CHECK(ldp::random::bernoulli(s, 0x80000000u) == false);       // 2^31 is not
   scripted w{{uint64_t{5} << 61}};
   CHECK(ldp::random::bernoulli(w, 6, 3) == true);  // top 3 bits = 5 < 6
   scripted x{{uint64_t{3} << 62}};

@@ -23,7 +23,7 @@ namespace {
 
 // 300 reports: past one 256-report unary block, so some are counted and some still pending.
 constexpr unsigned n_reports = 300;
-constexpr int rounds = 3;  // reads per thread
+constexpr int rounds = 3;         // reads per thread
 constexpr unsigned variants = 4;  // make_report's values stay in range for small variants
 
 struct reading {

@@ -19,7 +19,7 @@ TEST_CASE("merge: any split and any order serialize to identical bytes") {
     const params p = block(m);
     std::vector<bytes> reports = random_reports(p, "merge", 90);
     reports[10].pop_back();  // a truncated report in the first part
-    reports[75][2] ^= 1;  // a foreign fingerprint in the last part
+    reports[75][2] ^= 1;     // a foreign fingerprint in the last part
     aggregator whole = make(p);
     for (const bytes& b : reports) static_cast<void>(whole->add_report(b));
     aggregator part[3] = {make(p), make(p), make(p)};

@@ -15,7 +15,7 @@ namespace {
 struct built_batch {
   std::vector<unsigned char> bytes;
   std::vector<std::size_t> chunk_offsets;  // where each chunk starts
-  std::vector<std::string> described;  // every record, in order
+  std::vector<std::string> described;      // every record, in order
 };
 
 // `chunks` chunks of `per_chunk` records each, then the terminator.

@@ -29,7 +29,7 @@ struct golden_file {
   std::vector<unsigned char> report;
   std::string expect;  // valid files
   std::string status;  // invalid files
-  int fields = 0;  // params, report, expect/status lines seen
+  int fields = 0;      // params, report, expect/status lines seen
 };
 
 golden_file parse(const std::filesystem::path& path) {

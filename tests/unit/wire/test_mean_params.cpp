@@ -213,7 +213,7 @@ TEST_CASE("Duchi exact privacy: every pair of grid inputs, both outcomes, ratio 
         REQUIRE(nx <= d);
         REQUIRE(ny > 0);
         REQUIRE(d - ny > 0);
-        CHECK(product_le(nx, t_lo, ny, t_hi));  // P(1|x) / P(1|y) <= T_hi / T_lo
+        CHECK(product_le(nx, t_lo, ny, t_hi));          // P(1|x) / P(1|y) <= T_hi / T_lo
         CHECK(product_le(d - nx, t_lo, d - ny, t_hi));  // P(0|x) / P(0|y) <= T_hi / T_lo
         attained = attained || (product_le(ny, t_hi, nx, t_lo) && product_le(nx, t_lo, ny, t_hi));
       }

@@ -229,18 +229,18 @@ TEST_CASE("payload defects: out-of-range indices, reserved bits, non-canonical v
   CHECK(payload_status(hcms, {16, 127, 1}) == status::out_of_range);
   CHECK(payload_status(hcms, {15, 128, 1}) == status::out_of_range);
   const auto lap = ldp::test::example_params(mechanism::laplace);
-  CHECK(payload_status(lap, {0x02}) == status::ok);  // +1
+  CHECK(payload_status(lap, {0x02}) == status::ok);                      // +1
   CHECK(payload_status(lap, {0x82, 0x00}) == status::malformed_report);  // +1, overlong
-  CHECK(payload_status(lap, {0x80}) == status::wrong_length);  // continuation, then nothing
+  CHECK(payload_status(lap, {0x80}) == status::wrong_length);            // continuation, then nothing
   CHECK(payload_status(lap, std::vector<unsigned char>(10, 0xff)) == status::malformed_report);
   std::vector<unsigned char> max(9, 0xff);
   max.push_back(0x01);  // zigzag 2^64 - 1 = INT64_MIN
   ldp::wire::report r;
   REQUIRE(ldp::wire::decode_payload(lap, max, &r) == status::ok);
   CHECK(r.value == INT64_MIN);
-  const auto sparse = ldp::test::example_params(mechanism::sparse_projection);  // d = 1000, s = 4
-  CHECK(payload_status(sparse, {1, 0x07, 0x00, 0x02}) == status::ok);  // 7 -> +1
-  CHECK(payload_status(sparse, {5}) == status::out_of_range);  // count > s
+  const auto sparse = ldp::test::example_params(mechanism::sparse_projection);   // d = 1000, s = 4
+  CHECK(payload_status(sparse, {1, 0x07, 0x00, 0x02}) == status::ok);            // 7 -> +1
+  CHECK(payload_status(sparse, {5}) == status::out_of_range);                    // count > s
   CHECK(payload_status(sparse, {1, 0x07, 0x00, 0x00}) == status::out_of_range);  // value 0
   CHECK(payload_status(sparse, {2, 0x07, 0x00, 0x02, 0x07, 0x00, 0x02}) == status::out_of_range);
   CHECK(payload_status(sparse, {1, 0xe8, 0x03, 0x02}) == status::out_of_range);  // index 1000

@@ -133,9 +133,9 @@ template <class Arch>
 void column_popcount_kernel::operator()(Arch, const unsigned char* reports, std::size_t n_reports, std::size_t stride,
                                         std::size_t nbits, uint64_t* counts) const noexcept {
   constexpr std::size_t width = u8x<Arch>::size;  // bytes per column register
-  constexpr std::size_t max_groups = 255;  // flushes keep the byte counters below 256
-  constexpr std::size_t super_regs = 16;  // column registers whose state is kept at once
-  constexpr std::size_t block_bytes = 16384;  // report bytes per block (L1)
+  constexpr std::size_t max_groups = 255;         // flushes keep the byte counters below 256
+  constexpr std::size_t super_regs = 16;          // column registers whose state is kept at once
+  constexpr std::size_t block_bytes = 16384;      // report bytes per block (L1)
   if (n_reports == 0 || nbits == 0) return;
   const std::size_t nbytes = (nbits + 7) / 8;
   alignas(Arch::alignment()) unsigned char pad[16 * width];

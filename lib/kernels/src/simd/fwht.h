@@ -413,7 +413,7 @@ struct fwht_shape {
   static constexpr unsigned first_regs_log2 = first_lanes < fwht_vec<T, Arch>::size ? 4 : 3;
   static constexpr unsigned first_levels = (first_lanes == 4 ? 2 : 3) + first_regs_log2;
   static constexpr unsigned max_pass_levels = 3;  // radix 8 at most
-  static constexpr unsigned block_log2 = 13;  // 32 KiB of float: passes below run in L1/L2
+  static constexpr unsigned block_log2 = 13;      // 32 KiB of float: passes below run in L1/L2
 };
 
 // The first pass; it is also the last one when `last`.

@@ -90,9 +90,9 @@ void olh_support_kernel::operator()(Arch, const uint64_t* a, const uint64_t* b, 
   using v = u64x<Arch>;
   using w32 = u32x<Arch>;
   constexpr std::size_t lanes = v::size;
-  constexpr std::size_t regs = 4;  // candidate registers per group
+  constexpr std::size_t regs = 4;              // candidate registers per group
   constexpr std::size_t group = regs * lanes;  // candidates per group
-  constexpr std::size_t olh_block = 512;  // reports per block; the 32-bit counters hold it
+  constexpr std::size_t olh_block = 512;       // reports per block; the 32-bit counters hold it
   if (n_reports == 0 || n_items == 0) return;
   if (g < 2) {
     olh_support_scalar(a, b, bucket, n_reports, g, items, n_items, support);

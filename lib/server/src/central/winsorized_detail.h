@@ -14,7 +14,7 @@
 namespace ldp::server::detail {
 
 struct noisy_value {
-  double value = 0;  // sum + discrete Laplace noise (grid units)
+  double value = 0;        // sum + discrete Laplace noise (grid units)
   uint64_t scale_num = 0;  // t = scale_num / scale_den
   uint64_t scale_den = 0;
   double epsilon_impl = 0;  // width / t <= epsilon

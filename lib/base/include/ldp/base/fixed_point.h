@@ -12,8 +12,8 @@ namespace ldp {
 
 enum class rounding : uint8_t {
   nearest_even,  // round half to even: unbiased over many values, the default
-  floor,  // toward minus infinity
-  toward_zero,  // truncation
+  floor,         // toward minus infinity
+  toward_zero,   // truncation
 };
 
 struct q_result {

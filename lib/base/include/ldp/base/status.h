@@ -12,26 +12,26 @@ enum class [[nodiscard]] status : int32_t{
     ok = 0,
     invalid_argument = 1,  // an argument is out of its documented range (a block of another mechanism,
     // a misaligned workspace, a device context that init() refused, ...)
-    buffer_too_small = 2,  // the caller's output span cannot hold the result
+    buffer_too_small = 2,     // the caller's output span cannot hold the result
     workspace_too_small = 3,  // the workspace given to a device context's init() is smaller than the
     // context's workspace_size(p) bytes (ldp_workspace_size() in the C API)
-    malformed_report = 4,  // untrusted bytes do not parse
+    malformed_report = 4,     // untrusted bytes do not parse
     unsupported_version = 5,  // a format version this build does not know
-    parameter_mismatch = 6,  // parameter fingerprints (or a window list's digest) differ
-    entropy_failure = 7,  // the entropy source failed, or none was given
-    overflow = 8,  // a result does not fit its type (values saturate where documented), or a
+    parameter_mismatch = 6,   // parameter fingerprints (or a window list's digest) differ
+    entropy_failure = 7,      // the entropy source failed, or none was given
+    overflow = 8,             // a result does not fit its type (values saturate where documented), or a
     // server state does not fit this target's memory
     checksum_mismatch = 9,  // stored or transmitted bytes fail their checksum
-    unsupported = 10,  // a valid block this build cannot randomize (oracle thresholds out of 2^w
+    unsupported = 10,       // a valid block this build cannot randomize (oracle thresholds out of 2^w
     // for w != 32: the device's coins are 32-bit)
-    wrong_length = 11,  // untrusted bytes are shorter or longer than their format requires
-    unknown_mechanism = 12,  // a mechanism id this build does not know
-    reserved_bits_set = 13,  // a reserved field, flag or padding bit is not zero
-    out_of_range = 14,  // an index or value lies outside what the parameters allow
+    wrong_length = 11,        // untrusted bytes are shorter or longer than their format requires
+    unknown_mechanism = 12,   // a mechanism id this build does not know
+    reserved_bits_set = 13,   // a reserved field, flag or padding bit is not zero
+    out_of_range = 14,        // an index or value lies outside what the parameters allow
     invalid_parameters = 15,  // a parameter block violates its mechanism's constraints
-    limit_exceeded = 16,  // a block whose server state would pass the caller's memory ceiling
-    // (server::limits, docs/security_model.md "Memory contract"): refused
-    // before any allocation; never a report's rejection status
+    limit_exceeded = 16,      // a block whose server state would pass the caller's memory ceiling
+                              // (server::limits, docs/security_model.md "Memory contract"): refused
+                              // before any allocation; never a report's rejection status
 };
 
 // Number of defined codes. The rejection counters of saved state are a fixed 16

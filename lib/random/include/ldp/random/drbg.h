@@ -85,7 +85,7 @@ class drbg {
   unsigned char key_[seed_size] = {};
   unsigned char buffer_[buffer_size] = {};
   std::size_t begin_ = 0;  // first unread byte
-  std::size_t end_ = 0;  // one past the last buffered byte
+  std::size_t end_ = 0;    // one past the last buffered byte
 };
 
 }  // namespace ldp::random

@@ -24,9 +24,9 @@ namespace ldp::server {
 // numeric mechanisms (item = coordinate index, 0 for a scalar).
 struct estimate {
   uint32_t item = 0;
-  double value = 0;  // unbiased estimate
+  double value = 0;     // unbiased estimate
   double variance = 0;  // closed form with the implemented parameters (see the family's header)
-  double ci_low = 0;  // normal-approximation interval at the requested confidence
+  double ci_low = 0;    // normal-approximation interval at the requested confidence
   double ci_high = 0;
 };
 

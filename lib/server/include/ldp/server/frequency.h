@@ -18,10 +18,10 @@
 namespace ldp::server {
 
 enum class postprocess : uint8_t {
-  none,  // raw unbiased estimates (variances apply)
+  none,              // raw unbiased estimates (variances apply)
   clip_renormalize,  // clip at 0, rescale to sum n
-  norm_sub,  // Wang et al. 2020: max(c + delta, 0) summing to n
-  simplex,  // Euclidean projection of the frequencies onto the probability simplex
+  norm_sub,          // Wang et al. 2020: max(c + delta, 0) summing to n
+  simplex,           // Euclidean projection of the frequencies onto the probability simplex
 };
 
 // estimate::value is the unbiased count of users holding `item`; its variance is the A.0 template
@@ -59,11 +59,11 @@ class frequency_aggregator : public aggregator {
 
 struct recommendation {
   wire::mechanism mech = wire::mechanism::none;
-  uint32_t g_or_k = 0;  // OLH/BLH hash range, or CMS/HCMS rows; 0 otherwise
-  uint32_t m = 0;  // CMS/HCMS columns
+  uint32_t g_or_k = 0;             // OLH/BLH hash range, or CMS/HCMS rows; 0 otherwise
+  uint32_t m = 0;                  // CMS/HCMS columns
   double variance_per_report = 0;  // leading Var[c_v]/n with the implemented parameters
-  double std_error = 0;  // sqrt(n * variance_per_report) for the given n
-  uint64_t report_bytes = 0;  // wire report size (header included)
+  double std_error = 0;            // sqrt(n * variance_per_report) for the given n
+  uint64_t report_bytes = 0;       // wire report size (header included)
 };
 
 // Every oracle ranked by implemented leading variance for (d, epsilon, n), best first

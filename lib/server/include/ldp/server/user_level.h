@@ -58,14 +58,14 @@ enum class user_level_plan : uint8_t { choose, two_stage, single_stage };
 struct user_level_config {
   user_level_method method = user_level_method::m1;
   user_level_plan plan = user_level_plan::choose;
-  double alpha = 1;  // each user's level, in (0, 40] (C.1 studies (0, 1])
-  uint64_t users = 0;  // n: at least 2 F (two stages) or F (single stage)
+  double alpha = 1;           // each user's level, in (0, 40] (C.1 studies (0, 1])
+  uint64_t users = 0;         // n: at least 2 F (two stages) or F (single stage)
   uint32_t observations = 1;  // T, the observations each user holds
-  uint32_t cap = 0;  // T*, or 0 for the vote-reliability rule
+  uint32_t cap = 0;           // T*, or 0 for the vote-reliability rule
   unsigned frac_bits = 16;
   double lo = -1;  // range of each observation; M3: [-R, R], R the l2 radius
   double hi = 1;
-  uint32_t dimension = 1;  // d: 1 for M1
+  uint32_t dimension = 1;                             // d: 1 for M1
   unsigned char rotation_seed[wire::seed_size] = {};  // M3: the public seed of D
   double c_h = 2;
   uint32_t expansion = 2;  // e, in cells
@@ -86,9 +86,9 @@ class user_level_protocol {
   const user_level_config& config() const noexcept { return config_; }
   uint32_t folds() const noexcept { return folds_; }
   uint32_t used_observations() const noexcept { return used_; }  // T~
-  uint32_t cells() const noexcept { return cells_; }  // N
-  double cell_width() const noexcept { return cell_width_; }  // W / N, real units
-  bool two_stage() const noexcept { return two_stage_; }  // the plan in effect
+  uint32_t cells() const noexcept { return cells_; }             // N
+  double cell_width() const noexcept { return cell_width_; }     // W / N, real units
+  bool two_stage() const noexcept { return two_stage_; }         // the plan in effect
   // Predicted per-coordinate error of each plan (the rule above).
   double predicted_error(bool two_stage) const noexcept;
 

@@ -17,10 +17,10 @@ namespace ldp::wire {
 
 inline constexpr unsigned char batch_magic[4] = {'L', 'D', 'P', 'B'};
 inline constexpr uint8_t batch_version = 1;
-inline constexpr std::size_t chunk_header_size = 8;  // record count, body length
+inline constexpr std::size_t chunk_header_size = 8;   // record count, body length
 inline constexpr std::size_t chunk_trailer_size = 4;  // CRC32C
 inline constexpr uint32_t max_chunk_body = uint32_t{1} << 24;
-inline constexpr std::size_t batch_prefix_size = 8;  // magic, version, flags, block length
+inline constexpr std::size_t batch_prefix_size = 8;           // magic, version, flags, block length
 inline constexpr std::size_t batch_header_trailer_size = 12;  // fingerprint, CRC32C
 
 // The size of a batch header whose parameter block has `block_size` bytes.
@@ -55,9 +55,9 @@ class chunk_writer {
 [[nodiscard]] std::size_t record_prefix(std::size_t payload_size, unsigned char out[10]) noexcept;
 
 struct chunk_view {
-  uint32_t records = 0;  // as claimed by the chunk header
+  uint32_t records = 0;            // as claimed by the chunk header
   span<const unsigned char> body;  // the records (valid only when the chunk decoded ok)
-  std::size_t size = 0;  // bytes of the whole chunk, to skip it
+  std::size_t size = 0;            // bytes of the whole chunk, to skip it
 };
 
 // Reads a batch held in memory: open(), then next_chunk() until done(). A chunk whose CRC fails is
@@ -82,9 +82,9 @@ class batch_reader {
 
 // What a call of batch_stream_reader::feed() or finish() completed.
 enum class batch_event : uint8_t {
-  none,  // nothing: the piece under way needs more bytes
+  none,    // nothing: the piece under way needs more bytes
   header,  // the header; when ok, parameters() and fingerprint() are set
-  chunk,  // a chunk, described by chunk(): ok or checksum_mismatch and reading goes on, as with
+  chunk,   // a chunk, described by chunk(): ok or checksum_mismatch and reading goes on, as with
   // batch_reader; malformed_report or buffer_too_small end the reading
   end,  // the input ended (finish) or ran on after the terminator: ok only after a terminator
   // with nothing after it, else wrong_length (truncated, or bytes after the terminator)
@@ -93,7 +93,7 @@ enum class batch_event : uint8_t {
 struct batch_step {
   batch_event event = batch_event::none;
   status result = status::ok;  // the status of what `event` completed
-  std::size_t used = 0;  // bytes of the input feed() took
+  std::size_t used = 0;        // bytes of the input feed() took
 };
 
 // A buffer of this size lets batch_stream_reader hold any header the u16 block length allows and
@@ -150,8 +150,8 @@ class batch_stream_reader {
   span<unsigned char> buffer_;
   crc32c_fn crc_;
   stage stage_ = stage::prefix;
-  std::size_t header_size_ = 0;  // chunks go after the header in buffer_
-  std::size_t have_ = 0;  // bytes of the piece under way held
+  std::size_t header_size_ = 0;           // chunks go after the header in buffer_
+  std::size_t have_ = 0;                  // bytes of the piece under way held
   std::size_t need_ = batch_prefix_size;  // and its size, as far as known
   bool terminated_ = false;
   params params_;

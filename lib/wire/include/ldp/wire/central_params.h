@@ -107,7 +107,7 @@ using ldp::isqrt64;
 [[nodiscard]] constexpr int64_t rounded_mean(int64_t sum, uint64_t count) noexcept {
   const auto n = static_cast<int64_t>(count);
   int64_t q = sum / n, r = sum % n;  // truncated toward zero
-  if (r < 0) {  // floor division
+  if (r < 0) {                       // floor division
     q -= 1;
     r += n;
   }

@@ -11,33 +11,33 @@ namespace ldp::wire {
 
 // Field tags, in canonical (increasing) order. The tag fixes the width of the value.
 enum class field : uint8_t {
-  domain = 1,  // u32  d: items, cells, or vector dimension
-  threshold_bits = 2,  // u8   w: thresholds are out of 2^w, 1 <= w <= 63
-  threshold_keep = 3,  // u64  T_p (GRR/HR/OLH/SUE keep, OUE true-bit, Duchi T_hi)
-  threshold_other = 4,  // u64  T_q (SUE/OUE other bits, CMS/HCMS flip, Duchi T_lo)
-  hash_range = 5,  // u32  g (BLH, OLH)
-  sketch_rows = 6,  // u32  k (CMS, HCMS)
-  sketch_columns = 7,  // u32  m (CMS, HCMS)
-  hadamard_dim = 8,  // u32  K (HR) or padded dimension d~ (vector mechanisms), a power of two
-  frac_bits = 9,  // u8   fixed-point fraction bits of values, <= 62
-  clip_lo = 10,  // i64  lower end of the value range, in fixed point
-  clip_hi = 11,  // i64  upper end of the value range, in fixed point
-  scale_num = 12,  // u64  discrete Laplace scale t = scale_num / scale_den, in grid units
-  scale_den = 13,  // u64
-  sparsity = 14,  // u32  s, the most non-zeros a sparse report holds
-  round = 15,  // u8   round of a user-level protocol (1 or 2)
-  interval_lo = 16,  // i64  broadcast interval [L, U] of round 2, in fixed point
-  interval_hi = 17,  // i64
-  observations = 18,  // u32  observation cap T~ of a user-level protocol
-  hash_seed = 19,  // 32 bytes: public seed of hash families (CMS, HCMS)
-  rotation_seed = 20,  // 32 bytes: public seed of the rotation signs D (vector mechanisms)
-  radius = 21,  // i64  L2 radius R of vector mean estimation, in fixed point (R * 2^f)
-  vector_dim = 22,  // u32  d of a user-level protocol on vectors (Kent M2, M3)
-  fold_coordinate = 23,  // u32  the coordinate j a Kent M2/M3 fold votes on and refines
-  bin_range = 25,  // u64  B: winsorized bins cover [-B, B] of a rotated coordinate (unnormalized grid units)
-  bin_half_width = 26,  // u64  tau: winsorized bins are 2 tau wide
+  domain = 1,              // u32  d: items, cells, or vector dimension
+  threshold_bits = 2,      // u8   w: thresholds are out of 2^w, 1 <= w <= 63
+  threshold_keep = 3,      // u64  T_p (GRR/HR/OLH/SUE keep, OUE true-bit, Duchi T_hi)
+  threshold_other = 4,     // u64  T_q (SUE/OUE other bits, CMS/HCMS flip, Duchi T_lo)
+  hash_range = 5,          // u32  g (BLH, OLH)
+  sketch_rows = 6,         // u32  k (CMS, HCMS)
+  sketch_columns = 7,      // u32  m (CMS, HCMS)
+  hadamard_dim = 8,        // u32  K (HR) or padded dimension d~ (vector mechanisms), a power of two
+  frac_bits = 9,           // u8   fixed-point fraction bits of values, <= 62
+  clip_lo = 10,            // i64  lower end of the value range, in fixed point
+  clip_hi = 11,            // i64  upper end of the value range, in fixed point
+  scale_num = 12,          // u64  discrete Laplace scale t = scale_num / scale_den, in grid units
+  scale_den = 13,          // u64
+  sparsity = 14,           // u32  s, the most non-zeros a sparse report holds
+  round = 15,              // u8   round of a user-level protocol (1 or 2)
+  interval_lo = 16,        // i64  broadcast interval [L, U] of round 2, in fixed point
+  interval_hi = 17,        // i64
+  observations = 18,       // u32  observation cap T~ of a user-level protocol
+  hash_seed = 19,          // 32 bytes: public seed of hash families (CMS, HCMS)
+  rotation_seed = 20,      // 32 bytes: public seed of the rotation signs D (vector mechanisms)
+  radius = 21,             // i64  L2 radius R of vector mean estimation, in fixed point (R * 2^f)
+  vector_dim = 22,         // u32  d of a user-level protocol on vectors (Kent M2, M3)
+  fold_coordinate = 23,    // u32  the coordinate j a Kent M2/M3 fold votes on and refines
+  bin_range = 25,          // u64  B: winsorized bins cover [-B, B] of a rotated coordinate (unnormalized grid units)
+  bin_half_width = 26,     // u64  tau: winsorized bins are 2 tau wide
   window_half_width = 27,  // u64  w: a round-2 window is [midpoint - w, midpoint + w]
-  window_digest = 28,  // u64  SipHash of the broadcast window list (central_params.h)
+  window_digest = 28,      // u64  SipHash of the broadcast window list (central_params.h)
 };
 
 inline constexpr int field_max = 28;

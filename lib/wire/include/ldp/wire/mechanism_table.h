@@ -26,52 +26,52 @@ namespace ldp::wire {
 // renumber or reuse one. docs/mechanisms.md names the mechanisms.
 enum class mechanism : uint8_t {
   none = 0,
-  grr = 1,  // A.1 k-RR
-  sue = 2,  // A.2 basic one-time RAPPOR
-  oue = 3,  // A.3
-  blh = 4,  // A.4 binary local hashing
-  olh = 5,  // A.4 optimized local hashing
-  hr = 6,  // A.5 Hadamard response
-  cms = 7,  // A.6 count-mean sketch
-  hcms = 8,  // A.6 Hadamard count-mean sketch
-  kent_vote = 9,  // C.1 P1, round 1 of the user-level protocols
-  laplace = 16,  // B.1 discrete Laplace on a fixed-point grid, one value
-  laplace_vector = 17,  // B.1 per coordinate, L1 sensitivity
-  duchi = 18,  // B.2 one-bit mean
-  vector_duchi = 19,  // B.5 rotation, coordinate sampling, one bit
-  vector_laplace = 20,  // B.5 rotation, coordinate sampling, discrete Laplace
+  grr = 1,                 // A.1 k-RR
+  sue = 2,                 // A.2 basic one-time RAPPOR
+  oue = 3,                 // A.3
+  blh = 4,                 // A.4 binary local hashing
+  olh = 5,                 // A.4 optimized local hashing
+  hr = 6,                  // A.5 Hadamard response
+  cms = 7,                 // A.6 count-mean sketch
+  hcms = 8,                // A.6 Hadamard count-mean sketch
+  kent_vote = 9,           // C.1 P1, round 1 of the user-level protocols
+  laplace = 16,            // B.1 discrete Laplace on a fixed-point grid, one value
+  laplace_vector = 17,     // B.1 per coordinate, L1 sensitivity
+  duchi = 18,              // B.2 one-bit mean
+  vector_duchi = 19,       // B.5 rotation, coordinate sampling, one bit
+  vector_laplace = 20,     // B.5 rotation, coordinate sampling, discrete Laplace
   sparse_projection = 21,  // C.3 device side: at most s index/value pairs
-  kent_refine = 22,  // C.1 P2, round 2 of the user-level protocols
-  winsorized_bins = 23,  // C.2 round 1: the bins of a user's rotated mean (Levy et al.)
-  winsorized_sums = 24,  // C.2 round 2: the rotated mean clipped to the broadcast windows
+  kent_refine = 22,        // C.1 P2, round 2 of the user-level protocols
+  winsorized_bins = 23,    // C.2 round 1: the bins of a user's rotated mean (Levy et al.)
+  winsorized_sums = 24,    // C.2 round 2: the rotated mean clipped to the broadcast windows
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
 // The first five are the frequency oracles' (params.cpp relies on the order).
 enum class payload_kind : uint8_t {
-  index,  // one value in [0, n): GRR (n = d), HR (n = K)
-  unary_bits,  // d packed bits: SUE, OUE, kent_vote
-  hash_bucket,  // 64-bit seed + bucket in [0, g): BLH, OLH
-  sketch_row,  // row in [0, k) + m packed bits: CMS
-  sketch_cell,  // row in [0, k), column in [0, m), sign bit: HCMS
-  fixed_value,  // one zigzag varint: laplace, kent_refine
-  fixed_vector,  // d zigzag varints: laplace_vector, winsorized_bins and _sums (d = d~)
-  bit,  // one bit: duchi
-  coordinate_bit,  // coordinate in [0, K) + bit: vector_duchi
+  index,             // one value in [0, n): GRR (n = d), HR (n = K)
+  unary_bits,        // d packed bits: SUE, OUE, kent_vote
+  hash_bucket,       // 64-bit seed + bucket in [0, g): BLH, OLH
+  sketch_row,        // row in [0, k) + m packed bits: CMS
+  sketch_cell,       // row in [0, k), column in [0, m), sign bit: HCMS
+  fixed_value,       // one zigzag varint: laplace, kent_refine
+  fixed_vector,      // d zigzag varints: laplace_vector, winsorized_bins and _sums (d = d~)
+  bit,               // one bit: duchi
+  coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi
   coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
-  sparse_pairs,  // count <= s, then strictly increasing index + value pairs: sparse_projection
+  sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
 };
 
 // What a mechanism estimates, and so which server aggregator counts its reports.
 enum class mechanism_family : uint8_t {
-  frequency_oracle,  // docs/mechanisms.md A: one item of [0, d) per device (server/frequency.h)
-  mean,  // B.1, B.2: values in a range, per coordinate (server/mean.h)
-  vector_mean,  // B.5: vectors in an L2 ball, rotated and sampled (server/vector_mean.h)
-  user_level_vote,  // C.1 P1: a user's vote for the cell of its local mean (counted as an oracle)
+  frequency_oracle,   // docs/mechanisms.md A: one item of [0, d) per device (server/frequency.h)
+  mean,               // B.1, B.2: values in a range, per coordinate (server/mean.h)
+  vector_mean,        // B.5: vectors in an L2 ball, rotated and sampled (server/vector_mean.h)
+  user_level_vote,    // C.1 P1: a user's vote for the cell of its local mean (counted as an oracle)
   user_level_refine,  // C.1 P2: a user's clipped local mean (summed as a mean)
   sparse_projection,  // C.3: s index/value pairs, released centrally (server/sparse_projection.h)
-  winsorized_bins,  // C.2 round 1: the bins of a user's rotated mean (server/winsorized.h)
-  winsorized_sums,  // C.2 round 2: the rotated mean clipped to the windows (server/winsorized.h)
+  winsorized_bins,    // C.2 round 1: the bins of a user's rotated mean (server/winsorized.h)
+  winsorized_sums,    // C.2 round 2: the rotated mean clipped to the windows (server/winsorized.h)
 };
 
 // The members of the families that have more than one (the table's member column). The
@@ -79,8 +79,8 @@ enum class mechanism_family : uint8_t {
 // that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms };  // docs/mechanisms.md A
-enum class mean_member : uint8_t { laplace, laplace_vector, duchi };  // B.1, B.2
-enum class vector_mean_member : uint8_t { duchi, laplace };  // B.5
+enum class mean_member : uint8_t { laplace, laplace_vector, duchi };               // B.1, B.2
+enum class vector_mean_member : uint8_t { duchi, laplace };                        // B.5
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -94,12 +94,12 @@ struct family_member {
 struct mechanism_row {
   mechanism id;
   const char* wire_name;  // mechanism_name(), docs/wire_format.md table 2, golden file names
-  const char* cli_name;  // the `ldp simulate --mechanism` name whose runs produce this mechanism
+  const char* cli_name;   // the `ldp simulate --mechanism` name whose runs produce this mechanism
   payload_kind kind;
   mechanism_family family;
   family_member member;  // within the family (see the member enums above)
-  field_set required;  // exactly the fields of a valid block (docs/wire_format.md 3.2)
-  bool server_side;  // server::aggregator::create accepts its blocks
+  field_set required;    // exactly the fields of a valid block (docs/wire_format.md 3.2)
+  bool server_side;      // server::aggregator::create accepts its blocks
 };
 
 template <class... Fields>

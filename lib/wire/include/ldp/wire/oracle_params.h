@@ -19,7 +19,7 @@ inline constexpr unsigned oracle_threshold_bits = 32;
 
 struct derived_params {
   params block;
-  double epsilon_impl = 0;  // the level the integers implement, <= the epsilon asked for
+  double epsilon_impl = 0;   // the level the integers implement, <= the epsilon asked for
   status code = status::ok;  // invalid_argument for epsilon or sizes out of range
 };
 

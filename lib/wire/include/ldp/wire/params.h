@@ -17,7 +17,7 @@ namespace ldp::wire {
 
 struct params {
   mechanism mech = mechanism::none;
-  uint32_t present = 0;  // bit t set when field t is present
+  uint32_t present = 0;                // bit t set when field t is present
   uint64_t value[field_max + 1] = {};  // integer fields; signed ones in two's complement
   unsigned char hash_seed[seed_size] = {};
   unsigned char rotation_seed[seed_size] = {};

@@ -19,9 +19,9 @@ namespace ldp::wire {
 // decode_params.
 enum class file_kind : uint8_t {
   unknown,  // neither magic, nor a first byte of report version 1
-  report,  // a first byte of report_version
-  batch,  // "LDPB"
-  state,  // "LDPS"
+  report,   // a first byte of report_version
+  batch,    // "LDPB"
+  state,    // "LDPS"
 };
 
 // Enough bytes to tell the kind and the size of any header: give peek_header at least this many
@@ -34,7 +34,7 @@ struct header_info {
   mechanism mech = mechanism::none;  // batch: the parameter block's
   uint64_t fingerprint = 0;
   std::size_t header_size = 0;  // the whole header: report 10, batch 20 + block, state 32
-  uint64_t body_size = 0;  // state: the body after the header; batch: the parameter block
+  uint64_t body_size = 0;       // state: the body after the header; batch: the parameter block
 };
 
 // Fills *out from the start of `bytes` (the rest may follow or not). out->kind is set as soon as

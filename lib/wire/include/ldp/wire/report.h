@@ -60,15 +60,15 @@ inline constexpr std::size_t varint_max_size = 10;
 struct report {
   mechanism mech = mechanism::none;
   uint64_t fingerprint = 0;
-  uint32_t index = 0;  // index, bucket, row, or coordinate
-  uint32_t column = 0;  // sketch_cell
-  uint64_t seed = 0;  // hash_bucket
-  uint8_t bit = 0;  // sketch_cell sign, bit, coordinate_bit
-  int64_t value = 0;  // fixed_value, coordinate_value
-  span<const unsigned char> bits;  // unary_bits (d bits), sketch_row (m bits), packed LSB first
-  span<const int64_t> values;  // encode: fixed_vector (d values), sparse_pairs values
-  span<const uint32_t> indices;  // encode: sparse_pairs indices, strictly increasing
-  uint32_t count = 0;  // decode: entries of fixed_vector or sparse_pairs
+  uint32_t index = 0;                 // index, bucket, row, or coordinate
+  uint32_t column = 0;                // sketch_cell
+  uint64_t seed = 0;                  // hash_bucket
+  uint8_t bit = 0;                    // sketch_cell sign, bit, coordinate_bit
+  int64_t value = 0;                  // fixed_value, coordinate_value
+  span<const unsigned char> bits;     // unary_bits (d bits), sketch_row (m bits), packed LSB first
+  span<const int64_t> values;         // encode: fixed_vector (d values), sparse_pairs values
+  span<const uint32_t> indices;       // encode: sparse_pairs indices, strictly increasing
+  uint32_t count = 0;                 // decode: entries of fixed_vector or sparse_pairs
   span<const unsigned char> entries;  // decode: their validated encoding; see read_vector/read_sparse
 };
 

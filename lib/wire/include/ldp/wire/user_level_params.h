@@ -26,12 +26,12 @@ namespace ldp::wire {
 // What the two rounds of one protocol share: the fields after the mechanism's own.
 struct kent_shape {
   unsigned frac_bits = 16;
-  int64_t clip_lo = 0;  // range of each observation (M3: -R), fixed point
-  int64_t clip_hi = 0;  // (M3: R, the l2 radius)
-  uint32_t observations = 1;  // the cap T~ (P6): devices use their first T~ observations
-  uint32_t vector_dim = 0;  // d; 0 for M1 (no fold fields)
-  uint32_t fold_coordinate = 0;  // j: the coordinate the fold reports (M3: of the rotated mean)
-  uint32_t hadamard_dim = 0;  // M3 only: d~, a power of two >= d; 0 for M1 and M2
+  int64_t clip_lo = 0;                           // range of each observation (M3: -R), fixed point
+  int64_t clip_hi = 0;                           // (M3: R, the l2 radius)
+  uint32_t observations = 1;                     // the cap T~ (P6): devices use their first T~ observations
+  uint32_t vector_dim = 0;                       // d; 0 for M1 (no fold fields)
+  uint32_t fold_coordinate = 0;                  // j: the coordinate the fold reports (M3: of the rotated mean)
+  uint32_t hadamard_dim = 0;                     // M3 only: d~, a power of two >= d; 0 for M1 and M2
   const unsigned char* rotation_seed = nullptr;  // M3 only: the public seed of D (32 bytes)
 };
 

@@ -60,19 +60,19 @@ class sparse_projection_aggregator : public aggregator {
 
 struct sparse_release_options {
   double epsilon = 1;  // in (0, 40]
-  double delta = 0;  // 0: pure DP, discrete Laplace; in (0, 1): discrete Gaussian
+  double delta = 0;    // 0: pure DP, discrete Laplace; in (0, 1): discrete Gaussian
 };
 
 struct sparse_release {
   std::vector<double> noisy_mean;  // x_bar + z in real units, all d coordinates (already DP)
-  std::vector<double> mean;  // noisy_mean projected onto the l1 ball of radius l1_radius
-  double epsilon_impl = 0;  // the level the integers implement, <= the requested epsilon
+  std::vector<double> mean;        // noisy_mean projected onto the l1 ball of radius l1_radius
+  double epsilon_impl = 0;         // the level the integers implement, <= the requested epsilon
   double delta = 0;
-  double noise_scale = 0;  // on the mean, real units: Laplace b = t gamma / n, or sigma gamma / n
+  double noise_scale = 0;     // on the mean, real units: Laplace b = t gamma / n, or sigma gamma / n
   double noise_variance = 0;  // per-coordinate variance of z on the mean: exact for Laplace; sigma^2
-      // for the discrete Gaussian, whose variance is below it by < 3e-7 relative
-  double l1_radius = 0;  // L sqrt(s) in real units
-  uint64_t scale_num = 0;  // pure DP: t = scale_num / scale_den grid units on the sums
+                              // for the discrete Gaussian, whose variance is below it by < 3e-7 relative
+  double l1_radius = 0;       // L sqrt(s) in real units
+  uint64_t scale_num = 0;     // pure DP: t = scale_num / scale_den grid units on the sums
   uint64_t scale_den = 0;
   uint64_t sigma2 = 0;  // approximate DP: sigma^2 in squared grid units on the sums
 };

@@ -130,7 +130,7 @@ class winsorized_session {
 // ---- PrivateRange (Alg 6) -------------------------------------------------------------------------
 
 struct bin_count {
-  uint64_t bin = 0;  // < bins
+  uint64_t bin = 0;    // < bins
   uint64_t count = 0;  // >= 1
 };
 
@@ -156,18 +156,18 @@ struct bin_count {
 
 struct winsorized_1d_options {
   double epsilon = 1;  // total: eps/2 for PrivateRange, eps/2 for the noise
-  uint64_t tau = 1;  // bin half width, grid units, >= 1
+  uint64_t tau = 1;    // bin half width, grid units, >= 1
   uint64_t range = 1;  // B: bins cover [-B, B], grid units, 1 <= B < 2^62
   window_rule window = window_rule::safe;
 };
 
 struct winsorized_1d_result {
-  double mean = 0;  // grid units: (clipped sum + noise) / n
-  uint64_t bin = 0;  // PrivateRange's bin
+  double mean = 0;        // grid units: (clipped sum + noise) / n
+  uint64_t bin = 0;       // PrivateRange's bin
   int64_t window_lo = 0;  // [mid - w, mid + w]
   int64_t window_hi = 0;
   int64_t clipped_sum = 0;  // before noise
-  uint64_t scale_num = 0;  // noise t = scale_num / scale_den grid units on the sum
+  uint64_t scale_num = 0;   // noise t = scale_num / scale_den grid units on the sum
   uint64_t scale_den = 0;
   double epsilon_impl = 0;  // range + noise, <= epsilon
 };
@@ -202,10 +202,10 @@ class winsorized_bins_aggregator : public aggregator {
 };
 
 struct window_selection {
-  std::vector<uint32_t> bins;  // the selected bin of each rotated coordinate
+  std::vector<uint32_t> bins;              // the selected bin of each rotated coordinate
   std::vector<unsigned char> window_list;  // its wire encoding (the broadcast)
-  wire::params round2;  // the winsorized-sums block for it
-  double epsilon_impl = 0;  // per coordinate, <= eps_coordinate / 2
+  wire::params round2;                     // the winsorized-sums block for it
+  double epsilon_impl = 0;                 // per coordinate, <= eps_coordinate / 2
 };
 
 // PrivateRange on every rotated coordinate at eps_coordinate / 2, in coordinate order, and the
@@ -241,12 +241,12 @@ class winsorized_sums_aggregator : public aggregator {
 };
 
 struct winsorized_release {
-  std::vector<double> mean;  // d coordinates, real units (rotated back)
+  std::vector<double> mean;          // d coordinates, real units (rotated back)
   std::vector<double> rotated_mean;  // d~ noisy rotated means, rotated grid units
-  uint64_t users = 0;  // n
-  uint64_t scale_num = 0;  // noise t on each rotated sum (grid units)
+  uint64_t users = 0;                // n
+  uint64_t scale_num = 0;            // noise t on each rotated sum (grid units)
   uint64_t scale_den = 0;
-  double epsilon_impl = 0;  // per coordinate, <= eps_coordinate / 2
+  double epsilon_impl = 0;    // per coordinate, <= eps_coordinate / 2
   double noise_variance = 0;  // of each coordinate of `mean` (real units): 2 alpha/(1-alpha)^2 / (n^2 d~) * gamma^2
 };
 
