@@ -107,22 +107,28 @@ status encode_fields(const params& p, const report& r, writer& w) {
 
 }  // namespace
 
-status encode_payload(const params& p, const report& r, span<unsigned char> out, std::size_t* written) noexcept {
+status encode_payload_validated(const params& p, const report& r, span<unsigned char> out,
+                                std::size_t* written) noexcept {
   *written = 0;
-  const status valid = validate(p);
-  if (valid != status::ok) return valid;
   writer w(out);
   const status s = encode_fields(p, r, w);
   if (s == status::ok) *written = static_cast<std::size_t>(w.at - out.data());
   return s;
 }
 
-status encode_report(const params& p, uint64_t fp, const report& r, span<unsigned char> out,
-                     std::size_t* written) noexcept {
+status encode_payload(const params& p, const report& r, span<unsigned char> out, std::size_t* written) noexcept {
+  *written = 0;
+  const status valid = validate(p);
+  if (valid != status::ok) return valid;
+  return encode_payload_validated(p, r, out, written);
+}
+
+status encode_report_validated(const params& p, uint64_t fp, const report& r, span<unsigned char> out,
+                               std::size_t* written) noexcept {
   *written = 0;
   if (out.size() < report_header_size) return status::buffer_too_small;
   std::size_t payload = 0;
-  const status s = encode_payload(p, r, out.subspan(report_header_size), &payload);
+  const status s = encode_payload_validated(p, r, out.subspan(report_header_size), &payload);
   if (s != status::ok) return s;
   writer w(out);
   w.put_le(report_version, 1);
@@ -130,6 +136,15 @@ status encode_report(const params& p, uint64_t fp, const report& r, span<unsigne
   w.put_le(fp, 8);
   *written = report_header_size + payload;
   return status::ok;
+}
+
+status encode_report(const params& p, uint64_t fp, const report& r, span<unsigned char> out,
+                     std::size_t* written) noexcept {
+  *written = 0;
+  if (out.size() < report_header_size) return status::buffer_too_small;
+  const status valid = validate(p);
+  if (valid != status::ok) return valid;
+  return encode_report_validated(p, fp, r, out, written);
 }
 
 status decode_payload(const params& p, span<const unsigned char> bytes, report* out) noexcept {

@@ -73,6 +73,7 @@ enum class framing : uint8_t { report, payload };
 
 // The one step every randomize() shares: fields(&r) fills the report (pointing into the context's
 // workspace), which is then encoded in the asked framing. *written is 0 unless a report was written.
+// Precondition: p passed validate() (every context's init checks it once, so no report re-checks it).
 template <class Fields>
 [[nodiscard]] status emit(const wire::params& p, uint64_t fingerprint, Fields fields, framing f,
                           span<unsigned char> out, std::size_t* written) noexcept {
@@ -80,8 +81,8 @@ template <class Fields>
   wire::report r;
   const status s = fields(&r);
   if (s != status::ok) return s;
-  return f == framing::report ? wire::encode_report(p, fingerprint, r, out, written)
-                              : wire::encode_payload(p, r, out, written);
+  return f == framing::report ? wire::encode_report_validated(p, fingerprint, r, out, written)
+                              : wire::encode_payload_validated(p, r, out, written);
 }
 
 // A workspace starts at a multiple of this (a uint64_t array, or alignas(8) bytes); the buffers a

@@ -79,6 +79,13 @@ struct report {
                                     std::size_t* written) noexcept;
 [[nodiscard]] status encode_report(const params& p, uint64_t fingerprint, const report& r, span<unsigned char> out,
                                    std::size_t* written) noexcept;
+// The same for a block that already passed validate(): a device context checks its block once, at
+// init, not once per report (docs/architecture.md "The device contract"). Precondition:
+// validate(p) == status::ok.
+[[nodiscard]] status encode_payload_validated(const params& p, const report& r, span<unsigned char> out,
+                                              std::size_t* written) noexcept;
+[[nodiscard]] status encode_report_validated(const params& p, uint64_t fingerprint, const report& r,
+                                             span<unsigned char> out, std::size_t* written) noexcept;
 
 // Strict decoding of exactly `bytes`. decode_report checks, in order: length of the header
 // (wrong_length), version (unsupported_version), mechanism (unknown_mechanism, then
