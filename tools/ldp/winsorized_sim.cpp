@@ -43,6 +43,10 @@ uint64_t magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : st
 std::unique_ptr<server::aggregator> make_aggregator(const wire::params& p) {
   std::unique_ptr<server::aggregator> agg;
   const status s = server::aggregator::create(p, &agg);
+  if (s == status::limit_exceeded) {  // the server's default ceiling (docs/security_model.md "Memory contract")
+    fail("the {} state for these options needs more than the server's {} bytes: use a larger --tau or a smaller --dim",
+         wire::mechanism_name(p.mech), server::limits{}.max_state_bytes);
+  }
   if (s != status::ok) fail("internal: no aggregator for {}: {}", wire::mechanism_name(p.mech), describe(s));
   return agg;
 }
