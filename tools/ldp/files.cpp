@@ -96,6 +96,9 @@ struct file_identity {
   bool operator<(const file_identity& o) const {
     return std::tie(device, inode, name) < std::tie(o.device, o.inode, o.name);
   }
+  bool operator==(const file_identity& o) const {
+    return std::tie(device, inode, name) == std::tie(o.device, o.inode, o.name);
+  }
 };
 
 file_identity identity_of(const std::string& path) {
@@ -240,7 +243,7 @@ void refuse_duplicate_inputs(const std::vector<named_file>& inputs, const char* 
     for (std::size_t i = 0; i < j; ++i) {
       if (!exists[i] || !exists[j]) continue;  // opening it reports the problem
       const named_file &a = inputs[i], &b = inputs[j];
-      const bool same_file = st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
+      const bool same_file = identity_of(a.path) == identity_of(b.path);  // as refuse_overlaps judges it
       // Pipes and devices cannot be read twice: only regular files are compared.
       if (same_file || (S_ISREG(st[i].st_mode) && S_ISREG(st[j].st_mode) && st[i].st_size == st[j].st_size &&
                         same_bytes(a.path, b.path))) {

@@ -79,9 +79,13 @@ bool frequency_aggregator::handles(mechanism m) noexcept {
 status frequency_aggregator::create(const wire::params& p, std::unique_ptr<frequency_aggregator>* out) {
   if (out == nullptr) return status::invalid_argument;
   out->reset();
-  // Another family's block is refused before anything is allocated for it; a frequency block goes
-  // through aggregator::create, so the memory ceiling holds here too.
-  if (wire::validate(p) == status::ok && !handles(p.mech)) return status::invalid_parameters;
+  // Another family's block is refused before anything is allocated for it (an invalid one with its
+  // validate() status); a frequency block goes through aggregator::create, which validates it once
+  // and applies the memory ceiling.
+  if (!handles(p.mech)) {
+    const status valid = wire::validate(p);
+    return valid != status::ok ? valid : status::invalid_parameters;
+  }
   std::unique_ptr<aggregator> any;
   const status s = aggregator::create(p, &any);
   if (s != status::ok) return s;
