@@ -120,12 +120,13 @@ void inspect_batch(const inspect_options& o) {
     }
     wire::record_cursor cursor(chunk);
     for (;;) {
-      const uint32_t left = cursor.remaining();
       span<const unsigned char> payload;
       const status rs = cursor.next(&payload);
       if (rs != status::ok) {
-        statuses[static_cast<std::size_t>(rs)] += rs == status::malformed_report ? left : 1;
-        fmt::print("chunk {}: record framing broken ({}), {} records unreadable\n", batch.chunks(), describe(rs), left);
+        // wrong_length (bytes after the claimed records) loses no record but is counted once.
+        const uint32_t lost = rs == status::malformed_report ? cursor.unreadable() : 0;
+        statuses[static_cast<std::size_t>(rs)] += std::max<uint32_t>(lost, 1);
+        fmt::print("chunk {}: record framing broken ({}), {} records unreadable\n", batch.chunks(), describe(rs), lost);
         break;
       }
       if (payload.empty()) break;

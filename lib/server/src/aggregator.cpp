@@ -197,11 +197,10 @@ status aggregator::add_batch(span<const unsigned char> batch) noexcept {
     if (ingest_chunk_run(chunk.body, chunk.records)) continue;
     wire::record_cursor cursor(chunk);
     for (;;) {
-      const uint32_t left = cursor.remaining();
       span<const unsigned char> payload;
       const status rs = cursor.next(&payload);
       if (rs == status::malformed_report) {
-        reject(rs, left);  // this record and the ones after it cannot be located
+        reject(rs, cursor.unreadable());  // this record and the ones after it cannot be located
         break;
       }
       if (rs != status::ok) {

@@ -1,5 +1,7 @@
 #include "ldp/wire/batch.h"
 
+#include <algorithm>
+
 #include "codec.h"
 #include "framing.h"
 #include "ldp/wire/checksum.h"
@@ -267,6 +269,7 @@ status record_cursor::next(span<const unsigned char>* payload) noexcept {
   reader in(rest_);
   const uint64_t size = in.get_uvarint();
   if (in.error != status::ok || size == 0 || size > in.left()) {
+    lost_ = static_cast<uint32_t>(std::min<std::size_t>(left_, std::max<std::size_t>(rest_.size(), 1)));
     left_ = 0;
     rest_ = {};
     return status::malformed_report;

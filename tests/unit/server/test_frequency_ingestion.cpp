@@ -184,4 +184,15 @@ TEST_CASE("add_batch: bad records inside a chunk with a good CRC") {
   CHECK(rejected(*a, status::out_of_range) == 1);
   CHECK(rejected(*a, status::malformed_report) == 2);
   CHECK(rejected(*a, status::wrong_length) == 1);
+
+  // A record count forged under a valid CRC (2^31 records in a 3-byte body) counts no more
+  // rejections than the body has bytes: the counters stay bounded by the input.
+  bytes forged = batch_header(p);
+  append(forged, raw_chunk(0x80000000u, {9, 1, 2}));
+  append(forged, chunk({payload_of(reports[0])}));
+  append(forged, chunk({}));
+  aggregator f = make(p);
+  CHECK(f->add_batch(forged) == status::ok);
+  CHECK(f->reports() == 1);
+  CHECK(rejected(*f, status::malformed_report) == 3);
 }

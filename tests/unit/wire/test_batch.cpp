@@ -221,10 +221,19 @@ TEST_CASE("record framing inside a chunk") {
   CHECK(cursor.next(&payload) == status::ok);
   CHECK(payload.size() == 1);
   CHECK(cursor.next(&payload) == status::malformed_report);
+  CHECK(cursor.unreadable() == 1);  // the missing second record
   const unsigned char zero_length[1] = {0};
   view.body = zero_length;
   ldp::wire::record_cursor zero(view);
   CHECK(zero.next(&payload) == status::malformed_report);
+  CHECK(zero.unreadable() == 1);  // both claimed, one byte left: at most one record was there
+  // A count forged under a valid CRC: no more records are lost than the body has bytes.
+  view.records = 0x80000000u;
+  const unsigned char broken[3] = {9, 1, 2};
+  view.body = broken;
+  ldp::wire::record_cursor forged(view);
+  CHECK(forged.next(&payload) == status::malformed_report);
+  CHECK(forged.unreadable() == 3);
 }
 
 TEST_CASE("aggregator state header: round trip and each defect") {

@@ -168,10 +168,17 @@ class record_cursor {
   explicit record_cursor(const chunk_view& chunk) noexcept : rest_(chunk.body), left_(chunk.records) {}
   [[nodiscard]] status next(span<const unsigned char>* payload) noexcept;
   uint32_t remaining() const noexcept { return left_; }
+  // After next() returned malformed_report: the records lost with it, which a reader counts as
+  // rejected. The claimed remainder, but no more than the rest of the body has bytes and at least
+  // the one that broke: a CRC proves the chunk arrived as sent, not that its sender was honest,
+  // and a forged count of 2^31 records in a 20-byte body must not count 2^31 rejections
+  // (docs/wire_format.md section 6).
+  uint32_t unreadable() const noexcept { return lost_; }
 
  private:
   span<const unsigned char> rest_;
   uint32_t left_;
+  uint32_t lost_ = 0;
 };
 
 }  // namespace ldp::wire
