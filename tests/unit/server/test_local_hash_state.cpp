@@ -97,6 +97,17 @@ aggregator part(const params& p, const std::vector<bytes>& reports, std::size_t 
   return load(a->serialize());
 }
 
+// A BLH or OLH block of domain d and `count` reports for it, with the mechanism's name to CAPTURE.
+struct fleet {
+  std::string name;
+  params p;
+  std::vector<bytes> reports;
+};
+fleet make_fleet(mechanism m, uint32_t d, const char* seed, int count) {
+  const params p = block(m, 1.0, d);
+  return {ldp::wire::mechanism_name(m), p, random_reports(p, seed, count)};
+}
+
 bool same_values(const std::vector<estimate>& a, const std::vector<estimate>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -113,11 +124,11 @@ bool same_values(const std::vector<estimate>& a, const std::vector<estimate>& b)
 TEST_CASE("the form switches at the first n with 12 n >= 8 d, and state_bytes says so") {
   for (mechanism m : local_hashing) {
     for (uint32_t d : {48u, 50u}) {  // 8 d = 384 = 12 x 32; 8 d = 400 between 12 x 33 and 12 x 34
-      const std::string name = ldp::wire::mechanism_name(m);
-      CAPTURE(name);
+      const fleet f = make_fleet(m, d, "threshold", 80);
+      const params& p = f.p;
+      const std::vector<bytes>& reports = f.reports;
+      CAPTURE(f.name);
       CAPTURE(d);
-      const params p = block(m, 1.0, d);
-      const std::vector<bytes> reports = random_reports(p, "threshold", 80);
       const uint64_t first_counts = d == 48 ? 32 : 34;
       aggregator a = make(p);
       for (uint64_t n = 0; n <= reports.size(); ++n) {
@@ -138,10 +149,9 @@ TEST_CASE("the form switches at the first n with 12 n >= 8 d, and state_bytes sa
 
 TEST_CASE("both forms round trip, and the counts estimate exactly what the list does") {
   for (mechanism m : local_hashing) {
-    const std::string name = ldp::wire::mechanism_name(m);
+    const fleet f = make_fleet(m, 30, "round trip", 60);  // the counts from n = 20
+    const auto& [name, p, reports] = f;
     CAPTURE(name);
-    const params p = block(m, 1.0, 30);  // the counts from n = 20
-    const std::vector<bytes> reports = random_reports(p, "round trip", 60);
     const std::vector<uint32_t> items = {29, 0, 7, 7, 31, 12};  // a repeat and one outside the domain
     for (std::size_t n : {std::size_t{5}, std::size_t{19}, std::size_t{20}, std::size_t{60}}) {
       CAPTURE(n);
@@ -153,11 +163,13 @@ TEST_CASE("both forms round trip, and the counts estimate exactly what the list 
       CHECK(back->reports() == n);
       CHECK(back->serialize() == state);
       CHECK(same_values(back->estimate_all(), kept->estimate_all()));
-      const auto got = back->estimate_items(items), want = kept->estimate_items(items);
+      // Candidates: item 31 is outside the domain (NaN, which compares unequal to itself).
+      std::vector<estimate> got = back->estimate_items(items), want = kept->estimate_items(items);
       REQUIRE(got.size() == items.size());
-      CHECK(same_values(std::vector<estimate>(got.begin(), got.end() - 2),
-                        std::vector<estimate>(want.begin(), want.end() - 2)));
       CHECK(std::isnan(got[4].value));
+      got.erase(got.begin() + 4);
+      want.erase(want.begin() + 4);
+      CHECK(same_values(got, want));
       // Against the naive reference too (C_v by testing every report).
       check_all(back->estimate_all(), reference_pure(p, decode_all(p, first(reports, n))));
     }
@@ -166,10 +178,10 @@ TEST_CASE("both forms round trip, and the counts estimate exactly what the list 
 
 TEST_CASE("any split merged in any order, counts into lists and lists into counts, gives the same bytes") {
   for (mechanism m : local_hashing) {
-    const std::string name = ldp::wire::mechanism_name(m);
-    CAPTURE(name);
-    const params p = block(m, 1.0, 60);  // the counts from n = 40
-    const std::vector<bytes> reports = random_reports(p, "merge forms", 150);
+    const fleet f = make_fleet(m, 60, "merge forms", 150);  // the counts from n = 40
+    const params& p = f.p;
+    const std::vector<bytes>& reports = f.reports;
+    CAPTURE(f.name);
     aggregator whole = make(p);
     for (const bytes& r : reports) REQUIRE(whole->add_report(r) == status::ok);
     const bytes expected = whole->serialize();
@@ -288,11 +300,11 @@ TEST_CASE("a counts body of the wrong length is refused before anything is alloc
 
 TEST_CASE("forged counts: each count is at most n") {
   for (mechanism m : local_hashing) {
-    const std::string name = ldp::wire::mechanism_name(m);
-    CAPTURE(name);
-    const params p = block(m, 1.0, 30);
+    const fleet f = make_fleet(m, 30, "forged", 20);
+    const params& p = f.p;
+    CAPTURE(f.name);
     aggregator a = make(p);
-    for (const bytes& r : random_reports(p, "forged", 20)) REQUIRE(a->add_report(r) == status::ok);
+    for (const bytes& r : f.reports) REQUIRE(a->add_report(r) == status::ok);
     const bytes body = body_of(a->serialize());
     const std::size_t at = family_offset(body);
     aggregator out;
