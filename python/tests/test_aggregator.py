@@ -275,3 +275,16 @@ def test_the_gil_is_released(tmp_path):
     assert python_runs_during(lambda: agg.add_batch(batch))
     assert python_runs_during(lambda: agg.add_file(tmp_path / "b.ldpb"))
     assert python_runs_during(lambda: agg.estimate())
+
+
+def test_buffers_in_place_or_refused():
+    """Batches come in as any C-contiguous bytes-like object; a strided view is refused, not misread."""
+    p = ldpkit.params("grr", epsilon=1.0, domain=8)
+    batch = ldpkit.Randomizer(p, seed=2).randomize(np.arange(64) % 8)
+    for view in (bytearray(batch), memoryview(batch), np.frombuffer(batch, dtype=np.uint8)):
+        agg = ldpkit.Aggregator(p)
+        agg.add_batch(view)
+        assert agg.reports == 64
+    doubled = np.frombuffer(batch, dtype=np.uint8).repeat(2)
+    with pytest.raises(TypeError, match="contiguous"):
+        ldpkit.Aggregator(p).add_batch(doubled[::2])
