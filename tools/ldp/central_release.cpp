@@ -50,9 +50,7 @@ random::drbg release_drbg(const server::aggregator& agg, const release_request& 
   check_epsilon(q.epsilon);
   if (!(q.delta >= 0 && q.delta < 1)) fail("--delta must be in [0, 1), got {}", q.delta);
   if (agg.reports() == 0) fail("the state holds no reports: there is no mean to release");
-  unsigned char key[wire::seed_size];
-  derive_seed(q.seed, seed_purpose::server_noise, 0, key);
-  return random::drbg(key);
+  return seeded_drbg(q.seed, seed_purpose::server_noise, 0);
 }
 
 }  // namespace

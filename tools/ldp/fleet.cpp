@@ -37,9 +37,7 @@ block_result run_block(const parameter_block& block, device_program& program, ui
                        uint64_t b, uint64_t first, uint64_t last, std::vector<unsigned char>& payload,
                        std::vector<unsigned char>& out) {
   out.clear();
-  unsigned char key[wire::seed_size];
-  derive_seed(seed, purpose, b, key);
-  random::drbg rng(key);
+  random::drbg rng = seeded_drbg(seed, purpose, b);
   const std::size_t capacity =
       wire::chunk_header_size + std::max(chunk_target, record_room(block.params)) + wire::chunk_trailer_size;
   std::size_t chunk_start = 0;

@@ -1,6 +1,8 @@
 #include "seeding.h"
 
 #include "ldp/base/bits.h"
+#include "ldp/kernels/kernel_table.h"
+#include "ldp/platform/cpu.h"
 #include "ldp/wire/checksum.h"
 
 namespace ldp::tools {
@@ -15,6 +17,13 @@ void derive_seed(uint64_t seed, seed_purpose purpose, uint64_t index, unsigned c
     input[24] = static_cast<unsigned char>(j);
     store_le64(out + 8 * j, wire::siphash24(key, input));
   }
+}
+
+random::drbg seeded_drbg(uint64_t seed, seed_purpose purpose, uint64_t index) {
+  static const kernels::table& fastest = kernels::select(platform::detect_cpu());
+  unsigned char key[wire::seed_size];
+  derive_seed(seed, purpose, index, key);
+  return random::drbg(key, fastest);
 }
 
 namespace {

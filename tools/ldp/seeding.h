@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "ldp/random/drbg.h"
 #include "ldp/wire/params.h"
 
 namespace ldp::tools {
@@ -37,6 +38,11 @@ enum class seed_purpose : uint64_t {
 inline constexpr uint64_t devices_per_block = 4096;
 
 void derive_seed(uint64_t seed, seed_purpose purpose, uint64_t index, unsigned char out[wire::seed_size]);
+// A ChaCha20 DRBG keyed by derive_seed(seed, purpose, index), on the kernel table this CPU runs
+// fastest (kernels::select, as the server): the tables give the same bytes, so the choice changes
+// the simulation's speed, never its output (the fleet's DRBG on the compile-time SSE2 table was
+// most of `ldp demo`'s time, issue 19).
+random::drbg seeded_drbg(uint64_t seed, seed_purpose purpose, uint64_t index);
 // The first 8 bytes, little-endian, of derive_seed(seed, fold_seed, fold): each fold's devices draw
 // from their own streams (folds with one seed would share their noise).
 uint64_t fold_seed_of(uint64_t seed, uint32_t fold);

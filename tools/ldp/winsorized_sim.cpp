@@ -124,9 +124,7 @@ query_result run_query(session& s, uint32_t q) {
       run_fleet(round1, s.data, r.seed, seed_purpose::vote_block, r.threads, sink);
     }
   }
-  unsigned char key[wire::seed_size];
-  derive_seed(r.seed, seed_purpose::server_noise, q, key);
-  random::drbg rng(key);
+  random::drbg rng = seeded_drbg(r.seed, seed_purpose::server_noise, q);
   server::window_selection windows;
   const server::window_rule rule = window_rule_of(m.window);
   const status selected = server::select_windows(*bins, eps, rule, rng, &windows);
