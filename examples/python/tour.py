@@ -60,7 +60,7 @@ SITES = 4  # the digit reports arrive from 4 collection sites, one batch file ea
 def load_digits() -> np.ndarray:
     """The digit (0-9) written on each of the 1,797 forms."""
     table = np.loadtxt(DATA / "digits.csv.gz", delimiter=",", dtype=np.int64)
-    return table[:, -1].astype(np.uint32)
+    return table[:, -1]
 
 
 def load_bmi() -> np.ndarray:

@@ -44,7 +44,7 @@ def test_python_section_runs(tmp_path: pathlib.Path) -> None:
                           text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     # Whatever the blocks say they save exists and is not empty.
-    saved = re.findall(r"savefig\(\"([^\"]+)\"", code) + re.findall(r"open\(\"([^\"]+)\", \"wb\"\)", code)
+    saved = re.findall(r"(?:savefig|save)\(\"([^\"]+)\"", code)
     assert saved, "the section saves no figure"
     for name in saved:
         assert (tmp_path / name).stat().st_size > 0, name
