@@ -14,17 +14,15 @@ import functools
 import glob
 import hashlib
 import os
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import dask
 import dask.bag as db
 
 import ldpkit
+from ldpkit import _core
 
-__all__ = ["aggregate", "aggregate_bag", "DEFAULT_MAX_STATE_BYTES"]
-
-#: The ``ldp`` tool's default ``--max-state-bytes`` (docs/security_model.md "Memory contract").
-DEFAULT_MAX_STATE_BYTES = 1 << 30
+__all__ = ["aggregate", "aggregate_bag"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 Paths = Union[PathLike, Sequence[PathLike]]
@@ -37,15 +35,29 @@ _PREFIX_BYTES = 1 << 16
 
 
 def _error(status: str, message: str) -> "ldpkit.Error":
-    """An ldpkit.Error with the given status name, as the extension raises them."""
-    return ldpkit.Error(status, message)
+    """An ldpkit.Error as the extension raises them: .status the library's name, .code its number."""
+    error = ldpkit.Error(message)
+    error.status = status
+    error.code = next(code for code, name in _core.status_names().items() if name == status)
+    return error
 
 
 # ---- What runs on the workers (module-level functions: they pickle by reference) ----------------
 
 
-def _new_aggregator(params_bytes: bytes, max_state_bytes: int) -> "ldpkit.Aggregator":
-    return ldpkit.Aggregator(ldpkit.params_from_bytes(params_bytes), max_state_bytes=max_state_bytes)
+class _Spec(NamedTuple):
+    """What every aggregator of one computation is made from: the parameter block's bytes, the
+    memory ceiling and, for winsorized-sums, the window list."""
+
+    block: bytes
+    max_state_bytes: int
+    windows: Optional[bytes]
+
+    def new(self) -> "ldpkit.Aggregator":
+        return ldpkit.Aggregator(ldpkit.params_from_bytes(self.block), self.max_state_bytes, windows=self.windows)
+
+    def load(self, state: bytes) -> "ldpkit.Aggregator":
+        return ldpkit.Aggregator.deserialize(state, max_state_bytes=self.max_state_bytes)
 
 
 def _add_file(agg: "ldpkit.Aggregator", path: str) -> None:
@@ -54,32 +66,34 @@ def _add_file(agg: "ldpkit.Aggregator", path: str) -> None:
 
 def _add_tagged_batch(agg: "ldpkit.Aggregator", tagged: Tuple[str, BatchBytes]) -> None:
     where, data = tagged
-    got = ldpkit.batch_params(data)
-    if got.fingerprint != agg.params.fingerprint:
-        raise _error("parameter_mismatch", _mismatch_message(where, "the given parameters", got, agg.params))
-    agg.add_batch(data)
+    try:
+        agg.add_batch(data)
+    except ldpkit.Error as e:
+        if e.status != "parameter_mismatch":
+            raise
+        got = ldpkit.batch_params(data)
+        raise _error(e.status, _mismatch_message(where, "the given parameters", got, agg.params)) from None
 
 
-def _count_partition(inputs: Iterable[Any], params_bytes: bytes, max_state_bytes: int,
-                     add: Callable[["ldpkit.Aggregator", Any], None]) -> bytes:
+def _count_partition(inputs: Iterable[Any], spec: _Spec, add: Callable[["ldpkit.Aggregator", Any], None]) -> bytes:
     """One partition: an aggregator over its inputs, returned as its serialized state."""
-    agg = _new_aggregator(params_bytes, max_state_bytes)
+    agg = spec.new()
     for item in inputs:
         add(agg, item)
     return agg.serialize()
 
 
-def _merge_states(states: Iterable[bytes], params_bytes: bytes, max_state_bytes: int) -> bytes:
+def _merge_states(states: Iterable[bytes], spec: _Spec) -> bytes:
     """One node of the reduction tree: the serialized sum of its children's states (the state of
     no reports when it has none, which happens only when every partition is empty)."""
     states = list(states)
     if not states:
-        return _new_aggregator(params_bytes, max_state_bytes).serialize()
+        return spec.new().serialize()
     if len(states) == 1:
         return states[0]  # already canonical: re-serializing would give the same bytes
-    agg = ldpkit.Aggregator.deserialize(states[0], max_state_bytes=max_state_bytes)
+    agg = spec.load(states[0])
     for state in states[1:]:
-        agg.merge(ldpkit.Aggregator.deserialize(state, max_state_bytes=max_state_bytes))
+        agg.merge(spec.load(state))
     return agg.serialize()
 
 
@@ -173,27 +187,27 @@ def _compute(item: "dask.bag.Item", client: Any) -> bytes:
 
 
 def _reduce(bag: "db.Bag", params: "ldpkit.Params", add: Callable[["ldpkit.Aggregator", Any], None],
-            split_every: int, client: Any, max_state_bytes: Optional[int]) -> "ldpkit.Aggregator":
+            split_every: int, client: Any, max_state_bytes: Optional[int],
+            windows: Optional[BatchBytes]) -> "ldpkit.Aggregator":
     """Counts every element of the bag with `add` and merges the partitions' states in a tree."""
     if isinstance(split_every, bool) or not isinstance(split_every, int):
         raise TypeError(f"split_every: an int, not {type(split_every).__name__}")
     if split_every < 2:
         raise ValueError(f"split_every: at least 2, not {split_every}")
-    ceiling = DEFAULT_MAX_STATE_BYTES if max_state_bytes is None else max_state_bytes
     # On the client first: a block whose aggregator needs more than the ceiling fails here
-    # (limit_exceeded), before any worker allocates for it.
-    ldpkit.Aggregator(params, max_state_bytes=ceiling)
-    block = params.to_bytes()
-    state = bag.reduction(
-        functools.partial(_count_partition, params_bytes=block, max_state_bytes=ceiling, add=add),
-        functools.partial(_merge_states, params_bytes=block, max_state_bytes=ceiling),
-        split_every=split_every, name="ldpkit-count")
-    return ldpkit.Aggregator.deserialize(_compute(state, client), max_state_bytes=ceiling)
+    # (limit_exceeded), and so does a window list of another round 1, before any worker runs.
+    first = ldpkit.Aggregator(params, max_state_bytes, windows=windows)
+    spec = _Spec(params.to_bytes(), first.max_state_bytes, None if windows is None else bytes(windows))
+    del first
+    state = bag.reduction(functools.partial(_count_partition, spec=spec, add=add),
+                          functools.partial(_merge_states, spec=spec),
+                          split_every=split_every, name="ldpkit-count")
+    return spec.load(_compute(state, client))
 
 
 def aggregate(paths: Paths, client: Any = None, split_every: int = 8, params: Optional["ldpkit.Params"] = None,
               max_state_bytes: Optional[int] = None, *, npartitions: Optional[int] = None,
-              allow_duplicates: bool = False) -> "ldpkit.Aggregator":
+              allow_duplicates: bool = False, windows: Optional[BatchBytes] = None) -> "ldpkit.Aggregator":
     """Counts batch files on the workers of a Dask cluster; the result equals ``ldp aggregate``'s.
 
     Args:
@@ -211,6 +225,8 @@ def aggregate(paths: Paths, client: Any = None, split_every: int = 8, params: Op
         npartitions: number of partitions (tasks counting files); ``None``: one per file.
         allow_duplicates: count a file named twice (or a byte-identical copy) instead of refusing
             it (``ldp aggregate --allow-duplicates``).
+        windows: winsorized-mean round 2 (winsorized-sums) only: the broadcast window list's bytes
+            (``ldp simulate --windows-out``; ``ldp aggregate --windows``).
 
     Returns:
         An :class:`ldpkit.Aggregator` whose ``serialize()`` is byte-identical to the state
@@ -234,11 +250,12 @@ def aggregate(paths: Paths, client: Any = None, split_every: int = 8, params: Op
     if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
         raise ValueError(f"npartitions: a positive int, not {npartitions!r}")
     bag = db.from_sequence(files, npartitions=min(npartitions, len(files)))
-    return _reduce(bag, params, _add_file, split_every, client, max_state_bytes)
+    return _reduce(bag, params, _add_file, split_every, client, max_state_bytes, windows)
 
 
 def aggregate_bag(batches: "db.Bag", params: "ldpkit.Params", client: Any = None, split_every: int = 8,
-                  max_state_bytes: Optional[int] = None) -> "ldpkit.Aggregator":
+                  max_state_bytes: Optional[int] = None, *,
+                  windows: Optional[BatchBytes] = None) -> "ldpkit.Aggregator":
     """Counts a ``dask.bag`` of wire batches (``bytes``-like, each a whole batch file's bytes).
 
     Each partition's batches are counted on a worker into one state; the states merge in a tree of
@@ -247,7 +264,7 @@ def aggregate_bag(batches: "db.Bag", params: "ldpkit.Params", client: Any = None
     Args:
         batches: a ``dask.bag.Bag`` whose elements are ``bytes``, ``bytearray`` or ``memoryview``.
         params: the parameters every batch must carry (e.g. ``ldpkit.batch_params(first_batch)``).
-        client, split_every, max_state_bytes: as in :func:`aggregate`.
+        client, split_every, max_state_bytes, windows: as in :func:`aggregate`.
 
     Raises:
         ldpkit.Error: ``parameter_mismatch`` naming the batch (its partition and position) whose
@@ -259,4 +276,4 @@ def aggregate_bag(batches: "db.Bag", params: "ldpkit.Params", client: Any = None
         raise TypeError(f"params: an ldpkit.Params, not {type(params).__name__}")
     # Each batch tagged with its partition and position, so a refusal can say which one it is.
     tagged = db.from_delayed([dask.delayed(_tag_partition)(part, i) for i, part in enumerate(batches.to_delayed())])
-    return _reduce(tagged, params, _add_tagged_batch, split_every, client, max_state_bytes)
+    return _reduce(tagged, params, _add_tagged_batch, split_every, client, max_state_bytes, windows)
