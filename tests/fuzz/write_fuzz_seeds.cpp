@@ -3,9 +3,11 @@
 //   OUT_DIR/batch/<name>.bin          per mechanism a valid batch (2 chunks of 3 records and the
 //                                     terminator) and corrupted variants of it
 //   OUT_DIR/state/<name>.bin          aggregator state bodies (without the 32-byte header): per
-//                                     mechanism with a server side an empty one and one after six
-//                                     example payloads, and per valid golden file one after its
-//                                     report (accepted, or counted as a rejection)
+//                                     mechanism with a server side an empty one and ones after six
+//                                     and twelve example payloads (the BLH/OLH examples' d = 10
+//                                     saves 6 as a list, 12 as counts: docs/wire_format.md 7.1),
+//                                     and per valid golden file one after its report (accepted,
+//                                     or counted as a rejection)
 // so the fuzzers start from inputs that reach every payload kind, every batch status and every
 // aggregator family.
 #include <cstddef>
@@ -121,11 +123,13 @@ void write_state_seeds(const fs::path& dir, const std::vector<golden>& goldens) 
     write_state_body(dir / (name + "_empty.bin"), *a);
     // Six example payloads; those the family rejects (the examples' values need not be in range)
     // are counted as rejections, which the state holds too.
-    for (unsigned variant = 0; variant < 6; ++variant) {
-      const bytes encoded = payload(p, variant);
-      static_cast<void>(a->add_payload(encoded));
+    for (const char* count : {"_six.bin", "_twelve.bin"}) {
+      for (unsigned variant = 0; variant < 6; ++variant) {
+        const bytes encoded = payload(p, variant);
+        static_cast<void>(a->add_payload(encoded));
+      }
+      write_state_body(dir / (name + count), *a);
     }
-    write_state_body(dir / (name + "_six.bin"), *a);
   }
   for (const golden& g : goldens) {
     ldp::wire::params p;

@@ -251,7 +251,10 @@ status state_bytes(const wire::params& p, uint64_t reports, uint64_t* bytes) noe
 status aggregator_bytes(const wire::params& p, uint64_t* bytes) noexcept {
   const status s = state_bytes(p, 0, bytes);
   if (s != status::ok) return s;
-  // Estimates: one per item (d) or coordinate (d, or the padded K of HR and the vectors).
+  // Estimates: one per item (d) or coordinate (d, or the padded K of HR and the vectors). They also
+  // cover the d support counts (8 bytes each) a BLH/OLH aggregator holds once it has loaded or
+  // merged a counts-form state, whose empty state is only the fixed part (docs/wire_format.md 7.1).
+  static_assert(sizeof(estimate) >= sizeof(uint64_t), "the estimates bound BLH/OLH's counts");
   const uint64_t items = std::max({uint64_t{1}, p.get(wire::field::domain), p.get(wire::field::hadamard_dim)});
   uint64_t estimates = 0;
   if (!checked_mul(items, uint64_t{sizeof(estimate)}, &estimates)) return status::overflow;

@@ -37,6 +37,11 @@ status make_pure_aggregator(const wire::params& p, uint64_t cells, aggregator_pt
 [[nodiscard]] status make_hr_aggregator(const wire::params& p, aggregator_ptr* out);          // hadamard_response.cpp
 [[nodiscard]] status make_sketch_aggregator(const wire::params& p, aggregator_ptr* out);      // sketch.cpp
 
+// The length of a BLH/OLH state body for n reports over d items (local_hashing.cpp): 12 n bytes for
+// the sorted list while that is shorter than the 8 d bytes of the counts, otherwise 8 d
+// (docs/wire_format.md 7.1). Never wraps.
+[[nodiscard]] uint64_t local_hash_body_size(uint64_t n, uint64_t d) noexcept;
+
 }  // namespace ldp::server::detail
 
 #endif

@@ -8,8 +8,11 @@
 //     grr        d x u64     h[v], reports equal to v                    (sum = n)
 //     sue, oue,  d x u64     ones[v], reports whose bit v is 1           (each <= n)
 //     kent-vote
-//     blh, olh   n x 12      (seed u64, bucket u32) of every accepted report, sorted by seed then
+//     blh, olh   while 12 n < 8 d (docs/wire_format.md 7.1, local_hashing.cpp):
+//                n x 12      (seed u64, bucket u32) of every accepted report, sorted by seed then
 //                            bucket (duplicates allowed; bucket < g)
+//                otherwise:
+//                d x u64     C_v, reports whose hash of v equals their bucket    (each <= n)
 //     hr         K x u64     h[y], reports equal to y                    (sum = n)
 //     cms        k x u64     n_j, reports of row j                       (sum = n)
 //                k*m x u64   ones[j][l], row-major: row-j reports whose bit l is 1 (each <= n_j)
@@ -41,7 +44,7 @@ bool detail::frequency_body_size(const wire::params& p, uint64_t n, uint64_t* ou
     case frequency_oracle::sue:
     case frequency_oracle::oue: return checked_mul(p.get(field::domain), 8, out);
     case frequency_oracle::blh:
-    case frequency_oracle::olh: return checked_mul(n, 12, out);
+    case frequency_oracle::olh: *out = local_hash_body_size(n, p.get(field::domain)); return true;
     case frequency_oracle::hr: return checked_mul(p.get(field::hadamard_dim), 8, out);
     case frequency_oracle::cms:
     case frequency_oracle::hcms: {

@@ -1,14 +1,35 @@
 // BLH and OLH aggregation and estimation, docs/mechanisms.md A.4.
-// State: the (seed, bucket) pair of every accepted report. A report supports v iff
-// hash_to_range(report_hash_key(seed), v, g) == bucket. For a value the user does not hold the
-// support probability is q* = 1/g (not the device's (1 - p)/(g - 1): the "integer-g bug"), so
-// c-hat_v = (C_v - n/g)/(p-hat - 1/g) and the variance is the A.0 template with (p-hat, 1/g).
+// A report supports v iff hash_to_range(report_hash_key(seed), v, g) == bucket. For a value the
+// user does not hold the support probability is q* = 1/g (not the device's (1 - p)/(g - 1): the
+// "integer-g bug"), so c-hat_v = (C_v - n/g)/(p-hat - 1/g) and the variance is the A.0 template
+// with (p-hat, 1/g).
 //
-// Reports are kept as structure of arrays (seed, a, b, bucket), the key (a, b) derived once when
-// the report is accepted, so decoding is the kernel table's olh_support over n reports and the
-// candidates: O(n * items) hash evaluations, vectorized over candidates (docs/performance.md 5; FLH or
-// HR when that is too much). The saved state holds only (seed, bucket), sorted.
+// Saved state (docs/wire_format.md 7.1): of the two canonical bodies, the one that is smaller for
+// n reports over d items: the sorted (seed, bucket) list (12 n bytes) while 12 n < 8 d, otherwise
+// the d support counts C_v (8 d bytes). Both are functions of the set of reports alone (a sorted
+// list, integer sums), so any split merged in any order gives the same bytes, and a state never
+// carries more than 8 d bytes however many reports it counts (issue 13: what a Dask reduction
+// sends between workers).
+//
+// In memory: the counts C_v of the reports that arrived in counts-form states (allocated when the
+// aggregator first loads or merges one; held only when n has passed the threshold, since n never
+// decreases), plus the pending reports added or merged as lists since, kept as structure of arrays
+// (seed, a, b, bucket), the key (a, b) derived once when the report is accepted. Supports of pending
+// reports are the kernel table's olh_support: O(pending * items) hash evaluations, vectorized over
+// candidates (docs/performance.md 5; FLH or HR when that is too much). Saving the counts form runs
+// it over all d items, so that work happens where a state is saved (on a Dask cluster: the workers).
+//
+// Pending reports are not collapsed into counts as they arrive, though that would bound memory by
+// O(d) instead of 28 bytes a report: it moves the support work, d hash evaluations a report, into
+// ingestion, and batching only amortizes the bookkeeping, not that work. Measured on a 2-core
+// AVX-512 machine (bench: BM_ingest/olh/1024, a 64 MiB batch, issue 13): 11.5 M reports/s
+// appending, 5.0 M/s with a prototype that collapsed every 65,536 reports (2.3 times slower; it
+// helped only at d = 64, 13.9 against 11.7 M/s), and an estimate of a few candidates would pay for
+// all d items. So the work is done once, when the state is saved or estimated; a long-running
+// server bounds its memory by replacing its aggregator with deserialize(serialize()), which holds
+// only counts once n has passed the threshold.
 #include <algorithm>
+#include <numeric>
 
 #include "estimation.h"
 #include "factories.h"
@@ -19,9 +40,10 @@
 #include "support_model.h"
 
 namespace ldp::server::detail {
-namespace {
 
 using wire::field;
+
+namespace {
 
 struct entry {
   uint64_t seed;
@@ -29,7 +51,12 @@ struct entry {
   bool operator<(const entry& o) const noexcept { return seed != o.seed ? seed < o.seed : bucket < o.bucket; }
 };
 
-constexpr std::size_t entry_bytes = 12;
+constexpr uint64_t entry_bytes = 12;  // a listed report: seed u64, bucket u32
+constexpr uint64_t count_bytes = 8;   // a support count: u64
+
+// docs/wire_format.md 7.1: the counts form from the first n whose list (12 n bytes) is at least as
+// long as the counts (8 d bytes), i.e. n >= ceil(8 d / 12). d < 2^32, so nothing wraps for any n.
+bool counts_form(uint64_t n, uint64_t d) noexcept { return n >= (count_bytes * d + entry_bytes - 1) / entry_bytes; }
 
 // Room for `more` elements without reallocating, growing geometrically.
 template <class T>
@@ -42,7 +69,10 @@ void make_room(std::vector<T>& v, std::size_t more) {
 class local_hash_aggregator final : public frequency_aggregator {
  public:
   local_hash_aggregator(const wire::params& p, support_model model)
-      : frequency_aggregator(p), model_(model), g_(static_cast<uint32_t>(p.get(field::hash_range))) {}
+      : frequency_aggregator(p),
+        model_(model),
+        g_(static_cast<uint32_t>(p.get(field::hash_range))),
+        d_(p.get(field::domain)) {}
 
  protected:
   status ingest(const wire::report& r) noexcept override {
@@ -59,8 +89,13 @@ class local_hash_aggregator final : public frequency_aggregator {
   status merge_counts(const aggregator& other) override {
     const auto& o = static_cast<const local_hash_aggregator&>(other);
     const std::size_t theirs = o.seeds_.size();
-    reserve(theirs);  // may throw; nothing has changed yet
+    // Allocate first (may throw; nothing has changed but capacities): room for their pending
+    // reports, and counts when they bring the first ones.
+    reserve(theirs);
+    if (counts_.empty() && !o.counts_.empty()) counts_ = std::vector<uint64_t>(o.counts_.size(), 0);
     // Index-based so that merging an aggregator into itself stays valid (no reallocation now).
+    // Each count is at most its state's n, and merge() checked that the sum of the n fits.
+    for (std::size_t v = 0; v < o.counts_.size(); ++v) counts_[v] += o.counts_[v];
     for (std::size_t i = 0; i < theirs; ++i) {
       seeds_.push_back(o.seeds_[i]);
       a_.push_back(o.a_[i]);
@@ -70,8 +105,16 @@ class local_hash_aggregator final : public frequency_aggregator {
     return status::ok;
   }
 
-  // Sorted, so the bytes do not depend on the order reports arrived or states were merged.
+  // The canonical form for (n, d): the list sorted, so the bytes do not depend on the order reports
+  // arrived or states were merged, or the counts, which are sums. Counts are held only in the
+  // counts form, so the list form has every report in the pending arrays.
   void write_body(std::vector<unsigned char>& out) const override {
+    if (counts_form(reports_, d_)) {
+      std::vector<uint32_t> items(static_cast<std::size_t>(d_));
+      std::iota(items.begin(), items.end(), uint32_t{0});
+      put_u64s(out, support_of(items));
+      return;
+    }
     std::vector<entry> sorted(seeds_.size());
     for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = entry{seeds_[i], buckets_[i]};
     std::sort(sorted.begin(), sorted.end());
@@ -82,8 +125,10 @@ class local_hash_aggregator final : public frequency_aggregator {
     }
   }
 
+  // Either form, its length checked against n and d before anything is allocated for it.
   status read_body(span<const unsigned char> body) override {
-    if (body.size() % entry_bytes != 0 || body.size() / entry_bytes != reports_) return status::wrong_length;
+    if (body.size() != local_hash_body_size(reports_, d_)) return status::wrong_length;
+    if (counts_form(reports_, d_)) return read_counts(body);
     local_hash_aggregator read(params_, model_);
     read.reserve(body.size() / entry_bytes);
     wire::byte_reader in(body);
@@ -103,11 +148,7 @@ class local_hash_aggregator final : public frequency_aggregator {
   }
 
   std::vector<estimate> estimate_items_impl(span<const uint32_t> items, double z) const override {
-    std::vector<uint64_t> support(items.size(), 0);
-    if (!items.empty() && !seeds_.empty()) {
-      kernel_table().olh_support(a_.data(), b_.data(), buckets_.data(), seeds_.size(), g_, items.data(), items.size(),
-                                 support.data());
-    }
+    const std::vector<uint64_t> support = support_of(items);
     const auto n = static_cast<double>(reports_);
     std::vector<estimate> out;
     out.reserve(items.size());
@@ -119,6 +160,31 @@ class local_hash_aggregator final : public frequency_aggregator {
   }
 
  private:
+  // C_v for the given items (< d): the held counts plus the pending reports' support.
+  std::vector<uint64_t> support_of(span<const uint32_t> items) const {
+    std::vector<uint64_t> support(items.size(), 0);
+    if (!counts_.empty()) {
+      for (std::size_t i = 0; i < items.size(); ++i) support[i] = counts_[items[i]];
+    }
+    if (!items.empty() && !seeds_.empty()) {
+      kernel_table().olh_support(a_.data(), b_.data(), buckets_.data(), seeds_.size(), g_, items.data(), items.size(),
+                                 support.data());
+    }
+    return support;
+  }
+
+  // The counts form: d counts, each at most n (a report supports an item at most once).
+  status read_counts(span<const unsigned char> body) {
+    std::vector<uint64_t> counts(static_cast<std::size_t>(d_));
+    const status s = read_u64s(body, counts);
+    if (s != status::ok) return s;
+    if (std::any_of(counts.begin(), counts.end(), [this](uint64_t c) { return c > reports_; })) {
+      return status::malformed_report;
+    }
+    counts_ = std::move(counts);
+    return status::ok;
+  }
+
   // Room for `more` reports in every array (may throw, changing capacities only).
   void reserve(std::size_t more) {
     make_room(seeds_, more);
@@ -138,7 +204,10 @@ class local_hash_aggregator final : public frequency_aggregator {
 
   support_model model_;
   uint32_t g_;
-  // One entry per accepted report, in arrival order; a_, b_ are report_hash_key(seed).
+  uint64_t d_;
+  // C_v of the reports that came in counts-form states; empty until the first one.
+  std::vector<uint64_t> counts_;
+  // One entry per pending report, in arrival order; a_, b_ are report_hash_key(seed).
   std::vector<uint64_t> seeds_;
   std::vector<uint64_t> a_;
   std::vector<uint64_t> b_;
@@ -146,6 +215,10 @@ class local_hash_aggregator final : public frequency_aggregator {
 };
 
 }  // namespace
+
+uint64_t local_hash_body_size(uint64_t n, uint64_t d) noexcept {
+  return counts_form(n, d) ? count_bytes * d : entry_bytes * n;
+}
 
 status make_local_hash_aggregator(const wire::params& p, aggregator_ptr* out) {
   const support_model model = pure_model(p);  // q* = 1/g
