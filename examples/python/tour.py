@@ -40,7 +40,8 @@ from typing import Callable, Sequence
 import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+import matplotlib.figure  # noqa: E402  (after the backend is chosen)
+import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -68,14 +69,14 @@ def load_bmi() -> np.ndarray:
     return np.loadtxt(DATA / "diabetes_data_raw.csv.gz")[:, 2]
 
 
-def one_run(params: ldpkit.Params, values: np.ndarray, seed: int) -> pd.DataFrame:
+def one_run(params: ldpkit.Params, values: np.ndarray, seed: int) -> ldpkit.Estimates:
     """Randomize `values` as one fleet (seed `seed`), aggregate in memory, estimate."""
     aggregator = ldpkit.Aggregator(params)
     aggregator.add_batch(ldpkit.Randomizer(params, seed=seed).randomize(values))
     return aggregator.estimate(CONFIDENCE)
 
 
-def repeat(params: ldpkit.Params, values: np.ndarray, runs: int, first_seed: int) -> list[pd.DataFrame]:
+def repeat(params: ldpkit.Params, values: np.ndarray, runs: int, first_seed: int) -> list[ldpkit.Estimates]:
     """`runs` independent fleets holding the same values, on 2 threads.
 
     ldpkit releases the GIL while it randomizes, counts and estimates (docs/python.md, "Threads"),
@@ -136,15 +137,22 @@ def aggregate_on_dask(paths: list[pathlib.Path], workers: int) -> ldpkit.Aggrega
     return merged
 
 
-def plot_counts(estimates: pd.DataFrame, truth: np.ndarray, path: pathlib.Path) -> None:
+def save(fig: matplotlib.figure.Figure, path: pathlib.Path) -> None:
+    """Writes a figure as PNG and frees it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_counts(estimates: ldpkit.Estimates, truth: np.ndarray, path: pathlib.Path) -> None:
     """The estimated counts with their intervals (Estimates.plot) and the true counts."""
-    ax = estimates.plot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    estimates.plot(ax=ax, title=f"Digits of 1,797 devices at epsilon {DIGIT_EPSILON:g}: estimates, "
+                                "95% intervals and the truth")
     ax.scatter(np.arange(len(truth)), truth, color="black", marker="_", s=400, zorder=3, label="true count")
-    ax.set_title(f"Digits held by 1,797 devices, epsilon {DIGIT_EPSILON:g}: estimates, 95% intervals, truth")
     ax.set_xlabel("digit")
     ax.legend()
-    ax.figure.savefig(path, dpi=100)
-    plt.close(ax.figure)
+    save(fig, path)
 
 
 def plot_z_scores(estimates: Sequence[pd.DataFrame], truth: np.ndarray, path: pathlib.Path) -> None:
@@ -158,8 +166,7 @@ def plot_z_scores(estimates: Sequence[pd.DataFrame], truth: np.ndarray, path: pa
     ax.set_xlabel("(estimate - true count) / reported standard error")
     ax.set_title("Are the reported variances right? (digits, many fleets)")
     ax.legend()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path)
 
 
 def epsilon_sweep(digits: np.ndarray, truth: np.ndarray, path: pathlib.Path) -> None:
@@ -186,8 +193,7 @@ def epsilon_sweep(digits: np.ndarray, truth: np.ndarray, path: pathlib.Path) -> 
     ax.set_ylabel("error of a count (devices)")
     ax.set_title("The price of privacy at n = 1,797 devices")
     ax.legend()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path)
 
 
 def plot_means(runs: dict[str, list[pd.DataFrame]], true_mean: float, path: pathlib.Path) -> None:
@@ -200,8 +206,7 @@ def plot_means(runs: dict[str, list[pd.DataFrame]], true_mean: float, path: path
     ax.set_xlabel("estimated mean BMI")
     ax.set_title(f"Mean BMI of 442 patients, epsilon {BMI_EPSILON:g}")
     ax.legend()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path)
 
 
 def frequencies(out: pathlib.Path, workers: int) -> None:

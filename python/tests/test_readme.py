@@ -2,7 +2,9 @@
 
 Its ```python blocks are joined in order and run by this interpreter (Debian's /usr/bin/python3
 under `scripts/python.sh test`) in a fresh process, as `python3 -c` would, in an empty directory:
-the way a reader pastes them into an interactive session. A missing or empty section fails.
+the way a reader pastes them into an interactive session. What they print must be the section's
+```text blocks, joined in order (the seeds are fixed, so the output shown is the output). A missing
+or empty section fails.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pytest
 
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 FENCE = re.compile(r"^```python\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+OUTPUT = re.compile(r"^```text\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 
 
 def python_section(text: str) -> str:
@@ -43,6 +46,7 @@ def test_python_section_runs(tmp_path: pathlib.Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout == "".join(OUTPUT.findall(section)), "the output shown is not what the code prints"
     # Whatever the blocks say they save exists and is not empty.
     saved = re.findall(r"(?:savefig|save)\(\"([^\"]+)\"", code)
     assert saved, "the section saves no figure"
