@@ -14,6 +14,7 @@ import pandas as pd
 
 from ldpkit import _core
 from ldpkit._aggregator import Aggregator
+from ldpkit._core import Error
 from ldpkit._estimates import Estimates
 from ldpkit._params import PROTOCOLS, _is_int, check_options
 from ldpkit._randomizer import check_seed
@@ -60,6 +61,14 @@ def _written(path: str, tag: str) -> List[str]:
     while os.path.exists(_core.indexed_path(path, tag, len(found))):
         found.append(_core.indexed_path(path, tag, len(found)))
     return found
+
+
+def _log(path: str) -> str:
+    """What the run printed ("" when it stopped before the log file was made)."""
+    if not os.path.exists(path):
+        return ""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
 
 
 def _read(paths: List[str]) -> List[bytes]:
@@ -143,16 +152,18 @@ def simulate_protocol(
             files["round1_out"] = os.path.join(where, "round1.ldpb")
         try:
             _core.run_protocol(mechanism, float(epsilon), text, rows, seed, files, int(threads))
-        finally:
-            with open(files["log"], encoding="utf-8", errors="replace") as f:
-                log = f.read()
+        except Error as e:
+            logged = Error(f"{e}\n{_log(files['log'])}".rstrip())
+            logged.status, logged.code = e.status, e.code
+            raise logged from e
+        log = _log(files["log"])
         tag = "query" if winsorized else "fold"
         written = {name: _written(path, tag) for name, path in files.items() if name != "log"}
         batches = _read(written["out"])
         rounds1 = _read(written.get("round1_out", []))
         windows = _read(written.get("windows_out", []))
         with open(files["truth_out"], encoding="utf-8") as f:
-            truth = pd.read_csv(io.StringIO(f.read()))
+            truth = pd.read_csv(io.StringIO(f.read()), float_precision="round_trip")
         if "release_out" in files:
             with open(files["release_out"], encoding="utf-8") as f:
                 release = json.load(f)

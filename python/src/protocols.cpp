@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <pybind11/stl.h>
 
 #include "binding.h"
 #include "errors.h"
