@@ -35,7 +35,7 @@ import pathlib
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
+from typing import Sequence
 
 import matplotlib
 
