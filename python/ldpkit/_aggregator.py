@@ -104,7 +104,9 @@ class Aggregator:
         """Counts a batch file as ``ldp aggregate`` does: streamed chunk by chunk in memory bounded by
         the largest chunk, whatever the file's size. Raises :class:`ldpkit.Error` for a file of other
         parameters (``parameter_mismatch``, nothing counted), an aggregator state, an unreadable header,
-        or a truncated or damaged framing (the chunks before it count)."""
+        or a truncated or damaged framing (the chunks before it count). A file added twice counts
+        twice (``ldp aggregate`` refuses duplicate inputs unless ``--allow-duplicates``; here the
+        caller decides)."""
         self._core.add_file(os.fspath(path))
 
     def merge(self, other: "Aggregator") -> None:

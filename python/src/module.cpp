@@ -39,7 +39,12 @@ void set_error(status s, const std::string& message) {
 void raise(status s, const std::string& message) { throw status_error(s, message); }
 
 byte_view::byte_view(const py::buffer& b) : info_(b.request()) {
-  if (info_.ndim > 1 && !(info_.strides.back() == info_.itemsize)) throw py::type_error("the buffer is not contiguous");
+  py::ssize_t stride = info_.itemsize;  // C order: each dimension's stride is the size of the ones after it
+  for (py::ssize_t d = info_.ndim - 1; d >= 0; --d) {
+    const auto at = static_cast<std::size_t>(d);
+    if (info_.shape[at] > 1 && info_.strides[at] != stride) throw py::type_error("the buffer is not C-contiguous");
+    stride *= info_.shape[at];
+  }
   bytes_ = span<const unsigned char>(static_cast<const unsigned char*>(info_.ptr),
                                      static_cast<std::size_t>(info_.size * info_.itemsize));
 }

@@ -9,6 +9,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -238,3 +239,52 @@ def test_threads_share_an_aggregator():
     for t in threads:
         t.join()
     assert shared.serialize() == alone.serialize()
+
+
+def python_runs_during(call) -> bool:
+    """Whether another Python thread runs while `call` is inside C++: the main thread records its
+    loop's times, and one must fall in the middle half of the call (impossible if the call held the
+    GIL throughout)."""
+    times, window, done = [], [], threading.Event()
+
+    def work():
+        start = time.perf_counter()
+        call()
+        window.extend([start, time.perf_counter()])
+        done.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    while not done.is_set():
+        times.append(time.perf_counter())
+    worker.join()
+    start, end = window
+    assert end - start > 0.02, "the call is too short to tell"
+    lo, hi = start + (end - start) / 4, end - (end - start) / 4
+    return any(lo <= t <= hi for t in times)
+
+
+def test_the_gil_is_released(tmp_path):
+    p = ldpkit.params("olh", epsilon=1.0, domain=1000)
+    items = np.arange(400_000) % 1000
+    randomizer = ldpkit.Randomizer(p, seed=1)
+    assert python_runs_during(lambda: randomizer.randomize(items))
+    batch = randomizer.randomize(items)
+    (tmp_path / "b.ldpb").write_bytes(batch)
+    agg = ldpkit.Aggregator(p)
+    assert python_runs_during(lambda: agg.add_batch(batch))
+    assert python_runs_during(lambda: agg.add_file(tmp_path / "b.ldpb"))
+    assert python_runs_during(lambda: agg.estimate())
+
+
+def test_buffers_in_place_or_refused():
+    """Batches come in as any C-contiguous bytes-like object; a strided view is refused, not misread."""
+    p = ldpkit.params("grr", epsilon=1.0, domain=8)
+    batch = ldpkit.Randomizer(p, seed=2).randomize(np.arange(64) % 8)
+    for view in (bytearray(batch), memoryview(batch), np.frombuffer(batch, dtype=np.uint8)):
+        agg = ldpkit.Aggregator(p)
+        agg.add_batch(view)
+        assert agg.reports == 64
+    doubled = np.frombuffer(batch, dtype=np.uint8).repeat(2)
+    with pytest.raises(TypeError, match="contiguous"):
+        ldpkit.Aggregator(p).add_batch(doubled[::2])

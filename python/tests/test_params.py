@@ -106,3 +106,15 @@ def test_mechanisms_is_the_tools_ranking(run_ldp):
         ldpkit.mechanisms(1000, 100.0)
     with pytest.raises(TypeError):
         ldpkit.mechanisms("1000", 1.0)
+
+
+def test_errors_pickle_with_their_status():
+    """Errors cross process boundaries (Dask workers) with their status."""
+    import pickle
+
+    with pytest.raises(ldpkit.Error) as e:
+        ldpkit.params_from_bytes(b"")
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is ldpkit.Error and again.status == e.value.status and again.code == e.value.code
+    assert str(again) == str(e.value)
+    assert {ldpkit._core.status_names()[again.code]} == {again.status}
