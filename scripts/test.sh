@@ -14,15 +14,21 @@
 #   6. aarch64 (NEON64), armhf (32-bit NEON), riscv64 (scalar) and s390x (big-endian) cross builds,
 #      tests under qemu-user,
 #   7. Cortex-M4F and Cortex-M7 bare-metal firmware images, scanned for heap and exception symbols.
+# After `install`, the `python` stage: the package's pytest suite (scripts/python.sh test), then the
+# documented install command and `import ldpkit` by Debian's /usr/bin/python3 from another directory.
 # Stages can be picked by name: scripts/test.sh host asan
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(deps format host install asan tsan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
+[ ${#stages[@]} -gt 0 ] || stages=(deps format host install python asan tsan fuzz aarch64 armhf riscv64 s390x cortex-m4 cortex-m7)
 
 # shellcheck source=scripts/deps.sh
 source scripts/deps.sh
+# What the python stage needs: pybind11 and Python's headers for the extension; Debian's modules for
+# the package, its Dask part, pytest and the tour (python3-sklearn ships the tour's data files).
+python_packages=(pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-dask
+                 python3-distributed python3-pytest python3-sklearn)
 
 run_preset() {  # configure, build, and test when the preset has tests
   local preset=$1
@@ -106,6 +112,23 @@ run_install() {  # install the host build to a prefix, then build and run out-of
   cat "$out/c.txt"
 }
 
+run_python() {  # the pytest suite on the build tree, then the documented install as a fresh user meets it
+  echo "== python: scripts/python.sh test (build/python, /usr/bin/python3 -m pytest python/tests)"
+  # pytest exits 5 when it collects nothing; python.sh passes pytest's status on, so that fails too.
+  scripts/python.sh test
+  echo "== python: scripts/python.sh install (README \"Python\"), run from /tmp"
+  local root="$PWD"
+  (cd /tmp && "$root/scripts/python.sh" install)
+  # A fresh shell: no PYTHONPATH, not in the repository, Debian's interpreter by its full name (the
+  # python3 first on PATH may be another one). The module must come from the installed copy.
+  local where
+  where="$(cd /tmp && env -u PYTHONPATH /usr/bin/python3 -c 'import ldpkit; print(ldpkit.__file__)')"
+  case "$where" in
+    "$root"/*) echo "== python: import ldpkit found the source tree ($where), not the installed package"; return 1 ;;
+  esac
+  echo "== python: /usr/bin/python3 imports the installed ldpkit from $where"
+}
+
 run_format() {  # every tracked C and C++ file as .clang-format lays it out, includes sorted in blocks
   echo "== format: clang-format --dry-run over the tracked C and C++ sources"
   git ls-files -z '*.c' '*.h' '*.cpp' | xargs -0 clang-format --dry-run --Werror
@@ -113,9 +136,10 @@ run_format() {  # every tracked C and C++ file as .clang-format lays it out, inc
 
 for stage in "${stages[@]}"; do
   case "$stage" in
-    deps) install_packages "${host_packages[@]}" "${cross_packages[@]}" ;;
+    deps) install_packages "${host_packages[@]}" "${cross_packages[@]}" "${python_packages[@]}" ;;
     format) run_format ;;
     install) run_install ;;
+    python) run_python ;;
     fuzz) run_fuzz ;;
     *) run_preset "$stage" ;;
   esac
