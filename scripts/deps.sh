@@ -9,6 +9,11 @@ host_packages=(cmake ninja-build g++ clang clang-format libclang-rt-14-dev libxs
 cross_packages=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu g++-s390x-linux-gnu
                 qemu-user gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)
 
+# The Python package (scripts/python.sh): pybind11 and Python's headers for the extension; Debian's
+# modules for the package, its Dask part, pytest and the tour (python3-sklearn ships its data files).
+python_packages=(pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-dask
+                 python3-distributed python3-pytest python3-sklearn)
+
 install_packages() {
   local missing=() p
   for p in "$@"; do

@@ -19,10 +19,9 @@ source scripts/deps.sh
 
 python=/usr/bin/python3
 build=build/python
-# What the preset `python` builds (the libraries, the ldp tool, the module) and what the package uses.
+# What the preset `python` builds (the libraries, the ldp tool, the module); the package's own are
+# deps.sh's python_packages.
 build_packages=(cmake ninja-build g++ libxsimd-dev pkgconf libcli11-dev nlohmann-json3-dev libfmt-dev)
-python_packages=(pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-dask
-                 python3-distributed python3-pytest)
 
 build_package() {
   install_packages "${build_packages[@]}" "${python_packages[@]}"

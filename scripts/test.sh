@@ -25,10 +25,6 @@ stages=("$@")
 
 # shellcheck source=scripts/deps.sh
 source scripts/deps.sh
-# What the python stage needs: pybind11 and Python's headers for the extension; Debian's modules for
-# the package, its Dask part, pytest and the tour (python3-sklearn ships the tour's data files).
-python_packages=(pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-dask
-                 python3-distributed python3-pytest python3-sklearn)
 
 run_preset() {  # configure, build, and test when the preset has tests
   local preset=$1
