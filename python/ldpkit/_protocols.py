@@ -127,7 +127,7 @@ def simulate_protocol(
 
     ``round1=True`` also returns kent's round-1 batches. ``directory`` keeps the files simulate
     wrote there (else they live in a temporary directory). The tool's summary is in ``.log``.
-    The run holds the GIL (it redirects the process's standard output and error to capture the log).
+    The GIL is released while the protocol runs.
     """
     text = check_options(mechanism, epsilon, options)
     if mechanism not in PROTOCOLS:

@@ -1,13 +1,10 @@
 // The multi-round user-level protocols as the tool has them (docs/cli.md "kent", "winsorized-mean"):
 // `ldp simulate`'s own runs (user_level_sim.h, winsorized_sim.h) over the caller's rows of reals,
 // writing the files simulate writes into paths the caller names; ldpkit.simulate_protocol reads them
-// back. What the run prints is captured and returned.
+// back. What the run prints goes to a log file the caller names.
 #include <cstdio>
 #include <map>
 #include <string>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <pybind11/stl.h>
@@ -21,34 +18,16 @@
 namespace ldp::python {
 namespace {
 
-// Standard output and error of the process into a file while it lives (the tool prints its summary
-// and progress there); text() gives what was written. Process-wide: the run holds the GIL.
-class captured_output {
- public:
-  explicit captured_output(const std::string& path) {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) raise(status::invalid_argument, fmt::format("cannot create the log file {}", path));
-    saved_out_ = ::dup(1);
-    saved_err_ = ::dup(2);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::close(fd);
+// The run's summary goes to this file, which ldpkit.simulate_protocol returns as text: the tool's
+// stdout is not the caller's, and nothing process-wide is redirected, so the GIL can be released.
+struct log_file {
+  explicit log_file(const std::string& path) : file(std::fopen(path.c_str(), "w")) {
+    if (file == nullptr) raise(status::invalid_argument, fmt::format("cannot create the log file {}", path));
   }
-  ~captured_output() {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    ::dup2(saved_out_, 1);
-    ::dup2(saved_err_, 2);
-    ::close(saved_out_);
-    ::close(saved_err_);
-  }
-  captured_output(const captured_output&) = delete;
-  captured_output& operator=(const captured_output&) = delete;
-
- private:
-  int saved_out_ = -1, saved_err_ = -1;
+  ~log_file() { std::fclose(file); }
+  log_file(const log_file&) = delete;
+  log_file& operator=(const log_file&) = delete;
+  std::FILE* file;
 };
 
 void run_protocol(const std::string& mechanism, double epsilon, const std::map<std::string, std::string>& options,
@@ -78,7 +57,10 @@ void run_protocol(const std::string& mechanism, double epsilon, const std::map<s
   run.windows_out = file("windows_out");
   run.truth_out = file("truth_out");
   if (run.out.empty()) throw py::value_error("files['out'] is required");
-  const captured_output capture(file("log"));
+  const log_file log(file("log"));
+  run.log = log.file;
+  run.progress = false;
+  const py::gil_scoped_release unlocked;  // `values` stays alive: the caller holds the array
   if (input == tools::input_kind::observations) {
     tools::simulate_user_level(parsed->options, run);
   } else {

@@ -43,7 +43,8 @@ struct simulated_batch {
   fleet_timing timing;
 };
 
-// run_fleet into a batch file written atomically (with a progress bar labelled `label`); `also`,
+// run_fleet into a batch file written atomically (with a progress bar labelled `label`, none if it
+// is empty); `also`,
 // if set, sees every block's chunks too.
 simulated_batch simulate_to_file(const std::string& path, const parameter_block& block, const dataset& data,
                                  uint64_t seed, seed_purpose purpose, unsigned threads, const std::string& label,

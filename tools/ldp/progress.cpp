@@ -30,6 +30,7 @@ void progress::draw(uint64_t done) {
 
 void progress::update(uint64_t done) {
   last_ = done;
+  if (label_.empty()) return;
   if (tty_) {
     const auto now = std::chrono::steady_clock::now();
     if (now - drawn_ < std::chrono::milliseconds(100)) return;
@@ -48,6 +49,7 @@ void progress::update(uint64_t done) {
 void progress::finish() {
   if (finished_) return;
   finished_ = true;
+  if (label_.empty()) return;
   if (tty_) {
     draw(last_);
     fmt::print(stderr, "\n");

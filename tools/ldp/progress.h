@@ -11,7 +11,8 @@ namespace ldp::tools {
 
 class progress {
  public:
-  // `total` units of work; `bytes` formats the counts as sizes, otherwise as plain numbers.
+  // `total` units of work; `bytes` formats the counts as sizes, otherwise as plain numbers. An empty
+  // label shows nothing (a library caller, whose stderr is not a terminal session of the tool's).
   progress(std::string label, uint64_t total, bool bytes);
   // Ends a bar that an error interrupted, so the error message starts on its own line.
   ~progress();

@@ -147,18 +147,18 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
     (a.round == 1 ? voters : refiners)[a.fold].push_back(u);
   }
 
-  fmt::print("kent ({}): {} users with {} observations of {} reals each ({}), epsilon {} per user, data {}, seed {}\n",
-             l2 ? "M3, l2 ball, rotated" : "M2, l-infinity ball", format_count(data.devices()), m.observations, d,
-             l2 ? fmt::format("radius {:g}", hi) : fmt::format("each in [{:g}, {:g}]", lo, hi), m.epsilon, r.data,
-             r.seed);
   fmt::print(
-      "plan: {} (predicted error per coordinate {:.4g} two-stage, {:.4g} single-stage); T~ = {} observations "
-      "used; {} folds{}\n",
-      protocol.two_stage() ? "two stages" : "single stage", protocol.predicted_error(true),
-      protocol.predicted_error(false), protocol.used_observations(), folds,
-      l2 ? fmt::format(" (d~ = {} rotated coordinates)", folds) : std::string());
+      r.log, "kent ({}): {} users with {} observations of {} reals each ({}), epsilon {} per user, data {}, seed {}\n",
+      l2 ? "M3, l2 ball, rotated" : "M2, l-infinity ball", format_count(data.devices()), m.observations, d,
+      l2 ? fmt::format("radius {:g}", hi) : fmt::format("each in [{:g}, {:g}]", lo, hi), m.epsilon, r.data, r.seed);
+  fmt::print(r.log,
+             "plan: {} (predicted error per coordinate {:.4g} two-stage, {:.4g} single-stage); T~ = {} observations "
+             "used; {} folds{}\n",
+             protocol.two_stage() ? "two stages" : "single stage", protocol.predicted_error(true),
+             protocol.predicted_error(false), protocol.used_observations(), folds,
+             l2 ? fmt::format(" (d~ = {} rotated coordinates)", folds) : std::string());
   if (protocol.two_stage()) {
-    fmt::print("round 1: each fold's voters vote over {} cells of width {:g} (kent-vote)\n", protocol.cells(),
+    fmt::print(r.log, "round 1: each fold's voters vote over {} cells of width {:g} (kent-vote)\n", protocol.cells(),
                protocol.cell_width());
   }
 
@@ -180,7 +180,7 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
       const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
       if (!r.round1_out.empty()) {
         simulate_to_file(fold_path(r.round1_out, f), vote, *voting, seed, seed_purpose::vote_block, r.threads,
-                         fmt::format("fold {} round 1", f), sink);
+                         r.bar(fmt::format("fold {} round 1", f)), sink);
       } else {
         run_fleet(vote, *voting, seed, seed_purpose::vote_block, r.threads, sink);
       }
@@ -196,13 +196,13 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
     batch_aggregator ingest(*refine_states[f], block.params);
     const std::unique_ptr<dataset> refining = subset(data, refiners[f]);
     const std::string out = fold_path(r.out, f);
-    const simulated_batch batch =
-        simulate_to_file(out, block, *refining, seed, seed_purpose::device_block, r.threads, fmt::format("fold {}", f),
-                         [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
+    const simulated_batch batch = simulate_to_file(
+        out, block, *refining, seed, seed_purpose::device_block, r.threads, r.bar(fmt::format("fold {}", f)),
+        [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
     reports += refine_states[f]->reports();
     fingerprints.push_back(fmt::format("{:016x}", block.fingerprint));
-    fmt::print("fold {} ({} {}): {}{} refine; wrote {}: {}\n", f, l2 ? "rotated coordinate" : "coordinate", f, voted,
-               format_count(refiners[f].size()), out, format_bytes(batch.bytes));
+    fmt::print(r.log, "fold {} ({} {}): {}{} refine; wrote {}: {}\n", f, l2 ? "rotated coordinate" : "coordinate", f,
+               voted, format_count(refiners[f].size()), out, format_bytes(batch.bytes));
   }
 
   const double confidence = 0.95;
@@ -231,7 +231,7 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
     truth_table truth = vector_truth(data, d, protocol.used_observations(), lo, hi);
     write_truth(r.truth_out, truth);
     attach_truth(report, std::move(truth));
-    fmt::print("wrote {}: the exact answer (the mean local mean of all users, per coordinate)\n", r.truth_out);
+    fmt::print(r.log, "wrote {}: the exact answer (the mean local mean of all users, per coordinate)\n", r.truth_out);
   }
   if (!r.release_out.empty()) {
     // estimate's object for fold 0's state, with the totals of all folds: "parameters" and
@@ -241,9 +241,9 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
     atomic_output out(r.release_out, "release file");
     out.write(j.dump(2) + "\n");
     out.commit();
-    fmt::print("wrote {}: the estimates as ldp estimate's JSON\n", r.release_out);
+    fmt::print(r.log, "wrote {}: the estimates as ldp estimate's JSON\n", r.release_out);
   }
-  fmt::print("{}\nreports: {} accepted\n", report.release->text, format_count(reports));
+  fmt::print(r.log, "{}\nreports: {} accepted\n", report.release->text, format_count(reports));
   print_estimate_table(stdout, report);
 }
 
@@ -290,9 +290,9 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   std::vector<uint64_t> voters, refiners;
   for (uint64_t u = 0; u < data->devices(); ++u) (protocol.assign(u).round == 1 ? voters : refiners).push_back(u);
 
-  fmt::print("kent (M1): {} users with {} observations each, epsilon {} per user, data {}, seed {}\n",
+  fmt::print(r.log, "kent (M1): {} users with {} observations each, epsilon {} per user, data {}, seed {}\n",
              format_count(data->devices()), m.observations, m.epsilon, r.data, r.seed);
-  fmt::print("plan: {} (predicted error {:.4g} two-stage, {:.4g} single-stage); T~ = {} observations used\n",
+  fmt::print(r.log, "plan: {} (predicted error {:.4g} two-stage, {:.4g} single-stage); T~ = {} observations used\n",
              protocol.two_stage() ? "two stages" : "single stage", protocol.predicted_error(true),
              protocol.predicted_error(false), protocol.used_observations());
 
@@ -306,16 +306,17 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
     const std::unique_ptr<dataset> voting = subset(*data, voters);
     const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
     if (!r.round1_out.empty()) {
-      simulate_to_file(r.round1_out, vote, *voting, r.seed, seed_purpose::vote_block, r.threads, "round 1", sink);
+      simulate_to_file(r.round1_out, vote, *voting, r.seed, seed_purpose::vote_block, r.threads, r.bar("round 1"),
+                       sink);
     } else {
       run_fleet(vote, *voting, r.seed, seed_purpose::vote_block, r.threads, sink);
     }
     const status built = protocol.refine_block(0, *votes, &refine);
     if (built != status::ok) fail("internal: no round-2 block from the votes: {}", describe(built));
-    fmt::print("round 1: {} users vote over {} cells of width {:g} (kent-vote, epsilon {:.15g} implemented){}\n",
+    fmt::print(r.log, "round 1: {} users vote over {} cells of width {:g} (kent-vote, epsilon {:.15g} implemented){}\n",
                format_count(voters.size()), protocol.cells(), protocol.cell_width(), vote.epsilon_impl,
                r.round1_out.empty() ? "" : ", batch " + r.round1_out);
-    fmt::print("         the votes chose the broadcast interval {}\n", interval_of(refine));
+    fmt::print(r.log, "         the votes chose the broadcast interval {}\n", interval_of(refine));
   } else if (!r.round1_out.empty()) {
     fail("--round1-out: the single-stage plan has no round 1");
   }
@@ -323,17 +324,17 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   const parameter_block block = block_of(refine, mech);
   const std::unique_ptr<dataset> refining = subset(*data, refiners);
   const simulated_batch batch = simulate_to_file(r.out, block, *refining, r.seed, seed_purpose::device_block, r.threads,
-                                                 protocol.two_stage() ? "round 2" : "simulate");
-  fmt::print(
-      "{}: {} users report their local mean clamped to {} with discrete Laplace noise (kent-refine, epsilon "
-      "{:.15g} implemented)\n",
-      protocol.two_stage() ? "round 2" : "single stage", format_count(refiners.size()), interval_of(refine),
-      block.epsilon_impl);
-  fmt::print("wrote {}: {}, parameter fingerprint {:016x} (its state estimates the mean)\n", r.out,
+                                                 r.bar(protocol.two_stage() ? "round 2" : "simulate"));
+  fmt::print(r.log,
+             "{}: {} users report their local mean clamped to {} with discrete Laplace noise (kent-refine, epsilon "
+             "{:.15g} implemented)\n",
+             protocol.two_stage() ? "round 2" : "single stage", format_count(refiners.size()), interval_of(refine),
+             block.epsilon_impl);
+  fmt::print(r.log, "wrote {}: {}, parameter fingerprint {:016x} (its state estimates the mean)\n", r.out,
              format_bytes(batch.bytes), block.fingerprint);
   if (!r.truth_out.empty()) {
     write_truth(r.truth_out, truth_of(block, *data));
-    fmt::print("wrote {}: the exact answer (the mean local mean of all users)\n", r.truth_out);
+    fmt::print(r.log, "wrote {}: the exact answer (the mean local mean of all users)\n", r.truth_out);
   }
 }
 

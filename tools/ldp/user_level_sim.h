@@ -11,6 +11,7 @@
 #define LDP_TOOLS_USER_LEVEL_SIM_H
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "datasets.h"
@@ -31,6 +32,11 @@ struct user_level_run {
   std::string windows_out;  // winsorized-mean: the broadcast window list (for ldp aggregate --windows)
   unsigned threads = 0;
   span<const double> values;  // if not empty: the users' rows of reals, `data` only names them (the Python package)
+  std::FILE* log = stdout;    // where the run's summary goes (the Python package: a file it returns as text)
+  bool progress = true;       // progress bars on stderr (a library caller's stderr is not the tool's)
+
+  // The label of a progress bar, empty (no bar) when progress is off.
+  std::string bar(std::string label) const { return progress ? label : std::string(); }
 };
 
 // The users' data: value_array(values) if it is not empty, else --data's dataset.

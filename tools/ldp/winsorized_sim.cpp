@@ -119,7 +119,7 @@ query_result run_query(session& s, uint32_t q) {
     batch_aggregator ingest(*bins, round1.params);
     const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
     if (!round1_out.empty()) {
-      simulate_to_file(round1_out, round1, s.data, r.seed, seed_purpose::vote_block, r.threads, "round 1", sink);
+      simulate_to_file(round1_out, round1, s.data, r.seed, seed_purpose::vote_block, r.threads, r.bar("round 1"), sink);
     } else {
       run_fleet(round1, s.data, r.seed, seed_purpose::vote_block, r.threads, sink);
     }
@@ -131,16 +131,17 @@ query_result run_query(session& s, uint32_t q) {
   if (selected != status::ok) fail("the window selection refused round 1: {}", describe(selected));
   if (windows.epsilon_impl != private_range_level(eps / 2)) fail("internal: PrivateRange ran at another level");
   if (s.budget.queries() > 1) {
-    fmt::print("query {} of {}: rotation signs from --public-seed {} index {}\n", q, s.budget.queries(), m.public_seed,
-               q);
+    fmt::print(r.log, "query {} of {}: rotation signs from --public-seed {} index {}\n", q, s.budget.queries(),
+               m.public_seed, q);
   }
-  fmt::print("round 1: {} users report the bins of their rotated mean ({}){}\n", format_count(bins->reports()),
+  fmt::print(r.log, "round 1: {} users report the bins of their rotated mean ({}){}\n", format_count(bins->reports()),
              describe_block(round1.params), round1_out.empty() ? "" : ", batch " + round1_out);
   const uint64_t tau = round1.params.get(field::bin_half_width);
-  fmt::print(
-      "         PrivateRange chose a window per rotated coordinate at epsilon {:.6g} each: half width w = {} "
-      "tau = {} grid units (--window {})\n",
-      windows.epsilon_impl, server::window_half_width(tau, rule) / tau, server::window_half_width(tau, rule), m.window);
+  fmt::print(r.log,
+             "         PrivateRange chose a window per rotated coordinate at epsilon {:.6g} each: half width w = {} "
+             "tau = {} grid units (--window {})\n",
+             windows.epsilon_impl, server::window_half_width(tau, rule) / tau, server::window_half_width(tau, rule),
+             m.window);
 
   // Round 2: the same users against the broadcast window list.
   parameter_block round2 = block_of(windows.round2, s.mech);
@@ -155,15 +156,15 @@ query_result run_query(session& s, uint32_t q) {
   if (!windows_out.empty()) write_file_atomically(windows_out, "window list file", windows.window_list);
   batch_aggregator ingest(*out.sums, round2.params);
   const simulated_batch batch =
-      simulate_to_file(round2_out, round2, s.data, r.seed, seed_purpose::device_block, r.threads, "round 2",
+      simulate_to_file(round2_out, round2, s.data, r.seed, seed_purpose::device_block, r.threads, r.bar("round 2"),
                        [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
-  fmt::print("round 2: {} users report their rotated mean clamped to its window ({})\n",
+  fmt::print(r.log, "round 2: {} users report their rotated mean clamped to its window ({})\n",
              format_count(out.sums->reports()), describe_block(round2.params));
   if (!windows_out.empty()) {
-    fmt::print("wrote {}: the broadcast window list, {} (ldp aggregate --windows {} counts round 2)\n", windows_out,
-               format_bytes(windows.window_list.size()), windows_out);
+    fmt::print(r.log, "wrote {}: the broadcast window list, {} (ldp aggregate --windows {} counts round 2)\n",
+               windows_out, format_bytes(windows.window_list.size()), windows_out);
   }
-  fmt::print("wrote {}: {}, parameter fingerprint {:016x}{}\n", round2_out, format_bytes(batch.bytes),
+  fmt::print(r.log, "wrote {}: {}, parameter fingerprint {:016x}{}\n", round2_out, format_bytes(batch.bytes),
              round2.fingerprint,
              windows_out.empty() ? " (counting it needs the window list: --windows-out writes it)" : "");
 
@@ -175,7 +176,8 @@ query_result run_query(session& s, uint32_t q) {
   release.budget = m.budget;
   release.users = n;
   out.report = winsorized_release_report(*out.sums, release, 0.95, 0);
-  fmt::print("release seed {} (ldp estimate STATE --epsilon {} --delta {:g}{} --release-seed {} repeats the release)\n",
+  fmt::print(r.log,
+             "release seed {} (ldp estimate STATE --epsilon {} --delta {:g}{} --release-seed {} repeats the release)\n",
              release.seed, m.epsilon, m.delta,
              (s.budget.queries() > 1 ? fmt::format(" --queries {}", s.budget.queries()) : std::string()) +
                  (m.budget != "tight" ? " --budget " + m.budget : std::string()),
@@ -211,18 +213,18 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   const uint64_t padded = first.params.get(field::hadamard_dim);
   session s{m, r, mech, lo, hi, *data, plan_session(m.epsilon, m.delta, m.queries, padded, budget_rule_of(m.budget)),
             {}};
-  fmt::print(
-      "winsorized-mean (Levy et al., central DP): {} users with {} samples of {} reals in [{:g}, {:g}] each, "
-      "epsilon {} delta {:g} per user, data {}, seed {}\n",
-      format_count(n), m.observations, m.dim, lo, hi, m.epsilon, m.delta, r.data, r.seed);
-  fmt::print(
-      "budget: {} {} x d~ = {} coordinate mechanisms at epsilon' {:.6g} each (--budget {}), half to "
-      "PrivateRange, half to the noise\n",
-      m.queries, m.queries == 1 ? "query" : "queries", padded, s.budget.eps_coordinate(), m.budget);
+  fmt::print(r.log,
+             "winsorized-mean (Levy et al., central DP): {} users with {} samples of {} reals in [{:g}, {:g}] each, "
+             "epsilon {} delta {:g} per user, data {}, seed {}\n",
+             format_count(n), m.observations, m.dim, lo, hi, m.epsilon, m.delta, r.data, r.seed);
+  fmt::print(r.log,
+             "budget: {} {} x d~ = {} coordinate mechanisms at epsilon' {:.6g} each (--budget {}), half to "
+             "PrivateRange, half to the noise\n",
+             m.queries, m.queries == 1 ? "query" : "queries", padded, s.budget.eps_coordinate(), m.budget);
   if (!r.truth_out.empty()) {
     s.truth = truth_of(first, *data);
     write_truth(r.truth_out, *s.truth);
-    fmt::print("wrote {}: the exact answer (the mean of the users' means)\n", r.truth_out);
+    fmt::print(r.log, "wrote {}: the exact answer (the mean of the users' means)\n", r.truth_out);
   }
 
   std::vector<query_result> results;
@@ -243,7 +245,7 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   atomic_output out(r.release_out, "release file");
   out.write(j.dump(2) + "\n");
   out.commit();
-  fmt::print("wrote {}: the release{} as ldp estimate's JSON\n", r.release_out, results.size() == 1 ? "" : "s");
+  fmt::print(r.log, "wrote {}: the release{} as ldp estimate's JSON\n", r.release_out, results.size() == 1 ? "" : "s");
 }
 
 }  // namespace ldp::tools
