@@ -242,11 +242,7 @@ class local_hash_aggregator final : public frequency_aggregator {
       const std::size_t n = std::min(key_block, pending_.size() - u0);
       const seed_list::segment& s = pending_.segment_of(u0);
       const std::size_t at = u0 % seed_list::segment_reports;
-      for (std::size_t j = 0; j < n; ++j) {
-        const wire::hash_key key = wire::report_hash_key(s.seed[at + j]);
-        a[j] = key.a;
-        b[j] = key.b;
-      }
+      wire::report_hash_keys(s.seed + at, n, a, b);
       kernel_table().olh_support(a, b, s.bucket + at, n, g_, items.data(), items.size(), support);
     }
   }

@@ -13,6 +13,7 @@
 #ifndef LDP_WIRE_HASH_H
 #define LDP_WIRE_HASH_H
 
+#include <cstddef>
 #include <cstdint>
 
 #include "ldp/wire/params.h"
@@ -26,6 +27,8 @@ struct hash_key {
 
 // OLH/BLH: the key of a report's 64-bit seed.
 [[nodiscard]] hash_key report_hash_key(uint64_t seed) noexcept;
+// The same for n seeds at once, a[i], b[i] the key of seeds[i] (a server's support counting).
+void report_hash_keys(const uint64_t* seeds, std::size_t n, uint64_t* a, uint64_t* b) noexcept;
 
 [[nodiscard]] constexpr uint32_t hash32(hash_key k, uint32_t v) noexcept {
   return static_cast<uint32_t>((k.a * v + k.b) >> 32);
