@@ -35,7 +35,7 @@
 // aggregator with deserialize(serialize()), which holds only counts once n has passed the
 // threshold. Deriving the keys there instead of at ingestion costs two SipHash calls a report per
 // support count, against d hash evaluations: a few percent at d = 1024 (docs/benchmarks.md,
-// issue 19).
+// issue 19), the kernel table's sip_pairs deriving them 8 seeds at a time with AVX-512.
 #include <algorithm>
 #include <numeric>
 
@@ -236,13 +236,14 @@ class local_hash_aggregator final : public frequency_aggregator {
   // Adds to support[i] the support of items[i] among the pending reports of key blocks
   // [first, last).
   void count_blocks(std::size_t first, std::size_t last, span<const uint32_t> items, uint64_t* support) const noexcept {
-    uint64_t a[key_block], b[key_block];
+    uint64_t a[key_block], b[key_block], start[4];
+    wire::report_hash_start(start);
     for (std::size_t block = first; block < last; ++block) {
       const std::size_t u0 = block * key_block;
       const std::size_t n = std::min(key_block, pending_.size() - u0);
       const seed_list::segment& s = pending_.segment_of(u0);
       const std::size_t at = u0 % seed_list::segment_reports;
-      wire::report_hash_keys(s.seed + at, n, a, b);
+      kernel_table().sip_pairs(start, s.seed + at, n, a, b);
       kernel_table().olh_support(a, b, s.bucket + at, n, g_, items.data(), items.size(), support);
     }
   }

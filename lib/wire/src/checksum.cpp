@@ -1,7 +1,7 @@
 #include "ldp/wire/checksum.h"
 
 #include "ldp/base/bits.h"
-#include "siphash.h"
+#include "ldp/base/siphash.h"
 
 namespace ldp::wire {
 namespace {

@@ -1,8 +1,8 @@
 #include "ldp/wire/hash.h"
 
 #include "ldp/base/bits.h"
+#include "ldp/base/siphash.h"
 #include "ldp/wire/checksum.h"
-#include "siphash.h"
 
 namespace ldp::wire {
 namespace {
@@ -12,25 +12,19 @@ constexpr unsigned char report_key[16] = {'l', 'd', 'p', 'k', 'i', 't', ' ', 'o'
 
 }  // namespace
 
-// SipHash-2-4 under report_key of the 9 bytes (seed LE, 0) for a and (seed LE, 1) for b: both
-// messages start with the same word, absorbed once (14 rounds for the pair instead of 16).
-void report_hash_keys(const uint64_t* seeds, std::size_t n, uint64_t* a, uint64_t* b) noexcept {
-  const sip_state start = sip_state::keyed(report_key);
-  constexpr uint64_t length = uint64_t{9} << 56;  // the last word: the 9th byte, the length on top
-  for (std::size_t i = 0; i < n; ++i) {
-    sip_state s = start;
-    s.absorb(seeds[i]);
-    sip_state t = s;
-    s.absorb(length | 0);
-    t.absorb(length | 1);
-    a[i] = s.finish();
-    b[i] = t.finish();
-  }
+void report_hash_start(uint64_t state[4]) noexcept {
+  const sip_state s = sip_state::keyed(report_key);
+  state[0] = s.v0;
+  state[1] = s.v1;
+  state[2] = s.v2;
+  state[3] = s.v3;
 }
 
 hash_key report_hash_key(uint64_t seed) noexcept {
+  uint64_t start[4];
+  report_hash_start(start);
   hash_key k{};
-  report_hash_keys(&seed, 1, &k.a, &k.b);
+  sip_pairs<void>(start, &seed, 1, &k.a, &k.b);
   return k;
 }
 
