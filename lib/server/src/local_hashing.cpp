@@ -19,8 +19,8 @@
 // supports are counted, one block of key_block reports at a time, each block then passed to the
 // kernel table's olh_support: O(pending * items) hash evaluations, vectorized over candidates
 // (docs/performance.md 5; FLH or HR when that is too much), split over thread_limit() threads by
-// blocks of reports (ldp/server/threads.h), each thread summing into counts of its own, added in
-// thread order: integers, so the result is the same for any number of threads. Saving the counts
+// blocks of reports (ldp/server/threads.h), each thread summing the blocks it claims into counts of
+// its own: integers, so the result is the same for any number of threads and any assignment. Saving the counts
 // form runs it over all d items, so that work happens where a state is saved (on a Dask cluster:
 // the workers).
 //
@@ -37,6 +37,7 @@
 // support count, against d hash evaluations: a few percent at d = 1024 (docs/benchmarks.md,
 // issue 19), the kernel table's sip_pairs deriving them 8 seeds at a time with AVX-512.
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "estimation.h"
@@ -223,9 +224,16 @@ class local_hash_aggregator final : public frequency_aggregator {
         std::min(blocks, part_count(uint64_t{pending_.size()} * items.size(), min_pairs_per_thread));
     // Every allocation before the threads start: the parts themselves cannot fail.
     std::vector<std::vector<uint64_t>> partial(parts - 1, std::vector<uint64_t>(items.size(), 0));
+    // Each part claims the next uncounted block until none is left, so a thread that starts late
+    // (tens to hundreds of microseconds on a virtual machine) or runs on a busy core does less of
+    // the work instead of holding up the others. Which part counts which block varies from run to
+    // run; the sums of integer counts do not.
+    std::atomic<std::size_t> next{0};
     run_parts(parts, [&](std::size_t part) {
-      count_blocks(blocks * part / parts, blocks * (part + 1) / parts, items,
-                   part == 0 ? support.data() : partial[part - 1].data());
+      uint64_t* const out = part == 0 ? support.data() : partial[part - 1].data();
+      for (std::size_t block = next.fetch_add(1); block < blocks; block = next.fetch_add(1)) {
+        count_block(block, items, out);
+      }
     });
     for (const std::vector<uint64_t>& counts : partial) {
       for (std::size_t i = 0; i < items.size(); ++i) support[i] += counts[i];
@@ -233,19 +241,16 @@ class local_hash_aggregator final : public frequency_aggregator {
     return support;
   }
 
-  // Adds to support[i] the support of items[i] among the pending reports of key blocks
-  // [first, last).
-  void count_blocks(std::size_t first, std::size_t last, span<const uint32_t> items, uint64_t* support) const noexcept {
+  // Adds to support[i] the support of items[i] among the pending reports of one key block.
+  void count_block(std::size_t block, span<const uint32_t> items, uint64_t* support) const noexcept {
     uint64_t a[key_block], b[key_block], start[4];
     wire::report_hash_start(start);
-    for (std::size_t block = first; block < last; ++block) {
-      const std::size_t u0 = block * key_block;
-      const std::size_t n = std::min(key_block, pending_.size() - u0);
-      const seed_list::segment& s = pending_.segment_of(u0);
-      const std::size_t at = u0 % seed_list::segment_reports;
-      kernel_table().sip_pairs(start, s.seed + at, n, a, b);
-      kernel_table().olh_support(a, b, s.bucket + at, n, g_, items.data(), items.size(), support);
-    }
+    const std::size_t u0 = block * key_block;
+    const std::size_t n = std::min(key_block, pending_.size() - u0);
+    const seed_list::segment& s = pending_.segment_of(u0);
+    const std::size_t at = u0 % seed_list::segment_reports;
+    kernel_table().sip_pairs(start, s.seed + at, n, a, b);
+    kernel_table().olh_support(a, b, s.bucket + at, n, g_, items.data(), items.size(), support);
   }
 
   // The counts form: d counts, each at most n (a report supports an item at most once).
