@@ -1,9 +1,10 @@
 // The SipHash-2-4 state (Aumasson, Bernstein 2012), shared by wire::siphash24, wire's OLH report
 // keys and the kernel tables' sip_pairs, which derive those keys in bulk (docs/performance.md 5).
 //
-// Templates on a Tag so that each kernel table instantiates its own copy (kernels::table::sip_pairs:
-// the SIMD units compile it with their own flags, where it vectorizes across seeds); one shared
-// inline copy could be linked from a unit built for instructions the CPU lacks.
+// Templates on a Tag so that each SIMD kernel unit instantiates its own copy (kernels::table::
+// sip_pairs: compiled with the unit's flags, it vectorizes across seeds); one shared inline copy
+// could be linked from a unit built for instructions the CPU lacks. Code built with the baseline
+// flags (wire, the scalar table) shares Tag = void.
 #ifndef LDP_BASE_SIPHASH_H
 #define LDP_BASE_SIPHASH_H
 
