@@ -4,9 +4,14 @@
 // BM_ingest/<oracle>/<d> (a 64 MiB batch) and BM_estimate/<oracle>/<d> the server's aggregation and
 // estimation.
 // BM_mem_read/<bytes> measures memory read bandwidth in the same run, the ceiling of ingestion.
+// BM_estimate_threads/olh/<threads> is the OLH estimate of 32,768 reports at d = 1024 with the
+// server's thread limit set to <threads> (ldp/server/threads.h; issue 19: 2 threads >= 1.8 x 1).
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <memory>
 #include <numeric>
 #include <random>
@@ -18,6 +23,7 @@
 #include "ldp/random/drbg.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/server/frequency.h"
+#include "ldp/server/threads.h"
 #include "ldp/wire.h"
 
 namespace ldp_bench {
@@ -107,9 +113,20 @@ std::vector<std::vector<unsigned char>> make_payloads(const ldp::wire::params& p
   return out;
 }
 
+// Bytes the heap holds (glibc: small blocks and mmapped ones); 0 elsewhere.
+uint64_t heap_in_use() {
+#if defined(__GLIBC__)
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+#else
+  return 0;
+#endif
+}
+
 // The server's path for a batch file already in memory: framing, chunk CRCs, payload checks and
 // counting. 64 MiB of reports, more than the caches, so the figure compares with BM_mem_read.
-// Each iteration starts a fresh aggregator (local hashing keeps every report).
+// Each iteration starts a fresh aggregator (local hashing keeps every report). The counter
+// heap_bytes_per_report is what the aggregator holds after the batch, over the reports (glibc).
 void bm_ingest(benchmark::State& state, mechanism m) {
   const auto d = static_cast<uint32_t>(state.range(0));
   const auto p = oracle_block(m, d);
@@ -123,9 +140,11 @@ void bm_ingest(benchmark::State& state, mechanism m) {
         return true;
       },
       &records);
+  double held = 0;
   for (auto _ : state) {
     state.PauseTiming();
     std::unique_ptr<ldp::server::aggregator> agg;
+    const uint64_t before = heap_in_use();
     if (ldp::server::aggregator::create(p, &agg) != ldp::status::ok) {
       state.SkipWithError("create failed");
       break;
@@ -136,7 +155,11 @@ void bm_ingest(benchmark::State& state, mechanism m) {
       break;
     }
     benchmark::DoNotOptimize(agg.get());
+    state.PauseTiming();
+    held = static_cast<double>(heap_in_use() - before) / static_cast<double>(records);
+    state.ResumeTiming();  // freeing the aggregator stays timed
   }
+  state.counters["heap_bytes_per_report"] = held;
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * records));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * batch.size()));
 }
@@ -152,6 +175,20 @@ void bm_estimate(benchmark::State& state, mechanism m) {
   for (const auto& pl : make_payloads(p, 2000)) (void)agg->add_payload(pl);
   for (auto _ : state) benchmark::DoNotOptimize(agg->estimate_all());
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * d));
+}
+
+void bm_estimate_threads(benchmark::State& state) {
+  const auto p = oracle_block(mechanism::olh, 1024);
+  std::unique_ptr<ldp::server::frequency_aggregator> agg;
+  if (ldp::server::frequency_aggregator::create(p, &agg) != ldp::status::ok) {
+    state.SkipWithError("create failed");
+    return;
+  }
+  for (const auto& pl : make_payloads(p, 32768)) (void)agg->add_payload(pl);
+  ldp::server::set_thread_limit(static_cast<unsigned>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(agg->estimate_all());
+  ldp::server::set_thread_limit(0);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * 1024));
 }
 
 // Read bandwidth of a 64 MiB buffer: summing 64-bit words, which compilers vectorize.
@@ -186,6 +223,7 @@ void register_frequency_benchmarks() {
       ingest->Arg(d);
     }
   }
+  benchmark::RegisterBenchmark("BM_estimate_threads/olh", bm_estimate_threads)->Arg(1)->Arg(2)->UseRealTime();
   benchmark::RegisterBenchmark("BM_mem_read", bm_mem_read)->Arg(int64_t{64} << 20);
 }
 

@@ -215,6 +215,24 @@ def fwht_rows(t):
               at_most(1.1))
 
 
+def local_hashing_rows(t, real):
+    """Issue 19: OLH ingestion on the batch path and the estimate over threads (d = 1024)."""
+    olh = "BM_ingest/olh/1024"
+    rate = t.counter(olh, "items_per_second")
+    t.add("olh ingest M reports/s @1024", rate / 1e6 if rate else None, at_least(50), fmt="{:.1f}")
+    # 12 bytes a report; the 8-byte pointer of each 4096-report segment, the last segment's unused
+    # part and the aggregator itself are the 0.01 above it.
+    t.add("olh ingest heap bytes per report @1024", t.counter(olh, "heap_bytes_per_report"),
+          ("≤ 12 (+ 0.01 fixed)", lambda v: v <= 12.01), fmt="{:.3f}")
+    t.add("olh ingest / grr ingest speed @1024", t.speedup(olh, "BM_ingest/grr/1024"))
+    # Wall-clock time whatever the clock of the other rows: the CPU time of the main thread
+    # leaves out the other threads' work.
+    one = real.get("BM_estimate_threads/olh/1/real_time")
+    two = real.get("BM_estimate_threads/olh/2/real_time")
+    t.add("olh estimate 2 threads / 1 thread speed (n = 32768, d = 1024, wall clock)",
+          one[0] / two[0] if one and two else None, at_least(1.8))
+
+
 def main(argv):
     # --cpu-time: ratios of CPU times, for a machine shared with other work, where wall-clock
     # times include the time the benchmark waited for a core.
@@ -225,11 +243,13 @@ def main(argv):
         sys.stderr.write("usage: ratios.py [--cpu-time] BENCHMARK_JSON\n")
         return 2
     context, times = load_times(argv[1], clock)
+    real = load_times(argv[1])[1]
     t = Table(times)
     chacha20_rows(t)
     bernoulli_rows(t)
     noise_rows(t)
     fwht_rows(t)
+    local_hashing_rows(t, real)
     host = context.get("host_name", "?")
     cpus = context.get("num_cpus", "?")
     mhz = context.get("mhz_per_cpu", "?")

@@ -23,5 +23,6 @@ const table neon64_table{arch::neon64,
                          fwht_f32_neon64,
                          rotate_i32_neon64,
                          rotate_f32_neon64,
-                         nullptr};
+                         nullptr,
+                         sip_pairs_scalar};
 }

@@ -19,6 +19,8 @@
                             std::size_t nbits, uint64_t* counts) noexcept;                                        \
   void olh_support_##ID(const uint64_t* a, const uint64_t* b, const uint32_t* bucket, std::size_t n_reports,      \
                         uint32_t g, const uint32_t* items, std::size_t n_items, uint64_t* support) noexcept;      \
+  void sip_pairs_##ID(const uint64_t start[4], const uint64_t* seeds, std::size_t n, uint64_t* a,                 \
+                      uint64_t* b) noexcept;                                                                      \
   extern const table ID##_table;
 
 namespace ldp::kernels::detail {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ldp/base/bits.h"
+#include "ldp/base/siphash.h"
 
 namespace ldp::kernels::detail {
 namespace {
@@ -192,6 +193,11 @@ void olh_support_scalar(const uint64_t* a, const uint64_t* b, const uint32_t* bu
   }
 }
 
+void sip_pairs_scalar(const uint64_t start[4], const uint64_t* seeds, std::size_t n, uint64_t* a,
+                      uint64_t* b) noexcept {
+  sip_pairs<void>(start, seeds, n, a, b);  // built with the baseline flags, as wire's copy is
+}
+
 float rotation_scale(unsigned log2n) noexcept {
   // 2^-(log2n / 2) is a power of two, built from its bits; an odd log2n adds the float nearest
   // 1/sqrt(2). log2n <= 30 keeps the exponent far from subnormal.
@@ -232,7 +238,8 @@ const table& scalar() noexcept {
                            detail::fwht_f32_scalar,
                            detail::rotate_i32_scalar,
                            detail::rotate_f32_scalar,
-                           nullptr};
+                           nullptr,
+                           detail::sip_pairs_scalar};
   return t;
 }
 

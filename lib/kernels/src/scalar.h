@@ -28,6 +28,8 @@ void column_popcount_scalar(const unsigned char* reports, std::size_t n_reports,
 void olh_support_scalar(const uint64_t* a, const uint64_t* b, const uint32_t* bucket, std::size_t n_reports, uint32_t g,
                         const uint32_t* items, std::size_t n_items, uint64_t* support) noexcept;
 
+void sip_pairs_scalar(const uint64_t start[4], const uint64_t* seeds, std::size_t n, uint64_t* a, uint64_t* b) noexcept;
+
 }  // namespace ldp::kernels::detail
 
 #endif

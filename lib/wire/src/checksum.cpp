@@ -1,6 +1,7 @@
 #include "ldp/wire/checksum.h"
 
 #include "ldp/base/bits.h"
+#include "ldp/base/siphash.h"
 
 namespace ldp::wire {
 namespace {
@@ -30,34 +31,6 @@ constexpr crc_tables make_crc_tables() {
 
 constexpr crc_tables crc = make_crc_tables();
 
-constexpr uint64_t rotl64(uint64_t x, unsigned n) { return (x << n) | (x >> (64 - n)); }
-
-struct sip_state {
-  uint64_t v0, v1, v2, v3;
-  void round() {
-    v0 += v1;
-    v1 = rotl64(v1, 13);
-    v1 ^= v0;
-    v0 = rotl64(v0, 32);
-    v2 += v3;
-    v3 = rotl64(v3, 16);
-    v3 ^= v2;
-    v0 += v3;
-    v3 = rotl64(v3, 21);
-    v3 ^= v0;
-    v2 += v1;
-    v1 = rotl64(v1, 17);
-    v1 ^= v2;
-    v2 = rotl64(v2, 32);
-  }
-  void absorb(uint64_t m) {
-    v3 ^= m;
-    round();
-    round();
-    v0 ^= m;
-  }
-};
-
 }  // namespace
 
 uint32_t crc32c(span<const unsigned char> bytes, uint32_t running) noexcept {
@@ -75,17 +48,14 @@ uint32_t crc32c(span<const unsigned char> bytes, uint32_t running) noexcept {
 }
 
 uint64_t siphash24(const unsigned char key[16], span<const unsigned char> bytes) noexcept {
-  const uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);
-  sip_state s{k0 ^ 0x736f6d6570736575u, k1 ^ 0x646f72616e646f6du, k0 ^ 0x6c7967656e657261u, k1 ^ 0x7465646279746573u};
+  sip_state s = sip_state::keyed(key);
   const std::size_t whole = bytes.size() / 8 * 8;
   for (std::size_t i = 0; i < whole; i += 8) s.absorb(load_le64(bytes.data() + i));
   // Last word: the remaining bytes, then the length's low byte in the top byte.
   uint64_t last = static_cast<uint64_t>(bytes.size() & 0xff) << 56;
   for (std::size_t i = whole; i < bytes.size(); ++i) last |= uint64_t{bytes[i]} << (8 * (i - whole));
   s.absorb(last);
-  s.v2 ^= 0xff;
-  for (int r = 0; r < 4; ++r) s.round();
-  return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+  return s.finish();
 }
 
 }  // namespace ldp::wire

@@ -1,6 +1,7 @@
 #include "ldp/wire/hash.h"
 
 #include "ldp/base/bits.h"
+#include "ldp/base/siphash.h"
 #include "ldp/wire/checksum.h"
 
 namespace ldp::wire {
@@ -9,23 +10,22 @@ namespace {
 constexpr unsigned char report_key[16] = {'l', 'd', 'p', 'k', 'i', 't', ' ', 'o',
                                           'l', 'h', ' ', 'h', 'a', 's', 'h', '1'};
 
-// Two PRF outputs: message = context bytes, then 0 (for a) or 1 (for b).
-hash_key expand(const unsigned char key[16], const unsigned char* context, std::size_t size) {
-  unsigned char message[32];
-  for (std::size_t i = 0; i < size; ++i) message[i] = context[i];
-  message[size] = 0;
-  const uint64_t a = siphash24(key, span<const unsigned char>(message, size + 1));
-  message[size] = 1;
-  const uint64_t b = siphash24(key, span<const unsigned char>(message, size + 1));
-  return {a, b};
-}
-
 }  // namespace
 
+void report_hash_start(uint64_t state[4]) noexcept {
+  const sip_state s = sip_state::keyed(report_key);
+  state[0] = s.v0;
+  state[1] = s.v1;
+  state[2] = s.v2;
+  state[3] = s.v3;
+}
+
 hash_key report_hash_key(uint64_t seed) noexcept {
-  unsigned char context[8];
-  store_le64(context, seed);
-  return expand(report_key, context, sizeof context);
+  uint64_t start[4];
+  report_hash_start(start);
+  hash_key k{};
+  sip_pairs<void>(start, &seed, 1, &k.a, &k.b);
+  return k;
 }
 
 sketch_hash::sketch_hash(const unsigned char hash_seed[seed_size]) noexcept {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ldp/base/bits.h"
+#include "ldp/wire/checksum.h"
 #include "ldp/wire/hash.h"
 #include "tables.h"
 
@@ -134,6 +136,47 @@ TEST_CASE("olh_support: extreme keys and candidates, every table") {
       const std::string name = t->name;
       CAPTURE(name);
       CHECK(run(*t, r, g, items, start) == want);
+    }
+  }
+}
+
+// The report keys in bulk (kernel_table.h sip_pairs): every table gives wire::report_hash_key of
+// each seed, which is SipHash-2-4 under the key "ldpkit olh hash1" of the 9 bytes (seed, 0) and
+// (seed, 1), at lengths around the vector widths and with seeds at the extremes.
+TEST_CASE("sip_pairs: every table derives wire::report_hash_key of each seed") {
+  const unsigned char key[16] = {'l', 'd', 'p', 'k', 'i', 't', ' ', 'o', 'l', 'h', ' ', 'h', 'a', 's', 'h', '1'};
+  auto rng = ldp::test::seeded_drbg("olh sip pairs");
+  uint64_t start[4];
+  ldp::wire::report_hash_start(start);
+  for (std::size_t n : {0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 63, 1029}) {
+    CAPTURE(n);
+    std::vector<uint64_t> seeds(n);
+    for (auto& s : seeds) s = rng.next_u64();
+    if (n > 2) {
+      seeds[0] = 0;
+      seeds[1] = ~uint64_t{0};
+    }
+    std::vector<uint64_t> want_a(n), want_b(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      unsigned char message[9];
+      ldp::store_le64(message, seeds[i]);
+      message[8] = 0;
+      want_a[i] = ldp::wire::siphash24(key, {message, sizeof message});
+      message[8] = 1;
+      want_b[i] = ldp::wire::siphash24(key, {message, sizeof message});
+      const ldp::wire::hash_key k = ldp::wire::report_hash_key(seeds[i]);
+      CHECK(k.a == want_a[i]);
+      CHECK(k.b == want_b[i]);
+    }
+    std::vector<const ldp::kernels::table*> tables = ldp::test::runnable_tables();
+    tables.push_back(&ldp::kernels::scalar());
+    for (const auto* t : tables) {
+      const std::string name = t->name;
+      CAPTURE(name);
+      std::vector<uint64_t> a(n, 1), b(n, 2);
+      t->sip_pairs(start, seeds.data(), n, a.data(), b.data());
+      CHECK(a == want_a);
+      CHECK(b == want_b);
     }
   }
 }

@@ -84,6 +84,12 @@ using olh_support_fn = void (*)(const uint64_t* a, const uint64_t* b, const uint
 // wire::crc32c (the kernels module cannot depend on wire, and one portable CRC is enough).
 using crc32c_fn = uint32_t (*)(uint32_t crc, const unsigned char* bytes, std::size_t size);
 
+// OLH report keys in bulk (server support counting, docs/performance.md 5): ldp::sip_pairs of
+// ldp/base/siphash.h from the keyed SipHash state `start` (wire::report_hash_start), so a[i], b[i] is
+// the key of seeds[i]. The AVX2 and AVX-512 tables compile that same loop with their flags, where it
+// vectorizes across seeds; the others use the scalar one. The arrays must not overlap.
+using sip_pairs_fn = void (*)(const uint64_t start[4], const uint64_t* seeds, std::size_t n, uint64_t* a, uint64_t* b);
+
 inline constexpr std::size_t bernoulli_chunk_bits = 256;
 inline constexpr std::size_t bernoulli_word_bytes = 32;
 
@@ -99,6 +105,7 @@ struct table {
   rotate_i32_fn rotate_i32;
   rotate_f32_fn rotate_f32;
   crc32c_fn crc32c;  // may be null
+  sip_pairs_fn sip_pairs;
 };
 
 // The scalar reference, always compiled (the only table on Cortex-M).

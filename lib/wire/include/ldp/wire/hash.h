@@ -26,6 +26,10 @@ struct hash_key {
 
 // OLH/BLH: the key of a report's 64-bit seed.
 [[nodiscard]] hash_key report_hash_key(uint64_t seed) noexcept;
+// (a, b) is SipHash-2-4 under a fixed key of the 9 bytes (seed little-endian, 0) and (seed, 1).
+// That key's SipHash state, for deriving many keys at once: ldp::sip_pairs (ldp/base/siphash.h), or
+// the kernel table's vectorized sip_pairs on a server.
+void report_hash_start(uint64_t state[4]) noexcept;
 
 [[nodiscard]] constexpr uint32_t hash32(hash_key k, uint32_t v) noexcept {
   return static_cast<uint32_t>((k.a * v + k.b) >> 32);
