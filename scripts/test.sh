@@ -6,8 +6,9 @@
 #      consumers built against the prefix with find_package and with pkg-config (tests/consumer),
 #   3. the same suite with AddressSanitizer + UndefinedBehaviorSanitizer (clang),
 #   4. ThreadSanitizer (clang) on the tests that run threads: const reads of one aggregator from two
-#      threads (unit.server.test_concurrent_reads) and the tool's fleet (tools.determinism,
-#      tools.demo); only those targets are built,
+#      threads (unit.server.test_concurrent_reads), the BLH/OLH support counting split over threads
+#      (unit.server.test_local_hash_threads) and the tool's fleet (tools.determinism, tools.demo);
+#      only those targets are built,
 #   5. the libFuzzer targets (report and batch decoders, saved state, aggregator::create, add_batch,
 #      the streamed batch), one minute each from the golden seeds (LDP_FUZZ_SECONDS=600 for the
 #      slow run of 10 minutes each, README "Tests"),
