@@ -48,6 +48,11 @@ wire::params example_params(mechanism m) {
       frequency(m == mechanism::blh ? 3139872686u : 2041685230u);
       p.set(field::hash_range, m == mechanism::blh ? 2 : 4);
       break;
+    case mechanism::flh:
+      frequency(2041685230u);
+      p.set(field::hash_range, 4).set(field::sketch_rows, 8);
+      p.set_seed(field::hash_seed, seed);
+      break;
     case mechanism::hr:
       frequency(3139872686u);
       p.set(field::hadamard_dim, 16);
