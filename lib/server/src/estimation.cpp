@@ -69,23 +69,22 @@ double clip_count(double c, double n) noexcept {
   return c < n ? c : n;
 }
 
-std::vector<double> collision_sums(span<const uint32_t> items, const std::vector<double>& counts, double n) {
-  const auto pair_term = [n](double f) {
-    const double c = clip_count(f, n);
-    const double t = c * (c - 1);
-    return t > 0 ? t : 0.0;
-  };
+collision_sums sum_collisions(span<const uint32_t> items, const std::vector<double>& terms) {
   std::vector<std::size_t> order(items.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return items[a] < items[b]; });
+  collision_sums out;
   double pairs = 0;
   for (std::size_t i = 0; i < order.size(); ++i) {
-    if (i == 0 || items[order[i]] != items[order[i - 1]]) pairs += pair_term(counts[order[i]]);
+    if (i == 0 || items[order[i]] != items[order[i - 1]]) {
+      pairs += terms[order[i]];
+      ++out.distinct;
+    }
   }
-  std::vector<double> out(items.size());
+  out.others.resize(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const double others = pairs - pair_term(counts[i]);
-    out[i] = others > 0 ? others : 0.0;  // rounding
+    const double others = pairs - terms[i];
+    out.others[i] = others > 0 ? others : 0.0;  // rounding, and negative plug-ins
   }
   return out;
 }

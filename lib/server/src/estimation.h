@@ -35,12 +35,15 @@ inline estimate empty_estimate(uint32_t item) noexcept {
   return estimate{item, nan, std::numeric_limits<double>::infinity(), nan, nan};
 }
 
-// The shared-hash collision sums of CMS, HCMS and FLH (docs/mechanisms.md A.4, A.6): for each i, the
-// sum over the distinct items x' != items[i] of f(x')(f(x') - 1), each term at least 0, with f the
-// counts clipped to [0, n]. It runs over the items being estimated (all d for estimate_all; for a
-// candidate list the candidates only, a lower bound).
-[[nodiscard]] std::vector<double> collision_sums(span<const uint32_t> items, const std::vector<double>& counts,
-                                                 double n);
+// The shared-hash collision sums of CMS, HCMS and FLH (docs/mechanisms.md A.4, A.6): term[i] is the
+// plug-in of f(x)(f(x) - 1) for x = items[i]; others[i] is the sum of the terms of the distinct items
+// x' != items[i], at least 0. It runs over the items being estimated (all d for estimate_all; for a
+// candidate list the candidates only, a lower bound); `distinct` counts them.
+struct collision_sums {
+  std::vector<double> others;
+  std::size_t distinct = 0;
+};
+[[nodiscard]] collision_sums sum_collisions(span<const uint32_t> items, const std::vector<double>& terms);
 
 // An estimate with its interval count +- z sqrt(variance).
 [[nodiscard]] estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept;

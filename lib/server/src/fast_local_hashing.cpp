@@ -8,9 +8,11 @@
 //
 // Support of v: C_v = sum_j h[j g + H_j(v)], O(k) per item, so O(k d) for every item instead of
 // OLH's O(n d). Estimator as OLH: the A.0 template with (p-hat, q* = 1/g). Variance: the template
-// plus the term of users who share a function, sum_{w != v} f_w (f_w - 1) / (k (g - 1)) [derived in
-// A.4 for 3-wise independent functions], with f the estimates clipped to [0, n] over the items being
-// estimated (collision_sums, as CMS and HCMS).
+// plus the term of users who share a function, sum_{w != v} c_w (c_w - 1) / (k (g - 1)) [derived in
+// A.4 for 3-wise independent functions]. [impl] Its plug-in runs over the D items being estimated:
+// sum (c-hat (c-hat - 1) - V) with V the template variance, divided by 1 + D / (k (g - 1)) because
+// every c-hat carries the shared-hash term too; unbiased where the clipped plug-in of CMS (sketch.cpp)
+// would count the noise of every item as collisions.
 #include <algorithm>
 
 #include "estimation.h"
@@ -39,14 +41,22 @@ class flh_aggregator final : public histogram_aggregator {
   std::vector<estimate> estimate_items_impl(span<const uint32_t> items, double z) const override {
     const std::vector<uint64_t> support = supports(items);
     const auto n = static_cast<double>(reports_);
-    std::vector<double> counts(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) counts[i] = model_.count(static_cast<double>(support[i]), n);
-    const std::vector<double> others = collision_sums(items, counts, n);
+    std::vector<double> counts(items.size()), noise(items.size()), terms(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      counts[i] = model_.count(static_cast<double>(support[i]), n);
+      noise[i] = model_.variance(counts[i], n);
+      // E[c-hat (c-hat - 1)] = c (c - 1) + Var c-hat: an unbiased plug-in, unclipped (A.4 [impl]).
+      terms[i] = counts[i] * (counts[i] - 1) - noise[i];
+    }
+    const collision_sums sums = sum_collisions(items, terms);
+    // Each of the D items' Var c-hat also holds about sum c_w (c_w - 1) / (k (g - 1)), so the terms
+    // add up to that sum times 1 + D / (k (g - 1)).
     const double shared = static_cast<double>(k_) * static_cast<double>(g_ - 1);
+    const double inflation = 1 + static_cast<double>(sums.distinct) / shared;
     std::vector<estimate> out;
     out.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
-      out.push_back(make_estimate(items[i], counts[i], model_.variance(counts[i], n) + others[i] / shared, z));
+      out.push_back(make_estimate(items[i], counts[i], noise[i] + sums.others[i] / inflation / shared, z));
     }
     return out;
   }
@@ -74,34 +84,60 @@ class flh_aggregator final : public histogram_aggregator {
   }
 
   // Every item's support. h_j(v + 1) - h_j(v) = a (2 v + 1) + b: each function walks the items with
-  // its value and that difference, two modular additions per item, block by block.
+  // its value and that difference, two modular additions per item, block by block; `lanes`
+  // functions walk together (independent chains the CPU overlaps, one store per item).
   std::vector<uint64_t> all_supports(const std::vector<wire::flh_key>& keys) const {
     const auto d = static_cast<uint32_t>(params_.get(field::domain));
     std::vector<uint64_t> support(d);
-    std::vector<uint64_t> value(k_), step(k_);  // h_j(v) and h_j(v + 1) - h_j(v) at the block's start
-    std::vector<uint32_t> used;                 // the functions some report named
+    std::vector<walker> walkers;  // the functions some report named
     for (uint32_t j = 0; j < k_; ++j) {
-      value[j] = keys[j].c;
-      step[j] = wire::add_mod61(keys[j].a, keys[j].b);
       const uint64_t* row = hist_.data() + std::size_t{j} * g_;
-      if (std::any_of(row, row + g_, [](uint64_t c) { return c != 0; })) used.push_back(j);
+      if (std::none_of(row, row + g_, [](uint64_t c) { return c != 0; })) continue;
+      walkers.push_back({row, keys[j].c, wire::add_mod61(keys[j].a, keys[j].b), wire::add_mod61(keys[j].a, keys[j].a)});
     }
+    const std::size_t grouped = walkers.size() - walkers.size() % lanes;
     for (uint32_t first = 0; first < d; first += decode_block) {
       const uint32_t last = d - first < decode_block ? d : first + decode_block;
-      for (uint32_t j : used) {
-        const uint64_t* row = hist_.data() + std::size_t{j} * g_;
-        const uint64_t twice_a = wire::add_mod61(keys[j].a, keys[j].a);
-        uint64_t h = value[j], delta = step[j];
-        for (uint32_t v = first; v < last; ++v) {
-          support[v] += row[wire::flh_bucket(h, g_)];
-          h = wire::add_mod61(h, delta);
-          delta = wire::add_mod61(delta, twice_a);
-        }
-        value[j] = h;
-        step[j] = delta;
-      }
+      for (std::size_t w = 0; w < grouped; w += lanes) walk<lanes>(&walkers[w], first, last, support.data());
+      for (std::size_t w = grouped; w < walkers.size(); ++w) walk<1>(&walkers[w], first, last, support.data());
     }
     return support;
+  }
+
+  // One function's row of counts and its position: h_j(v), h_j(v + 1) - h_j(v), and 2a.
+  struct walker {
+    const uint64_t* row;
+    uint64_t value;
+    uint64_t step;
+    uint64_t twice_a;
+  };
+  static constexpr std::size_t lanes = 4;
+
+  // Adds the counts of W functions to support[first, last) and advances them to `last`.
+  template <std::size_t W>
+  void walk(walker* w, uint32_t first, uint32_t last, uint64_t* support) const {
+    uint64_t h[W], delta[W], twice_a[W];
+    const uint64_t* row[W];
+    for (std::size_t i = 0; i < W; ++i) {
+      h[i] = w[i].value;
+      delta[i] = w[i].step;
+      twice_a[i] = w[i].twice_a;
+      row[i] = w[i].row;
+    }
+    const uint32_t g = g_;
+    for (uint32_t v = first; v < last; ++v) {
+      uint64_t sum = 0;
+      for (std::size_t i = 0; i < W; ++i) {
+        sum += row[i][wire::flh_bucket(h[i], g)];
+        h[i] = wire::add_mod61(h[i], delta[i]);
+        delta[i] = wire::add_mod61(delta[i], twice_a[i]);
+      }
+      support[v] += sum;
+    }
+    for (std::size_t i = 0; i < W; ++i) {
+      w[i].value = h[i];
+      w[i].step = delta[i];
+    }
   }
 
   uint32_t k_;

@@ -103,7 +103,13 @@ class sketch_aggregator : public frequency_aggregator {
       counts[i] = ratio * (sum / k - n / m);
     }
 
-    const std::vector<double> others = collision_sums(items, counts, n);
+    // f(x')(f(x') - 1) of the estimates clipped to [0, n], each at least 0.
+    std::vector<double> terms(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const double c = clip_count(counts[i], n);
+      terms[i] = c * (c - 1) > 0 ? c * (c - 1) : 0.0;
+    }
+    const std::vector<double> others = sum_collisions(items, terms).others;
     std::vector<estimate> out;
     out.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {

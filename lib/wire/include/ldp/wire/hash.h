@@ -91,10 +91,10 @@ struct flh_key {
   return add_mod61(mul_mod61(add_mod61(mul_mod61(k.a, v), k.b), v), k.c);
 }
 
-// A value of h_j mapped to its bucket in [0, g): floor(h g / 2^61), g <= 2^31.
+// A value of h_j mapped to its bucket in [0, g), g <= 2^31: its top 32 of 61 bits, reduced by
+// multiply-shift (as hash_to_range). Each bucket's probability is within g/2^32 of 1/g.
 [[nodiscard]] constexpr uint32_t flh_bucket(uint64_t h, uint32_t g) noexcept {
-  const u128 x = mul_64x64(h, g);
-  return static_cast<uint32_t>((x.lo >> 61) | (x.hi << 3));
+  return static_cast<uint32_t>(((h >> 29) * g) >> 32);
 }
 
 }  // namespace ldp::wire
