@@ -125,9 +125,7 @@ example_report make_report(const wire::params& p, unsigned variant) {
   const uint64_t v = variant;
   const uint64_t d = p.get(field::domain);
   switch (wire::kind_of(p.mech)) {
-    case wire::payload_kind::index:
-      r.index = static_cast<uint32_t>((3 + 5 * v) % (p.mech == mechanism::hr ? p.get(field::hadamard_dim) : d));
-      break;
+    case wire::payload_kind::index: r.index = static_cast<uint32_t>((3 + 5 * v) % wire::index_payload_bound(p)); break;
     case wire::payload_kind::unary_bits:
     case wire::payload_kind::sketch_row: {
       const uint64_t nbits = wire::kind_of(p.mech) == wire::payload_kind::unary_bits ? d : p.get(field::sketch_columns);

@@ -74,17 +74,11 @@ collision_sums sum_collisions(span<const uint32_t> items, const std::vector<doub
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return items[a] < items[b]; });
   collision_sums out;
-  double pairs = 0;
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (i == 0 || items[order[i]] != items[order[i - 1]]) {
-      pairs += terms[order[i]];
+      out.total += terms[order[i]];
       ++out.distinct;
     }
-  }
-  out.others.resize(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const double others = pairs - terms[i];
-    out.others[i] = others > 0 ? others : 0.0;  // rounding, and negative plug-ins
   }
   return out;
 }

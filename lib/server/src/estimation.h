@@ -35,12 +35,12 @@ inline estimate empty_estimate(uint32_t item) noexcept {
   return estimate{item, nan, std::numeric_limits<double>::infinity(), nan, nan};
 }
 
-// The shared-hash collision sums of CMS, HCMS and FLH (docs/mechanisms.md A.4, A.6): term[i] is the
-// plug-in of f(x)(f(x) - 1) for x = items[i]; others[i] is the sum of the terms of the distinct items
-// x' != items[i], at least 0. It runs over the items being estimated (all d for estimate_all; for a
-// candidate list the candidates only, a lower bound); `distinct` counts them.
+// The shared-hash collision sums of CMS, HCMS and FLH (docs/mechanisms.md A.4, A.6): term[i] is a
+// plug-in of f(x)(f(x) - 1) for x = items[i]; `total` sums the terms of the distinct items, which
+// `distinct` counts. It runs over the items being estimated (all d for estimate_all; for a candidate
+// list the candidates only, a lower bound).
 struct collision_sums {
-  std::vector<double> others;
+  double total = 0;
   std::size_t distinct = 0;
 };
 [[nodiscard]] collision_sums sum_collisions(span<const uint32_t> items, const std::vector<double>& terms);

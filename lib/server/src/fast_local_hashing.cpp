@@ -9,10 +9,10 @@
 // Support of v: C_v = sum_j h[j g + H_j(v)], O(k) per item, so O(k d) for every item instead of
 // OLH's O(n d). Estimator as OLH: the A.0 template with (p-hat, q* = 1/g). Variance: the template
 // plus the term of users who share a function, sum_{w != v} c_w (c_w - 1) / (k (g - 1)) [derived in
-// A.4 for 3-wise independent functions]. [impl] Its plug-in runs over the D items being estimated:
-// sum (c-hat (c-hat - 1) - V) with V the template variance, divided by 1 + D / (k (g - 1)) because
-// every c-hat carries the shared-hash term too; unbiased where the clipped plug-in of CMS (sketch.cpp)
-// would count the noise of every item as collisions.
+// A.4 for 3-wise independent functions]. [impl] Its plug-in runs over the D items being estimated,
+// from u_w = c-hat_w (c-hat_w - 1) - V_w (V the template variance), whose expectation is
+// t_w + (T - t_w)/(k (g - 1)) with t_w = c_w (c_w - 1), T = sum t_w: solved for T and t_v, unbiased
+// where the clipped plug-in of CMS (sketch.cpp) counts the noise of every item as collisions.
 #include <algorithm>
 
 #include "estimation.h"
@@ -48,15 +48,18 @@ class flh_aggregator final : public histogram_aggregator {
       // E[c-hat (c-hat - 1)] = c (c - 1) + Var c-hat: an unbiased plug-in, unclipped (A.4 [impl]).
       terms[i] = counts[i] * (counts[i] - 1) - noise[i];
     }
+    // With K = k (g - 1), E[terms_w] = t_w + (T - t_w)/K for t_w = c_w (c_w - 1) and T their sum over
+    // the D distinct items (each c-hat carries the shared-hash term of the others): solved for T and
+    // t_v, the term of v is (T - t_v)/K. K = 1 (k = 1, g = 2) cannot separate t_v from T: T/K.
     const collision_sums sums = sum_collisions(items, terms);
-    // Each of the D items' Var c-hat also holds about sum c_w (c_w - 1) / (k (g - 1)), so the terms
-    // add up to that sum times 1 + D / (k (g - 1)).
     const double shared = static_cast<double>(k_) * static_cast<double>(g_ - 1);
-    const double inflation = 1 + static_cast<double>(sums.distinct) / shared;
+    const double total = sums.total / (1 + (static_cast<double>(sums.distinct) - 1) / shared);
     std::vector<estimate> out;
     out.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
-      out.push_back(make_estimate(items[i], counts[i], noise[i] + sums.others[i] / inflation / shared, z));
+      const double own = shared > 1 ? (terms[i] - total / shared) / (1 - 1 / shared) : 0.0;
+      const double others = total - own > 0 ? total - own : 0.0;
+      out.push_back(make_estimate(items[i], counts[i], noise[i] + others / shared, z));
     }
     return out;
   }

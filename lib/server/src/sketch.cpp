@@ -109,12 +109,14 @@ class sketch_aggregator : public frequency_aggregator {
       const double c = clip_count(counts[i], n);
       terms[i] = c * (c - 1) > 0 ? c * (c - 1) : 0.0;
     }
-    const std::vector<double> others = sum_collisions(items, terms).others;
+    const double pairs = sum_collisions(items, terms).total;
     std::vector<estimate> out;
     out.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
       const double f = clip_count(counts[i], n);
-      const double variance = noise_variance(f, n) + others[i] / (k * (m - 1));
+      double others = pairs - terms[i];
+      if (others < 0) others = 0;  // rounding
+      const double variance = noise_variance(f, n) + others / (k * (m - 1));
       out.push_back(make_estimate(items[i], counts[i], variance, z));
     }
     return out;
