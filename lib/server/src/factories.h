@@ -20,7 +20,7 @@ namespace ldp::server::detail {
 using aggregator_ptr = std::unique_ptr<frequency_aggregator>;
 
 // The factory of an aggregator over `cells` support counts with the implemented pure model (GRR,
-// SUE, OUE: d cells; HR: K cells).
+// SUE, OUE: d cells; HR: K cells; FLH: k g cells).
 template <class Aggregator>
 status make_pure_aggregator(const wire::params& p, uint64_t cells, aggregator_ptr* out) {
   const support_model model = pure_model(p);

@@ -82,9 +82,7 @@ ldp::test::example_report random_report(const ldp::wire::params& p, ldp::random:
   };
   const uint64_t d = p.get(field::domain);
   switch (ldp::wire::kind_of(p.mech)) {
-    case payload_kind::index:
-      r.index = static_cast<uint32_t>(below(ldp::wire::index_payload_bound(p)));
-      break;
+    case payload_kind::index: r.index = static_cast<uint32_t>(below(ldp::wire::index_payload_bound(p))); break;
     case payload_kind::unary_bits:
     case payload_kind::sketch_row: {
       const uint64_t nbits = ldp::wire::kind_of(p.mech) == payload_kind::unary_bits ? d : p.get(field::sketch_columns);
