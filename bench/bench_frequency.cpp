@@ -35,11 +35,12 @@ constexpr int64_t domains[] = {64, 1024, 65536};
 const unsigned char sketch_seed[32] = {5};
 
 ldp::wire::params oracle_block(mechanism m, uint32_t d) {
+  if (m == mechanism::flh) return ldp::wire::make_flh(1.0, d, ldp::wire::flh_default_functions, sketch_seed).block;
   return ldp::wire::make_frequency_oracle(m, 1.0, d, 16, 1024, sketch_seed).block;
 }
 
 const mechanism oracles[] = {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::olh,
-                             mechanism::hr,  mechanism::cms, mechanism::hcms};
+                             mechanism::flh, mechanism::hr,  mechanism::cms, mechanism::hcms};
 
 // Unary encoding written plainly: every bit from std::bernoulli_distribution, then the report.
 void bm_randomize_naive(benchmark::State& state, mechanism m) {
@@ -191,6 +192,47 @@ void bm_estimate_threads(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * 1024));
 }
 
+// Issue 19 goal 3, FLH against OLH at scale: n reports of users spread evenly over d items (user i
+// holds i mod d), ingested once, then estimate_all() timed. Counter "variance": the mean over the
+// items of the closed-form variance the estimate carries (A.4; FLH's includes the shared-hash term
+// with k = wire::flh_default_functions). OLH's O(n d) decode is run at a smaller n and scaled
+// linearly (docs/benchmarks.md "issue 19: FLH").
+void bm_estimate_at_scale(benchmark::State& state, mechanism m) {
+  const auto n = static_cast<uint64_t>(state.range(0));
+  const auto d = static_cast<uint32_t>(state.range(1));
+  const ldp::wire::params p = m == mechanism::flh
+                                  ? ldp::wire::make_flh(1.0, d, ldp::wire::flh_default_functions, sketch_seed).block
+                                  : ldp::wire::make_olh(1.0, d).block;
+  std::unique_ptr<ldp::server::frequency_aggregator> agg;
+  std::vector<std::byte> workspace(ldp::device::frequency_context::workspace_size(p));
+  ldp::device::frequency_context oracle;
+  if (ldp::server::frequency_aggregator::create(p, &agg) != ldp::status::ok ||
+      ldp::device::frequency_context::init(workspace, p, &oracle) != ldp::status::ok) {
+    state.SkipWithError("create failed");
+    return;
+  }
+  ldp::random::drbg rng(bench_seed, simd_table());
+  std::vector<unsigned char> out(ldp::wire::max_payload_size(p));
+  for (uint64_t i = 0; i < n; ++i) {
+    std::size_t written = 0;
+    if (oracle.randomize(static_cast<uint32_t>(i % d), rng, out, ldp::device::framing::payload, &written) !=
+            ldp::status::ok ||
+        agg->add_payload({out.data(), written}) != ldp::status::ok) {
+      state.SkipWithError("randomize or ingest failed");
+      return;
+    }
+  }
+  std::vector<ldp::server::estimate> estimates;
+  for (auto _ : state) {
+    estimates = agg->estimate_all();
+    benchmark::DoNotOptimize(estimates.data());
+  }
+  double variance = 0;
+  for (const auto& e : estimates) variance += e.variance / static_cast<double>(estimates.size());
+  state.counters["variance"] = variance;
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * d));
+}
+
 // Read bandwidth of a 64 MiB buffer: summing 64-bit words, which compilers vectorize.
 void bm_mem_read(benchmark::State& state) {
   std::vector<uint64_t> buffer(static_cast<std::size_t>(state.range(0)) / 8, 1);
@@ -225,6 +267,15 @@ void register_frequency_benchmarks() {
   }
   benchmark::RegisterBenchmark("BM_estimate_threads/olh", bm_estimate_threads)->Arg(1)->Arg(2)->UseRealTime();
   benchmark::RegisterBenchmark("BM_mem_read", bm_mem_read)->Arg(int64_t{64} << 20);
+  benchmark::RegisterBenchmark("BM_estimate_at_scale/flh",
+                               [](benchmark::State& s) { bm_estimate_at_scale(s, mechanism::flh); })
+      ->Args({10000000, 100000})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_estimate_at_scale/olh",
+                               [](benchmark::State& s) { bm_estimate_at_scale(s, mechanism::olh); })
+      ->Args({100000, 100000})
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace ldp_bench

@@ -22,6 +22,7 @@ _INT, _FLOAT, _STR, _RANGE, _SKETCH = "int", "float", "str", "range", "sketch"
 OPTION_TYPES: Dict[str, str] = {
     "domain": _INT,
     "hash_range": _INT,
+    "hash_functions": _INT,
     "sketch": _SKETCH,
     "range": _RANGE,
     "frac_bits": _INT,
@@ -118,7 +119,7 @@ def params(mechanism: str, *, epsilon: float, **options: Any) -> _core.Params:
     """The parameter block ``ldp simulate --mechanism MECHANISM --epsilon EPSILON ...`` builds.
 
     Options are ``ldp simulate``'s mechanism options with ``_`` for ``-``: ``domain``,
-    ``hash_range``, ``sketch`` (``"k:m"`` or ``(k, m)``), ``range`` (``"lo:hi"`` or ``(lo, hi)``),
+    ``hash_range``, ``hash_functions``, ``sketch`` (``"k:m"`` or ``(k, m)``), ``range`` (``"lo:hi"`` or ``(lo, hi)``),
     ``frac_bits``, ``dim``, ``radius``, ``noise``, ``beta``, ``sparsity``, ``delta``,
     ``public_seed`` (and the protocols' ``observations``, ``tau``, ``window``, ``budget``,
     ``queries``, ``cap``, ``plan``, ``ball``, which :func:`ldpkit.simulate_protocol` takes).

@@ -197,6 +197,10 @@ std::vector<golden_case> all_cases() {
           status::reserved_bits_set);
 
   // hash_bucket: 8-byte seed, then the bucket (g = 4 for olh, 2 for blh).
+  // FLH's index j g + y below k g = 8 x 4 = 32: one byte.
+  payload(mechanism::flh, "valid_last_index", "index k g - 1 = 31: function 7, bucket 3", builder().le(31, 1),
+          status::ok);
+  payload(mechanism::flh, "index_out_of_range", "index 32 = k g", builder().le(32, 1), status::out_of_range);
   payload(mechanism::olh, "bucket_out_of_range", "bucket 4 = g", builder().le(1, 8).le(4, 1), status::out_of_range);
   payload(mechanism::blh, "bucket_out_of_range", "bucket 2 = g", builder().le(1, 8).le(2, 1), status::out_of_range);
   payload(mechanism::olh, "seed_only", "the seed without its bucket", builder().le(1, 8), status::wrong_length);

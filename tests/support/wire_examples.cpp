@@ -48,6 +48,11 @@ wire::params example_params(mechanism m) {
       frequency(m == mechanism::blh ? 3139872686u : 2041685230u);
       p.set(field::hash_range, m == mechanism::blh ? 2 : 4);
       break;
+    case mechanism::flh:
+      frequency(2041685230u);
+      p.set(field::hash_range, 4).set(field::sketch_rows, 8);
+      p.set_seed(field::hash_seed, seed);
+      break;
     case mechanism::hr:
       frequency(3139872686u);
       p.set(field::hadamard_dim, 16);
@@ -120,9 +125,7 @@ example_report make_report(const wire::params& p, unsigned variant) {
   const uint64_t v = variant;
   const uint64_t d = p.get(field::domain);
   switch (wire::kind_of(p.mech)) {
-    case wire::payload_kind::index:
-      r.index = static_cast<uint32_t>((3 + 5 * v) % (p.mech == mechanism::hr ? p.get(field::hadamard_dim) : d));
-      break;
+    case wire::payload_kind::index: r.index = static_cast<uint32_t>((3 + 5 * v) % wire::index_payload_bound(p)); break;
     case wire::payload_kind::unary_bits:
     case wire::payload_kind::sketch_row: {
       const uint64_t nbits = wire::kind_of(p.mech) == wire::payload_kind::unary_bits ? d : p.get(field::sketch_columns);

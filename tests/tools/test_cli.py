@@ -31,6 +31,7 @@ MECHANISMS = {
     "oue": (["--domain", "50"], 50),
     "blh": (["--domain", "50"], 50),
     "olh": (["--domain", "50"], 50),
+    "flh": (["--domain", "50", "--hash-functions", "64"], 50),
     "hr": (["--domain", "50"], 50),
     "cms": (["--domain", "50", "--sketch", "8:64"], 50),
     "hcms": (["--domain", "50", "--sketch", "8:64"], 50),
@@ -860,7 +861,7 @@ def case_mechanisms():
     check("oue" in out and "olh" in out, f"mechanisms:\n{out}")
     out, _ = run("mechanisms", "--domain", "1000", "--epsilon", "2", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
-    check(len(rows) == 8 and rows[0]["rank"] == "1", f"csv:\n{out}")
+    check(len(rows) == 9 and rows[0]["rank"] == "1", f"csv:\n{out}")
     variances = [float(r["variance/report"]) for r in rows]
     check(variances == sorted(variances), "ranked best first")
     out, _ = run("mechanisms", "--domain", "4", "--epsilon", "3", "--format", "csv")
@@ -966,7 +967,7 @@ def case_integer_options():
 def case_tiny_epsilon():
     """Finding 6: an epsilon so small that the integer thresholds implement epsilon <= 0 is refused,
     naming the smallest usable epsilon."""
-    for m in ("grr", "sue", "oue", "blh", "olh", "hr", "cms", "hcms"):
+    for m in ("grr", "sue", "oue", "blh", "olh", "flh", "hr", "cms", "hcms"):
         refused("simulate", "-m", m, "-e", "1e-12", "-d", "10", "--data", "uniform", "--devices", "10", "--seed", "1",
                 "--out", path("x.ldpb"), message=r"smallest usable epsilon.* is about [0-9.e-]+")
     refused("simulate", "-m", "duchi", "-e", "1e-12", "--range", "0:1", "--data", "uniform", "--devices", "10",

@@ -28,6 +28,7 @@ std::vector<server::recommendation> ranked_oracles(uint32_t domain, double epsil
 std::string recommendation_parameters(const server::recommendation& r) {
   if (r.mech == wire::mechanism::blh || r.mech == wire::mechanism::olh) return fmt::format("g={}", r.g_or_k);
   if (r.mech == wire::mechanism::cms || r.mech == wire::mechanism::hcms) return fmt::format("k={} m={}", r.g_or_k, r.m);
+  if (r.mech == wire::mechanism::flh) return fmt::format("k={} g={}", r.g_or_k, r.m);
   return {};
 }
 
@@ -42,14 +43,14 @@ struct mechanisms_options {
 
 void run(const mechanisms_options& o) {
   const std::vector<server::recommendation> ranked = ranked_oracles(o.domain, o.epsilon, o.devices);
-  table t{{"rank", "mechanism", "parameters", "variance/report", "std error", "report bytes"},
-          {true, false, false, true, true, true},
+  table t{{"rank", "mechanism", "parameters", "variance/report", "std error", "report bytes", "estimate steps"},
+          {true, false, false, true, true, true, true},
           {}};
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const server::recommendation& r = ranked[i];
     t.rows.push_back({std::to_string(i + 1), wire::mechanism_name(r.mech), recommendation_parameters(r),
                       fmt::format("{:.4g}", r.variance_per_report), fmt::format("{:.4g}", r.std_error),
-                      std::to_string(r.report_bytes)});
+                      std::to_string(r.report_bytes), fmt::format("{:.3g}", r.estimate_cost)});
   }
   if (o.format == "csv") {
     print_csv(stdout, t);
@@ -57,7 +58,9 @@ void run(const mechanisms_options& o) {
   }
   fmt::print("frequency oracles for d = {}, epsilon = {}, n = {} devices, best first\n", o.domain, o.epsilon,
              format_count(o.devices));
-  fmt::print("(variance/report: Var[count estimate] / n for an item nobody holds; std error: its square root at n)\n");
+  fmt::print(
+      "(variance/report: Var[count estimate] / n for an item nobody holds; std error: its square root at n;\n"
+      " estimate steps: the decoding work after ingestion; oracles above 1e11 steps are ranked last)\n");
   print_text(stdout, t);
 }
 

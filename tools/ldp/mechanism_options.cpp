@@ -80,6 +80,14 @@ wire::derived_params frequency_block(const tool_mechanism& m, const mechanism_op
     if (o.hash_range < 2) fail("--hash-range must be at least 2, got {}", o.hash_range);
     return wire::make_olh(o.epsilon, d, o.hash_range);
   }
+  if (id == mechanism::flh) {
+    if (given(o, "--hash-range") && o.hash_range < 2) fail("--hash-range must be at least 2, got {}", o.hash_range);
+    const uint32_t k = given(o, "--hash-functions") ? o.hash_functions : wire::flh_default_functions;
+    if (k < 1 || k > 65536) fail("--hash-functions must be in [1, 65536], got {}", k);
+    unsigned char hash_seed[wire::seed_size];
+    derive_seed(o.public_seed, seed_purpose::hash_seed, 0, hash_seed);
+    return wire::make_flh(o.epsilon, d, k, hash_seed, given(o, "--hash-range") ? o.hash_range : 0);
+  }
   if (id == mechanism::cms || id == mechanism::hcms) {
     uint32_t k = 16, cols = 1024;
     if (given(o, "--sketch")) parse_sketch(o.sketch, &k, &cols);
@@ -134,6 +142,8 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"oue", input_kind::item, "--domain", "", "--domain D"},
     {"blh", input_kind::item, "--domain", "", "--domain D"},
     {"olh", input_kind::item, "--domain", "--hash-range", "--domain D [--hash-range g]"},
+    {"flh", input_kind::item, "--domain", "--hash-range --hash-functions --public-seed",
+     "--domain D [--hash-range g] [--hash-functions k] [--public-seed P]"},
     {"hr", input_kind::item, "--domain", "", "--domain D"},
     {"cms", input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
     {"hcms", input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
@@ -185,7 +195,9 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
   }
   o.given = {
       {"--domain", app.add_option("--domain,-d", o.domain, "frequency oracles: items, values in [0, D)")},
-      {"--hash-range", app.add_option("--hash-range", o.hash_range, "olh: hash range g (default: the optimum)")},
+      {"--hash-range", app.add_option("--hash-range", o.hash_range, "olh, flh: hash range g (default: the optimum)")},
+      {"--hash-functions",
+       app.add_option("--hash-functions", o.hash_functions, "flh: number k of public hash functions (default 1024)")},
       {"--sketch", app.add_option("--sketch", o.sketch, "cms, hcms: rows:columns (default 16:1024)")},
       {"--range",
        app.add_option("--range", o.range, "laplace, duchi, laplace-vector, kent, winsorized-mean: value range lo:hi")},
@@ -202,7 +214,7 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--public-seed",
        app.add_option(
            "--public-seed", o.public_seed,
-           "cms, hcms, vector-mean, kent --ball l2: seed of the public hash functions or rotation (default 0)")},
+           "cms, hcms, flh, vector-mean, kent --ball l2: seed of the public hash functions or rotation (default 0)")},
       {"--observations", app.add_option("--observations", o.observations,
                                         "kent: observations T each user holds; winsorized-mean: samples m")},
       {"--cap", app.add_option("--cap", o.cap, "kent: observation cap T* (default: the vote-reliability rule)")},

@@ -1,6 +1,6 @@
 // Mechanism names and options, the same in every subcommand (issue 6, docs/cli.md "Mechanisms"):
-// the frequency oracles grr sue oue blh olh hr cms hcms take --domain (olh also --hash-range,
-// cms/hcms --sketch k:m); laplace and duchi take --range lo:hi; laplace-vector --dim and --range;
+// the frequency oracles grr sue oue blh olh flh hr cms hcms take --domain (olh also --hash-range,
+// flh --hash-range and --hash-functions k, cms/hcms --sketch k:m); laplace and duchi take --range lo:hi; laplace-vector --dim and --range;
 // vector-mean --dim and --radius; the trusted-aggregator (central DP) protocols sparse-projection
 // (--dim --sparsity --radius) and winsorized-mean (--dim --range --observations, and its window,
 // budget rule and number of queries); kent takes --range
@@ -51,8 +51,9 @@ struct mechanism_options {
   double epsilon = 0;
   uint32_t domain = 0;
   uint32_t hash_range = 0;
-  std::string sketch;  // "k:m"
-  std::string range;   // "lo:hi"
+  uint32_t hash_functions = 0;  // flh: k (0: wire::flh_default_functions)
+  std::string sketch;           // "k:m"
+  std::string range;            // "lo:hi"
   unsigned frac_bits = 16;
   uint32_t dim = 0;
   double radius = 0;
@@ -111,7 +112,7 @@ void check_epsilon(double epsilon);
 // `builds`), else "". Appended to the refusal of a block or protocol built from a tiny epsilon.
 std::string smallest_epsilon_hint(double epsilon, const std::function<bool(double)>& builds);
 
-// The block for the options (not for kent or winsorized-mean, whose blocks come from its protocol); public seeds (CMS/HCMS hash functions, vector-mean rotation signs)
+// The block for the options (not for kent or winsorized-mean, whose blocks come from its protocol); public seeds (CMS/HCMS/FLH hash functions, vector-mean rotation signs)
 // derive from --public-seed (seeding.h), not from the simulation's --seed, so fleets simulated
 // with different seeds share one block and their states merge. Throws cli_error naming the option
 // at fault.

@@ -15,7 +15,8 @@ namespace ldp::tools {
 // fault, or when no oracle can be built.
 std::vector<server::recommendation> ranked_oracles(uint32_t domain, double epsilon, uint64_t devices);
 
-// The "parameters" column: "g=8" (BLH, OLH), "k=16 m=1024" (CMS, HCMS), "" (the others).
+// The "parameters" column: "g=8" (BLH, OLH), "k=16 m=1024" (CMS, HCMS), "k=1024 g=8" (FLH), "" (the
+// others).
 std::string recommendation_parameters(const server::recommendation& r);
 
 }  // namespace ldp::tools

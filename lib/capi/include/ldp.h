@@ -64,6 +64,7 @@ enum ldp_mechanism_id {
   LDP_MECH_CMS = 7,
   LDP_MECH_HCMS = 8,
   LDP_MECH_KENT_VOTE = 9,
+  LDP_MECH_FLH = 10,
   LDP_MECH_LAPLACE = 16,
   LDP_MECH_LAPLACE_VECTOR = 17,
   LDP_MECH_DUCHI = 18,
@@ -144,10 +145,11 @@ ldp_status ldp_params_decode(ldp_params* params, const uint8_t* block, size_t si
 /* The canonical encoding (at most LDP_PARAMS_MAX_ENCODED_SIZE bytes); *written receives its size. */
 ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
 
-/* A frequency oracle (grr, sue, oue, blh, olh, hr, cms, hcms) over items [0, d) at the largest
+/* A frequency oracle (grr, sue, oue, blh, olh, flh, hr, cms, hcms) over items [0, d) at the largest
  * implementable epsilon not above `epsilon` (docs/mechanisms.md D.1). `rows`, `columns` and
- * `hash_seed` (32 public bytes) are for cms and hcms only and are ignored otherwise (pass 0, 0,
- * NULL). LDP_INVALID_ARGUMENT for another mechanism or out-of-range sizes or epsilon. */
+ * `hash_seed` (32 public bytes) are for cms, hcms (k rows, m columns) and flh (k hash functions,
+ * hash range g or 0 for the optimum) only and are ignored otherwise (pass 0, 0, NULL).
+ * LDP_INVALID_ARGUMENT for another mechanism or out-of-range sizes or epsilon. */
 ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double epsilon, uint32_t rows,
                                 uint32_t columns, const uint8_t hash_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
 
@@ -198,7 +200,7 @@ size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
  * *written. The workspace must be 8-byte aligned (a uint64_t array) and hold ldp_workspace_size()
  * bytes; it may be NULL when that is 0. Nothing is allocated. */
 
-/* grr, sue, oue, blh, olh, hr, cms or hcms (docs/mechanisms.md A.1-A.6): a report of `item` in [0, d)
+/* grr, sue, oue, blh, olh, flh, hr, cms or hcms (docs/mechanisms.md A.1-A.6): a report of `item` in [0, d)
  * (LDP_OUT_OF_RANGE otherwise). */
 ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
                               size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;

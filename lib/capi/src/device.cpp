@@ -149,7 +149,7 @@ ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capa
 ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double epsilon, uint32_t rows,
                                 uint32_t columns, const uint8_t hash_seed[LDP_SEED_SIZE]) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
-  const bool sketch = mechanism == LDP_MECH_CMS || mechanism == LDP_MECH_HCMS;
+  const bool sketch = mechanism == LDP_MECH_CMS || mechanism == LDP_MECH_HCMS || mechanism == LDP_MECH_FLH;
   if (mechanism > UINT8_MAX || (sketch && hash_seed == nullptr)) {
     clear(params);
     return code(status::invalid_argument);

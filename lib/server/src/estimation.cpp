@@ -1,5 +1,6 @@
 // Shared estimation pieces: docs/mechanisms.md A.0 (the variance template, plug-in c_v clipped to
 // [0, n]), the implemented support models of the pure oracles and the normal-approximation interval.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -29,7 +30,8 @@ support_model pure_model(const wire::params& p) noexcept {
     case frequency_oracle::sue:
     case frequency_oracle::oue: model.q = threshold_probability(p, field::threshold_other); break;
     case frequency_oracle::blh:
-    case frequency_oracle::olh: model.q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;  // q* (A.4)
+    case frequency_oracle::olh:
+    case frequency_oracle::flh: model.q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;  // q* (A.4)
     case frequency_oracle::hr: model.q = 0.5; break;  // orthogonal rows (A.5)
     case frequency_oracle::cms:
     case frequency_oracle::hcms: model = support_model{}; break;  // not a pure protocol
@@ -65,6 +67,20 @@ double confidence_z(double confidence) noexcept {
 double clip_count(double c, double n) noexcept {
   if (!(c > 0)) return 0;  // also maps NaN to 0
   return c < n ? c : n;
+}
+
+collision_sums sum_collisions(span<const uint32_t> items, const std::vector<double>& terms) {
+  std::vector<std::size_t> order(items.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return items[a] < items[b]; });
+  collision_sums out;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || items[order[i]] != items[order[i - 1]]) {
+      out.total += terms[order[i]];
+      ++out.distinct;
+    }
+  }
+  return out;
 }
 
 estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept {

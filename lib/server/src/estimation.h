@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
+#include "ldp/base/span.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/wire/params.h"
 
@@ -32,6 +34,16 @@ inline estimate empty_estimate(uint32_t item) noexcept {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   return estimate{item, nan, std::numeric_limits<double>::infinity(), nan, nan};
 }
+
+// The shared-hash collision sums of CMS, HCMS and FLH (docs/mechanisms.md A.4, A.6): term[i] is a
+// plug-in of f(x)(f(x) - 1) for x = items[i]; `total` sums the terms of the distinct items, which
+// `distinct` counts. It runs over the items being estimated (all d for estimate_all; for a candidate
+// list the candidates only, a lower bound).
+struct collision_sums {
+  double total = 0;
+  std::size_t distinct = 0;
+};
+[[nodiscard]] collision_sums sum_collisions(span<const uint32_t> items, const std::vector<double>& terms);
 
 // An estimate with its interval count +- z sqrt(variance).
 [[nodiscard]] estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept;

@@ -20,7 +20,7 @@ namespace ldp::server::detail {
 using aggregator_ptr = std::unique_ptr<frequency_aggregator>;
 
 // The factory of an aggregator over `cells` support counts with the implemented pure model (GRR,
-// SUE, OUE: d cells; HR: K cells).
+// SUE, OUE: d cells; HR: K cells; FLH: k g cells).
 template <class Aggregator>
 status make_pure_aggregator(const wire::params& p, uint64_t cells, aggregator_ptr* out) {
   const support_model model = pure_model(p);
@@ -34,6 +34,7 @@ status make_pure_aggregator(const wire::params& p, uint64_t cells, aggregator_pt
 [[nodiscard]] status make_grr_aggregator(const wire::params& p, aggregator_ptr* out);         // grr.cpp
 [[nodiscard]] status make_unary_aggregator(const wire::params& p, aggregator_ptr* out);       // unary.cpp
 [[nodiscard]] status make_local_hash_aggregator(const wire::params& p, aggregator_ptr* out);  // local_hashing.cpp
+[[nodiscard]] status make_flh_aggregator(const wire::params& p, aggregator_ptr* out);         // fast_local_hashing.cpp
 [[nodiscard]] status make_hr_aggregator(const wire::params& p, aggregator_ptr* out);          // hadamard_response.cpp
 [[nodiscard]] status make_sketch_aggregator(const wire::params& p, aggregator_ptr* out);      // sketch.cpp
 

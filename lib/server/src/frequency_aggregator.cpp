@@ -1,6 +1,6 @@
 // The frequency-oracle family of aggregators (docs/mechanisms.md A.0-A.8): which blocks it serves, its
 // saved counts, and the estimate entry points. The per-oracle parts live in grr.cpp, unary.cpp,
-// local_hashing.cpp, hadamard_response.cpp and sketch.cpp; ingestion, merge and the state header
+// local_hashing.cpp, fast_local_hashing.cpp, hadamard_response.cpp and sketch.cpp; ingestion, merge and the state header
 // are common to every family (aggregator.cpp).
 //
 // The counts in a saved state (after the common part documented in aggregator.cpp), every integer
@@ -13,6 +13,7 @@
 //                            bucket (duplicates allowed; bucket < g)
 //                otherwise:
 //                d x u64     C_v, reports whose hash of v equals their bucket    (each <= n)
+//     flh        k*g x u64   h[j g + y], reports of function j with bucket y, row-major    (sum = n)
 //     hr         K x u64     h[y], reports equal to y                    (sum = n)
 //     cms        k x u64     n_j, reports of row j                       (sum = n)
 //                k*m x u64   ones[j][l], row-major: row-j reports whose bit l is 1 (each <= n_j)
@@ -45,6 +46,7 @@ bool detail::frequency_body_size(const wire::params& p, uint64_t n, uint64_t* ou
     case frequency_oracle::oue: return checked_mul(p.get(field::domain), 8, out);
     case frequency_oracle::blh:
     case frequency_oracle::olh: *out = local_hash_body_size(n, p.get(field::domain)); return true;
+    case frequency_oracle::flh: return checked_mul(p.get(field::sketch_rows) * p.get(field::hash_range), 8, out);
     case frequency_oracle::hr: return checked_mul(p.get(field::hadamard_dim), 8, out);
     case frequency_oracle::cms:
     case frequency_oracle::hcms: {
@@ -67,6 +69,7 @@ status detail::make_frequency_aggregator(const wire::params& p, std::unique_ptr<
     case frequency_oracle::oue: s = make_unary_aggregator(p, &f); break;
     case frequency_oracle::blh:
     case frequency_oracle::olh: s = make_local_hash_aggregator(p, &f); break;
+    case frequency_oracle::flh: s = make_flh_aggregator(p, &f); break;
     case frequency_oracle::hr: s = make_hr_aggregator(p, &f); break;
     case frequency_oracle::cms:
     case frequency_oracle::hcms: s = make_sketch_aggregator(p, &f); break;

@@ -1,4 +1,4 @@
-// The histogram state of GRR and HR: h[y] of the reports' indexes, summing to n.
+// The histogram state of GRR, HR and FLH: h[y] of the reports' indexes, summing to n.
 #include "histogram_aggregator.h"
 
 #include "ldp/base/bits.h"

@@ -1,4 +1,4 @@
-// The histogram state of GRR (d values) and HR (K values) (histogram_aggregator.cpp).
+// The histogram state of GRR (d values), HR (K values) and FLH (k x g values) (histogram_aggregator.cpp).
 #ifndef LDP_SERVER_SRC_HISTOGRAM_AGGREGATOR_H
 #define LDP_SERVER_SRC_HISTOGRAM_AGGREGATOR_H
 

@@ -103,25 +103,18 @@ class sketch_aggregator : public frequency_aggregator {
       counts[i] = ratio * (sum / k - n / m);
     }
 
-    // Collision term over the distinct items being estimated.
-    const auto pair_term = [n](double f) {
-      const double c = clip_count(f, n);
-      const double t = c * (c - 1);
-      return t > 0 ? t : 0.0;
-    };
-    std::vector<std::size_t> order(items.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return items[a] < items[b]; });
-    double pairs = 0;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      if (i == 0 || items[order[i]] != items[order[i - 1]]) pairs += pair_term(counts[order[i]]);
+    // f(x')(f(x') - 1) of the estimates clipped to [0, n], each at least 0.
+    std::vector<double> terms(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const double c = clip_count(counts[i], n);
+      terms[i] = c * (c - 1) > 0 ? c * (c - 1) : 0.0;
     }
-
+    const double pairs = sum_collisions(items, terms).total;
     std::vector<estimate> out;
     out.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
       const double f = clip_count(counts[i], n);
-      double others = pairs - pair_term(counts[i]);
+      double others = pairs - terms[i];
       if (others < 0) others = 0;  // rounding
       const double variance = noise_variance(f, n) + others / (k * (m - 1));
       out.push_back(make_estimate(items[i], counts[i], variance, z));

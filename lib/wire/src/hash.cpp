@@ -44,4 +44,16 @@ uint32_t sketch_hash::operator()(uint32_t row, uint32_t value, uint32_t m) const
   return static_cast<uint32_t>((h * m) >> 32);
 }
 
+flh_key flh_function(const unsigned char hash_seed[seed_size], uint32_t j) noexcept {
+  unsigned char message[21];
+  for (int i = 0; i < 16; ++i) message[i] = hash_seed[16 + i];
+  store_le32(message + 16, j);
+  uint64_t coefficient[3];
+  for (unsigned char i = 0; i < 3; ++i) {
+    message[20] = i;
+    coefficient[i] = siphash24(hash_seed, span<const unsigned char>(message, sizeof message)) % flh_prime;
+  }
+  return {coefficient[0], coefficient[1], coefficient[2]};
+}
+
 }  // namespace ldp::wire

@@ -104,9 +104,9 @@ bool detail::oracle_rules_hold(const params& p) noexcept {
   }
   const uint64_t w = p.get(field::threshold_bits);
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
-  if (kind_of(p.mech) == payload_kind::unary_bits) return keep > other;                      // SUE, OUE, the vote
-  if (p.has(field::sketch_rows)) return keep_more_likely((uint64_t{1} << w) - other, 1, w);  // CMS, HCMS
-  // GRR over the domain, OLH and BLH over the hash range, HR over a sign.
+  if (kind_of(p.mech) == payload_kind::unary_bits) return keep > other;                         // SUE, OUE, the vote
+  if (p.has(field::sketch_columns)) return keep_more_likely((uint64_t{1} << w) - other, 1, w);  // CMS, HCMS
+  // GRR over the domain, OLH, BLH and FLH over the hash range, HR over a sign.
   const uint64_t values =
       p.mech == mechanism::hr ? 2 : p.get(p.has(field::hash_range) ? field::hash_range : field::domain);
   return keep_more_likely(keep, values - 1, w);
@@ -117,7 +117,8 @@ double detail::oracle_epsilon(const params& p) noexcept {
   switch (oracle_of(p.mech)) {  // the kent-vote is SUE over cells
     case frequency_oracle::grr: return keep_epsilon(keep, p.get(field::domain) - 1);
     case frequency_oracle::blh:
-    case frequency_oracle::olh: return keep_epsilon(keep, p.get(field::hash_range) - 1);
+    case frequency_oracle::olh:
+    case frequency_oracle::flh: return keep_epsilon(keep, p.get(field::hash_range) - 1);
     case frequency_oracle::hr: return keep_epsilon(keep, 1);
     case frequency_oracle::sue:
     case frequency_oracle::oue:
@@ -179,27 +180,45 @@ derived_params make_oue(double epsilon, uint32_t d) noexcept {
 
 derived_params make_blh(double epsilon, uint32_t d) noexcept { return make_olh(epsilon, d, 2); }
 
+namespace {
+
+// The hash range of OLH and FLH (A.4): whichever of floor(e^eps) + 1 and ceil(e^eps) + 1 has the
+// smaller implemented variance, at most 2^31.
+uint32_t local_hash_range(double epsilon) {
+  const double e = det_exp(epsilon);
+  const double lo = static_cast<double>(static_cast<uint64_t>(e)) + 1;
+  uint64_t best = 0;
+  double best_term = infinity;
+  for (double candidate : {lo, lo + 1}) {
+    const auto c = static_cast<uint64_t>(candidate < 2 ? 2 : candidate);
+    const double term = olh_leading_term(grr_threshold(epsilon, c), c);
+    if (term < best_term) {
+      best_term = term;
+      best = c;
+    }
+  }
+  return static_cast<uint32_t>(best > (uint64_t{1} << 31) ? (uint64_t{1} << 31) : best);
+}
+
+}  // namespace
+
 derived_params make_olh(double epsilon, uint32_t d, uint32_t g) noexcept {
   if (!valid_epsilon(epsilon) || d < 2) return fail();
-  if (g == 0) {
-    // Whichever of floor(e^eps) + 1 and ceil(e^eps) + 1 has the smaller implemented variance.
-    const double e = det_exp(epsilon);
-    const double lo = static_cast<double>(static_cast<uint64_t>(e)) + 1;
-    uint64_t best = 0;
-    double best_term = infinity;
-    for (double candidate : {lo, lo + 1}) {
-      const auto c = static_cast<uint64_t>(candidate < 2 ? 2 : candidate);
-      const double term = olh_leading_term(grr_threshold(epsilon, c), c);
-      if (term < best_term) {
-        best_term = term;
-        best = c;
-      }
-    }
-    g = static_cast<uint32_t>(best > (uint64_t{1} << 31) ? (uint64_t{1} << 31) : best);
-  }
+  if (g == 0) g = local_hash_range(epsilon);
   if (g < 2) return fail();
   params p = frequency_block(g == 2 ? mechanism::blh : mechanism::olh, d);
   p.set(field::threshold_keep, grr_threshold(epsilon, g)).set(field::hash_range, g);
+  return finish(p);
+}
+
+derived_params make_flh(double epsilon, uint32_t d, uint32_t k, const unsigned char hash_seed[seed_size],
+                        uint32_t g) noexcept {
+  if (!valid_epsilon(epsilon) || d < 2 || hash_seed == nullptr) return fail();
+  if (g == 0) g = local_hash_range(epsilon);
+  if (g < 2) return fail();
+  params p = frequency_block(mechanism::flh, d);
+  p.set(field::threshold_keep, grr_threshold(epsilon, g)).set(field::hash_range, g).set(field::sketch_rows, k);
+  p.set_seed(field::hash_seed, hash_seed);
   return finish(p);
 }
 
@@ -236,7 +255,7 @@ derived_params make_hcms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
 
 derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, uint32_t rows, uint32_t columns,
                                      const unsigned char* hash_seed) noexcept {
-  const bool sketch = m == mechanism::cms || m == mechanism::hcms;
+  const bool sketch = m == mechanism::cms || m == mechanism::hcms || m == mechanism::flh;
   if ((sketch && hash_seed == nullptr) || !in_family(m, mechanism_family::frequency_oracle)) return fail();
   switch (oracle_of(m)) {
     case frequency_oracle::grr: return make_grr(epsilon, d);
@@ -247,6 +266,7 @@ derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, ui
     case frequency_oracle::hr: return make_hr(epsilon, d);
     case frequency_oracle::cms: return make_cms(epsilon, d, rows, columns, hash_seed);
     case frequency_oracle::hcms: return make_hcms(epsilon, d, rows, columns, hash_seed);
+    case frequency_oracle::flh: return make_flh(epsilon, d, rows, hash_seed, columns);
   }
   return fail();
 }

@@ -89,6 +89,8 @@ bool ranges_hold(const params& p) {
   if (has(field::sketch_rows) && (get(field::sketch_rows) < 1 || get(field::sketch_rows) > 65536)) {
     return false;
   }
+  // An FLH report is one index j g + y below k g (a u32 on the wire).
+  if (p.mech == mechanism::flh && get(field::sketch_rows) * get(field::hash_range) > (uint64_t{1} << 32)) return false;
   if (has(field::sketch_columns)) {
     const uint64_t m = get(field::sketch_columns);
     if (m < 2 || m > (uint64_t{1} << 24) || (p.mech == mechanism::hcms && !is_pow2(m))) return false;

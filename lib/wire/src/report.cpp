@@ -12,7 +12,7 @@ using detail::writer;
 // The bound of the payload's index field (its values lie in [0, bound)).
 uint64_t index_bound(const params& p) {
   switch (kind_of(p.mech)) {
-    case payload_kind::index: return p.mech == mechanism::hr ? p.get(field::hadamard_dim) : p.get(field::domain);
+    case payload_kind::index: return index_payload_bound(p);
     case payload_kind::hash_bucket: return p.get(field::hash_range);
     case payload_kind::sketch_row:
     case payload_kind::sketch_cell: return p.get(field::sketch_rows);

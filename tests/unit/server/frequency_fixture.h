@@ -40,7 +40,7 @@ inline const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire
 inline constexpr double z95 = 1.959963984540054;  // two-sided 95% normal quantile
 
 // Blocks used throughout: small domains, epsilon 1 (1.5 for OLH: e^1.5 + 1 = 5.48 is not an
-// integer), sketches of k = 4 rows by m = 16 columns.
+// integer), sketches of k = 4 rows by m = 16 columns, FLH with k = 4 functions.
 inline params block(mechanism m, double eps = 1.0, uint32_t d = 10) {
   ldp::wire::derived_params r;
   switch (ldp::wire::oracle_of(m)) {  // the REQUIRE below rejects an m of another family
@@ -52,6 +52,7 @@ inline params block(mechanism m, double eps = 1.0, uint32_t d = 10) {
     case frequency_oracle::hr: r = ldp::wire::make_hr(eps, d); break;
     case frequency_oracle::cms: r = ldp::wire::make_cms(eps, d, 4, 16, sketch_seed); break;
     case frequency_oracle::hcms: r = ldp::wire::make_hcms(eps, d, 4, 16, sketch_seed); break;
+    case frequency_oracle::flh: r = ldp::wire::make_flh(eps, d, 4, sketch_seed); break;
   }
   REQUIRE(r.code == status::ok);
   REQUIRE(r.block.mech == m);
@@ -113,6 +114,9 @@ inline bytes random_report(const params& p, ldp::random::drbg& rng) {
       bits = random_bits(rng, p.get(field::sketch_columns));
       r.bits = bits;
       break;
+    case frequency_oracle::flh:
+      r.index = static_cast<uint32_t>(rng.next_u32() % ldp::wire::index_payload_bound(p));
+      break;
     case frequency_oracle::hcms:
       r.index = static_cast<uint32_t>(rng.next_u32() % p.get(field::sketch_rows));
       r.column = static_cast<uint32_t>(rng.next_u32() % p.get(field::sketch_columns));
@@ -170,7 +174,8 @@ inline std::vector<expected> reference_pure(const params& p, const std::vector<l
     case frequency_oracle::sue:
     case frequency_oracle::oue: q = prob(p, field::threshold_other); break;
     case frequency_oracle::blh:
-    case frequency_oracle::olh: q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;
+    case frequency_oracle::olh:
+    case frequency_oracle::flh: q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;
     case frequency_oracle::hr: q = 0.5; break;
     case frequency_oracle::cms:
     case frequency_oracle::hcms: FAIL("not a pure oracle: the sketches' reference is reference_sketch"); break;
@@ -189,6 +194,12 @@ inline std::vector<expected> reference_pure(const params& p, const std::vector<l
           s = ldp::wire::hash_to_range(ldp::wire::report_hash_key(r.seed), v,
                                        static_cast<uint32_t>(p.get(field::hash_range))) == r.index;
           break;
+        case frequency_oracle::flh: {  // function j = index / g, bucket index % g, by Horner's rule
+          const auto g = static_cast<uint32_t>(p.get(field::hash_range));
+          const auto key = ldp::wire::flh_function(p.hash_seed, r.index / g);
+          s = ldp::wire::flh_bucket(ldp::wire::flh_value(key, v), g) == r.index % g;
+          break;
+        }
         case frequency_oracle::hr: s = hadamard(v + 1, r.index) == 1; break;
         case frequency_oracle::cms:
         case frequency_oracle::hcms: break;  // failed above
@@ -198,6 +209,33 @@ inline std::vector<expected> reference_pure(const params& p, const std::vector<l
     const double c = (support - n * q) / (pk - q);
     const double var = n * q * (1 - q) / ((pk - q) * (pk - q)) + clip(c, n) * (1 - pk - q) / (pk - q);
     out.push_back({c, var});
+  }
+  return out;
+}
+
+// Naive reference for FLH over the items `items` (all d when empty): reference_pure's counts, and the
+// variance plus the plug-in shared-hash term of docs/mechanisms.md A.4 written out, with K = k (g - 1):
+// u(y) = c(y)(c(y) - 1) - V(y) (V the template variance), T = (sum of u over the D distinct items) /
+// (1 + (D - 1)/K), t(x) = (u(x) - T/K)/(1 - 1/K), term (T - t(x))/K, at least 0.
+inline std::vector<expected> reference_flh(const params& p, const std::vector<ldp::wire::report>& rs,
+                                           std::vector<uint32_t> items = {}) {
+  const std::vector<expected> pure = reference_pure(p, rs);
+  if (items.empty()) {
+    for (uint32_t v = 0; v < pure.size(); ++v) items.push_back(v);
+  }
+  const double shared =
+      static_cast<double>(p.get(field::sketch_rows)) * static_cast<double>(p.get(field::hash_range) - 1);
+  std::vector<uint32_t> distinct = items;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const auto u = [&](uint32_t y) { return pure[y].count * (pure[y].count - 1) - pure[y].variance; };
+  double total = 0;
+  for (uint32_t y : distinct) total += u(y);
+  total /= 1 + (static_cast<double>(distinct.size()) - 1) / shared;
+  std::vector<expected> out;
+  for (uint32_t x : items) {
+    const double own = (u(x) - total / shared) / (1 - 1 / shared);
+    out.push_back({pure[x].count, pure[x].variance + std::max(total - own, 0.0) / shared});
   }
   return out;
 }

@@ -46,6 +46,7 @@ double one_step_looser(ldp::wire::params p) {
     case frequency_oracle::grr:
     case frequency_oracle::blh:
     case frequency_oracle::olh:
+    case frequency_oracle::flh:
     case frequency_oracle::hr: p.set(field::threshold_keep, p.get(field::threshold_keep) + 1); break;
   }
   return ldp::wire::implemented_epsilon(p);

@@ -45,7 +45,8 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
         while (k <= d) k <<= 1;
         p.set(field::hadamard_dim, k);
       }
-      if (m == mechanism::olh) p.set(field::hash_range, pick(2, 300));
+      if (m == mechanism::olh || m == mechanism::flh) p.set(field::hash_range, pick(2, 300));
+      if (m == mechanism::flh) p.set(field::sketch_rows, pick(1, 65536));
       break;
     case payload_kind::sketch_row:
     case payload_kind::sketch_cell:
@@ -81,9 +82,7 @@ ldp::test::example_report random_report(const ldp::wire::params& p, ldp::random:
   };
   const uint64_t d = p.get(field::domain);
   switch (ldp::wire::kind_of(p.mech)) {
-    case payload_kind::index:
-      r.index = static_cast<uint32_t>(below(p.mech == mechanism::hr ? p.get(field::hadamard_dim) : d));
-      break;
+    case payload_kind::index: r.index = static_cast<uint32_t>(below(ldp::wire::index_payload_bound(p))); break;
     case payload_kind::unary_bits:
     case payload_kind::sketch_row: {
       const uint64_t nbits = ldp::wire::kind_of(p.mech) == payload_kind::unary_bits ? d : p.get(field::sketch_columns);

@@ -1,5 +1,5 @@
-// Device side of the frequency oracles (docs/mechanisms.md A.1-A.6): GRR, SUE, OUE, BLH, OLH, HR, CMS and
-// HCMS. A device holds one item v in [0, d) and writes one wire report (docs/wire_format.md). No
+// Device side of the frequency oracles (docs/mechanisms.md A.1-A.6): GRR, SUE, OUE, BLH, OLH, FLH, HR,
+// CMS and HCMS. A device holds one item v in [0, d) and writes one wire report (docs/wire_format.md). No
 // heap, no exceptions: unary and sketch encodings use a caller workspace of
 // frequency_context::workspace_size(p) bytes, and every size is a constant expression of the block.
 #ifndef LDP_DEVICE_FREQUENCY_H
@@ -135,6 +135,15 @@ status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) 
       r->seed = coins.raw_u64();
       const uint32_t bucket = wire::hash_to_range(wire::report_hash_key(r->seed), value, static_cast<uint32_t>(g));
       r->index = detail::grr(bucket, g, keep, coins);
+      return status::ok;
+    }
+    case frequency_oracle::flh: {
+      // One of the k public functions, uniform and revealed, drawn before the item is read (A.4);
+      // then GRR on the g buckets. The report's index is j g + y.
+      const auto g = static_cast<uint32_t>(p.get(field::hash_range));
+      const uint32_t j = coins.uniform_below(static_cast<uint32_t>(p.get(field::sketch_rows)));
+      const uint32_t bucket = wire::flh_bucket(wire::flh_value(wire::flh_function(p.hash_seed, j), value), g);
+      r->index = j * g + detail::grr(bucket, g, keep, coins);
       return status::ok;
     }
     case frequency_oracle::hr: {

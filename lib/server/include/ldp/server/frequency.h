@@ -28,7 +28,7 @@ enum class postprocess : uint8_t {
 // (or the mechanism's closed form) with the plug-in c_v clipped to [0, n].
 class frequency_aggregator : public aggregator {
  public:
-  // As aggregator::create, for the frequency oracles (grr, sue, oue, blh, olh, hr, cms, hcms) and
+  // As aggregator::create, for the frequency oracles (grr, sue, oue, blh, olh, flh, hr, cms, hcms) and
   // the user-level vote (kent-vote, counted as SUE); invalid_parameters for other mechanisms or an
   // estimator that would divide by zero (p-hat equal to q-hat, i.e. epsilon_impl = 0; HR/CMS/HCMS
   // with a flip probability of exactly 1/2).
@@ -40,7 +40,7 @@ class frequency_aggregator : public aggregator {
   [[nodiscard]] static bool handles(wire::mechanism m) noexcept;
 
   // Estimates for the given candidates (any value < d; a candidate >= d gets NaN in every field).
-  // CMS/HCMS: the hash-collision variance term uses the clipped estimates of the distinct
+  // CMS/HCMS/FLH: the hash-collision variance term uses the clipped estimates of the distinct
   // requested items (all d items for estimate_all). Empty if memory runs out (never throws).
   [[nodiscard]] std::vector<estimate> estimate_items(span<const uint32_t> items, double confidence = 0.95) const;
 
@@ -59,17 +59,19 @@ class frequency_aggregator : public aggregator {
 
 struct recommendation {
   wire::mechanism mech = wire::mechanism::none;
-  uint32_t g_or_k = 0;             // OLH/BLH hash range, or CMS/HCMS rows; 0 otherwise
-  uint32_t m = 0;                  // CMS/HCMS columns
+  uint32_t g_or_k = 0;             // OLH/BLH hash range, or CMS/HCMS rows, or FLH functions k; 0 otherwise
+  uint32_t m = 0;                  // CMS/HCMS columns, FLH hash range g
   double variance_per_report = 0;  // leading Var[c_v]/n with the implemented parameters
   double std_error = 0;            // sqrt(n * variance_per_report) for the given n
   uint64_t report_bytes = 0;       // wire report size (header included)
+  double estimate_cost = 0;        // steps of estimate_all after ingestion, e.g. n d hashes for OLH
 };
 
-// Every oracle ranked by implemented leading variance for (d, epsilon, n), best first
-// (docs/mechanisms.md A.8). Oracles whose block cannot be built for (d, epsilon) are left out; empty
-// for invalid arguments or when memory runs out (never throws). CMS and HCMS use k = 16 rows and
-// m = 1024 columns (src/recommend.cpp).
+// Every oracle ranked by implemented leading variance for (d, epsilon, n), best first, those whose
+// estimate costs more than 10^11 steps after the others (docs/mechanisms.md A.8). Oracles whose
+// block cannot be built for (d, epsilon) are left out; empty for invalid arguments or when memory
+// runs out (never throws). CMS and HCMS use k = 16 rows and m = 1024 columns, FLH
+// k = wire::flh_default_functions (src/recommend.cpp).
 [[nodiscard]] std::vector<recommendation> recommend(uint32_t d, double epsilon, uint64_t n);
 
 }  // namespace ldp::server

@@ -13,10 +13,10 @@ namespace ldp::wire {
 enum class field : uint8_t {
   domain = 1,              // u32  d: items, cells, or vector dimension
   threshold_bits = 2,      // u8   w: thresholds are out of 2^w, 1 <= w <= 63
-  threshold_keep = 3,      // u64  T_p (GRR/HR/OLH/SUE keep, OUE true-bit, Duchi T_hi)
+  threshold_keep = 3,      // u64  T_p (GRR/HR/OLH/FLH/SUE keep, OUE true-bit, Duchi T_hi)
   threshold_other = 4,     // u64  T_q (SUE/OUE other bits, CMS/HCMS flip, Duchi T_lo)
-  hash_range = 5,          // u32  g (BLH, OLH)
-  sketch_rows = 6,         // u32  k (CMS, HCMS)
+  hash_range = 5,          // u32  g (BLH, OLH, FLH)
+  sketch_rows = 6,         // u32  k (CMS, HCMS rows; FLH hash functions)
   sketch_columns = 7,      // u32  m (CMS, HCMS)
   hadamard_dim = 8,        // u32  K (HR) or padded dimension d~ (vector mechanisms), a power of two
   frac_bits = 9,           // u8   fixed-point fraction bits of values, <= 62
@@ -29,7 +29,7 @@ enum class field : uint8_t {
   interval_lo = 16,        // i64  broadcast interval [L, U] of round 2, in fixed point
   interval_hi = 17,        // i64
   observations = 18,       // u32  observation cap T~ of a user-level protocol
-  hash_seed = 19,          // 32 bytes: public seed of hash families (CMS, HCMS)
+  hash_seed = 19,          // 32 bytes: public seed of hash families (CMS, HCMS, FLH)
   rotation_seed = 20,      // 32 bytes: public seed of the rotation signs D (vector mechanisms)
   radius = 21,             // i64  L2 radius R of vector mean estimation, in fixed point (R * 2^f)
   vector_dim = 22,         // u32  d of a user-level protocol on vectors (Kent M2, M3)

@@ -35,6 +35,7 @@ enum class mechanism : uint8_t {
   cms = 7,                 // A.6 count-mean sketch
   hcms = 8,                // A.6 Hadamard count-mean sketch
   kent_vote = 9,           // C.1 P1, round 1 of the user-level protocols
+  flh = 10,                // A.4 fast local hashing: one of k public hash functions
   laplace = 16,            // B.1 discrete Laplace on a fixed-point grid, one value
   laplace_vector = 17,     // B.1 per coordinate, L1 sensitivity
   duchi = 18,              // B.2 one-bit mean
@@ -49,7 +50,7 @@ enum class mechanism : uint8_t {
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
 // The first five are the frequency oracles' (params.cpp relies on the order).
 enum class payload_kind : uint8_t {
-  index,             // one value in [0, n): GRR (n = d), HR (n = K)
+  index,             // one value in [0, n): GRR (n = d), HR (n = K), FLH (n = k g: function j, bucket y as j g + y)
   unary_bits,        // d packed bits: SUE, OUE, kent_vote
   hash_bucket,       // 64-bit seed + bucket in [0, g): BLH, OLH
   sketch_row,        // row in [0, k) + m packed bits: CMS
@@ -78,9 +79,9 @@ enum class mechanism_family : uint8_t {
 // user-level rounds are counted by another family's code, so their member names the mechanism of
 // that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
-enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms };  // docs/mechanisms.md A
-enum class mean_member : uint8_t { laplace, laplace_vector, duchi };               // B.1, B.2
-enum class vector_mean_member : uint8_t { duchi, laplace };                        // B.5
+enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh };  // docs/mechanisms.md A
+enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                    // B.1, B.2
+enum class vector_mean_member : uint8_t { duchi, laplace };                             // B.5
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -136,6 +137,10 @@ inline constexpr mechanism_row mechanism_table[] = {
      required_group::frequency | field_bits(field::threshold_keep, field::hash_range), true},
     {mechanism::olh, "olh", "olh", payload_kind::hash_bucket, mechanism_family::frequency_oracle, frequency_oracle::olh,
      required_group::frequency | field_bits(field::threshold_keep, field::hash_range), true},
+    {mechanism::flh, "flh", "flh", payload_kind::index, mechanism_family::frequency_oracle, frequency_oracle::flh,
+     required_group::frequency |
+         field_bits(field::threshold_keep, field::hash_range, field::sketch_rows, field::hash_seed),
+     true},
     {mechanism::hr, "hr", "hr", payload_kind::index, mechanism_family::frequency_oracle, frequency_oracle::hr,
      required_group::frequency | field_bits(field::threshold_keep, field::hadamard_dim), true},
     {mechanism::cms, "cms", "cms", payload_kind::sketch_row, mechanism_family::frequency_oracle, frequency_oracle::cms,

@@ -37,8 +37,19 @@ struct derived_params {
 [[nodiscard]] derived_params make_hcms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
                                        const unsigned char hash_seed[seed_size]) noexcept;
 
-// Any of the eight by id: `rows`, `columns` and `hash_seed` are used by CMS and HCMS only (and may
-// be 0 / null otherwise); invalid_argument for a mechanism that is not a frequency oracle.
+// The number of FLH functions the tool and the recommender use unless told otherwise (A.4: the
+// shared-hash variance is below 5 % of OLH's when sum_w c_w^2 <= 0.05 k (g - 1) n V, V OLH's
+// variance per report).
+inline constexpr uint32_t flh_default_functions = 1024;
+
+// FLH (A.4): k public hash functions from a 32-byte seed (k g <= 2^32), GRR over g buckets; g as
+// for OLH (0 chooses).
+[[nodiscard]] derived_params make_flh(double epsilon, uint32_t d, uint32_t k, const unsigned char hash_seed[seed_size],
+                                      uint32_t g = 0) noexcept;
+
+// Any of the nine by id: `rows`, `columns` and `hash_seed` are used by CMS, HCMS (k rows, m
+// columns) and FLH (k functions, hash range g or 0 for OLH's choice) only (and may be 0 / null
+// otherwise); invalid_argument for a mechanism that is not a frequency oracle.
 [[nodiscard]] derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, uint32_t rows = 0,
                                                    uint32_t columns = 0,
                                                    const unsigned char* hash_seed = nullptr) noexcept;

@@ -26,11 +26,18 @@ inline constexpr std::size_t varint_max_size = 10;
   return n <= (uint64_t{1} << 8) ? 1 : n <= (uint64_t{1} << 16) ? 2 : n <= (uint64_t{1} << 24) ? 3 : 4;
 }
 
+// The values of an index payload lie in [0, bound): GRR d, HR K, FLH k g (function j and bucket y
+// as j g + y).
+[[nodiscard]] constexpr uint64_t index_payload_bound(const params& p) noexcept {
+  if (p.mech == mechanism::flh) return p.get(field::sketch_rows) * p.get(field::hash_range);
+  return p.mech == mechanism::hr ? p.get(field::hadamard_dim) : p.get(field::domain);
+}
+
 // The largest payload the parameters allow (exact for every fixed-size payload kind).
 [[nodiscard]] constexpr std::size_t max_payload_size(const params& p) noexcept {
   const uint64_t d = p.get(field::domain);
   switch (kind_of(p.mech)) {
-    case payload_kind::index: return index_bytes(p.mech == mechanism::hr ? p.get(field::hadamard_dim) : d);
+    case payload_kind::index: return index_bytes(index_payload_bound(p));
     case payload_kind::unary_bits: return static_cast<std::size_t>((d + 7) / 8);
     case payload_kind::hash_bucket: return 8 + index_bytes(p.get(field::hash_range));
     case payload_kind::sketch_row:

@@ -1,0 +1,156 @@
+// FLH, fast local hashing (Cormode, Maddock, Maple 2021), aggregation and estimation:
+// docs/mechanisms.md A.4.
+//
+// A report names one of the block's k public functions H_j (wire::flh_function, j revealed) and a
+// bucket y = GRR_g(H_j(v)), as the index j g + y. The state is the histogram h of those indexes:
+// k x g exact counts, h[j g + y] (histogram_aggregator: merge by addition, saved as k g u64 summing
+// to n). O(1) per report.
+//
+// Support of v: C_v = sum_j h[j g + H_j(v)], O(k) per item, so O(k d) for every item instead of
+// OLH's O(n d). Estimator as OLH: the A.0 template with (p-hat, q* = 1/g). Variance: the template
+// plus the term of users who share a function, sum_{w != v} c_w (c_w - 1) / (k (g - 1)) [derived in
+// A.4 for 3-wise independent functions]. [impl] Its plug-in runs over the D items being estimated,
+// from u_w = c-hat_w (c-hat_w - 1) - V_w (V the template variance), whose expectation is
+// t_w + (T - t_w)/(k (g - 1)) with t_w = c_w (c_w - 1), T = sum t_w: solved for T and t_v, unbiased
+// where the clipped plug-in of CMS (sketch.cpp) counts the noise of every item as collisions.
+#include <algorithm>
+
+#include "estimation.h"
+#include "factories.h"
+#include "histogram_aggregator.h"
+#include "ldp/wire/hash.h"
+#include "support_model.h"
+
+namespace ldp::server::detail {
+namespace {
+
+using wire::field;
+
+// Items per block of the all-items decode: the block's support counts (32 KiB) stay in L1 while every
+// function adds to them.
+constexpr uint32_t decode_block = 4096;
+
+class flh_aggregator final : public histogram_aggregator {
+ public:
+  flh_aggregator(const wire::params& p, std::size_t cells, support_model model)
+      : histogram_aggregator(p, cells, model),
+        k_(static_cast<uint32_t>(p.get(field::sketch_rows))),
+        g_(static_cast<uint32_t>(p.get(field::hash_range))) {}
+
+ protected:
+  std::vector<estimate> estimate_items_impl(span<const uint32_t> items, double z) const override {
+    const std::vector<uint64_t> support = supports(items);
+    const auto n = static_cast<double>(reports_);
+    std::vector<double> counts(items.size()), noise(items.size()), terms(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      counts[i] = model_.count(static_cast<double>(support[i]), n);
+      noise[i] = model_.variance(counts[i], n);
+      // E[c-hat (c-hat - 1)] = c (c - 1) + Var c-hat: an unbiased plug-in, unclipped (A.4 [impl]).
+      terms[i] = counts[i] * (counts[i] - 1) - noise[i];
+    }
+    // With K = k (g - 1), E[terms_w] = t_w + (T - t_w)/K for t_w = c_w (c_w - 1) and T their sum over
+    // the D distinct items (each c-hat carries the shared-hash term of the others): solved for T and
+    // t_v, the term of v is (T - t_v)/K. K = 1 (k = 1, g = 2) cannot separate t_v from T: T/K.
+    const collision_sums sums = sum_collisions(items, terms);
+    const double shared = static_cast<double>(k_) * static_cast<double>(g_ - 1);
+    const double total = sums.total / (1 + (static_cast<double>(sums.distinct) - 1) / shared);
+    std::vector<estimate> out;
+    out.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const double own = shared > 1 ? (terms[i] - total / shared) / (1 - 1 / shared) : 0.0;
+      const double others = total - own > 0 ? total - own : 0.0;
+      out.push_back(make_estimate(items[i], counts[i], noise[i] + others / shared, z));
+    }
+    return out;
+  }
+
+ private:
+  // C_v of each item: by finite differences over all d items when the items are at least an eighth
+  // of the domain (about the break-even of the two loops), otherwise by Horner's rule per function.
+  std::vector<uint64_t> supports(span<const uint32_t> items) const {
+    std::vector<wire::flh_key> keys(k_);
+    for (uint32_t j = 0; j < k_; ++j) keys[j] = wire::flh_function(params_.hash_seed, j);
+    const uint64_t d = params_.get(field::domain);
+    std::vector<uint64_t> out(items.size());
+    if (uint64_t{items.size()} * 8 >= d) {
+      const std::vector<uint64_t> all = all_supports(keys);
+      for (std::size_t i = 0; i < items.size(); ++i) out[i] = all[items[i]];
+      return out;
+    }
+    for (uint32_t j = 0; j < k_; ++j) {
+      const uint64_t* row = hist_.data() + std::size_t{j} * g_;
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        out[i] += row[wire::flh_bucket(wire::flh_value(keys[j], items[i]), g_)];
+      }
+    }
+    return out;
+  }
+
+  // Every item's support. h_j(v + 1) - h_j(v) = a (2 v + 1) + b: each function walks the items with
+  // its value and that difference, two modular additions per item, block by block; `lanes`
+  // functions walk together (independent chains the CPU overlaps, one store per item).
+  std::vector<uint64_t> all_supports(const std::vector<wire::flh_key>& keys) const {
+    const auto d = static_cast<uint32_t>(params_.get(field::domain));
+    std::vector<uint64_t> support(d);
+    std::vector<walker> walkers;  // the functions some report named
+    for (uint32_t j = 0; j < k_; ++j) {
+      const uint64_t* row = hist_.data() + std::size_t{j} * g_;
+      if (std::none_of(row, row + g_, [](uint64_t c) { return c != 0; })) continue;
+      walkers.push_back({row, keys[j].c, wire::add_mod61(keys[j].a, keys[j].b), wire::add_mod61(keys[j].a, keys[j].a)});
+    }
+    const std::size_t grouped = walkers.size() - walkers.size() % lanes;
+    for (uint32_t first = 0; first < d; first += decode_block) {
+      const uint32_t last = d - first < decode_block ? d : first + decode_block;
+      for (std::size_t w = 0; w < grouped; w += lanes) walk<lanes>(&walkers[w], first, last, support.data());
+      for (std::size_t w = grouped; w < walkers.size(); ++w) walk<1>(&walkers[w], first, last, support.data());
+    }
+    return support;
+  }
+
+  // One function's row of counts and its position: h_j(v), h_j(v + 1) - h_j(v), and 2a.
+  struct walker {
+    const uint64_t* row;
+    uint64_t value;
+    uint64_t step;
+    uint64_t twice_a;
+  };
+  static constexpr std::size_t lanes = 4;
+
+  // Adds the counts of W functions to support[first, last) and advances them to `last`.
+  template <std::size_t W>
+  void walk(walker* w, uint32_t first, uint32_t last, uint64_t* support) const {
+    uint64_t h[W], delta[W], twice_a[W];
+    const uint64_t* row[W];
+    for (std::size_t i = 0; i < W; ++i) {
+      h[i] = w[i].value;
+      delta[i] = w[i].step;
+      twice_a[i] = w[i].twice_a;
+      row[i] = w[i].row;
+    }
+    const uint32_t g = g_;
+    for (uint32_t v = first; v < last; ++v) {
+      uint64_t sum = 0;
+      for (std::size_t i = 0; i < W; ++i) {
+        sum += row[i][wire::flh_bucket(h[i], g)];
+        h[i] = wire::add_mod61(h[i], delta[i]);
+        delta[i] = wire::add_mod61(delta[i], twice_a[i]);
+      }
+      support[v] += sum;
+    }
+    for (std::size_t i = 0; i < W; ++i) {
+      w[i].value = h[i];
+      w[i].step = delta[i];
+    }
+  }
+
+  uint32_t k_;
+  uint32_t g_;
+};
+
+}  // namespace
+
+status make_flh_aggregator(const wire::params& p, aggregator_ptr* out) {
+  return make_pure_aggregator<flh_aggregator>(p, p.get(field::sketch_rows) * p.get(field::hash_range), out);
+}
+
+}  // namespace ldp::server::detail
