@@ -265,16 +265,22 @@ def python_runs_during(call) -> bool:
 
 
 def test_the_gil_is_released(tmp_path):
-    p = ldpkit.params("olh", epsilon=1.0, domain=1000)
-    items = np.arange(400_000) % 1000
-    randomizer = ldpkit.Randomizer(p, seed=1)
+    # Sized so each call lasts well over python_runs_during's 20 ms: GRR randomizes and ingests
+    # 8 M reports (ingest runs at tens of millions a second since issue 19), OLH's estimate does
+    # O(n d) hash evaluations.
+    grr = ldpkit.params("grr", epsilon=1.0, domain=16)
+    items = np.arange(8_000_000) % 16
+    randomizer = ldpkit.Randomizer(grr, seed=1)
     assert python_runs_during(lambda: randomizer.randomize(items))
     batch = randomizer.randomize(items)
     (tmp_path / "b.ldpb").write_bytes(batch)
-    agg = ldpkit.Aggregator(p)
+    agg = ldpkit.Aggregator(grr)
     assert python_runs_during(lambda: agg.add_batch(batch))
     assert python_runs_during(lambda: agg.add_file(tmp_path / "b.ldpb"))
-    assert python_runs_during(lambda: agg.estimate())
+    olh = ldpkit.params("olh", epsilon=1.0, domain=1000)
+    counted = ldpkit.Aggregator(olh)
+    counted.add_batch(ldpkit.Randomizer(olh, seed=1).randomize(np.arange(400_000) % 1000))
+    assert python_runs_during(lambda: counted.estimate())
 
 
 def test_buffers_in_place_or_refused():
