@@ -38,7 +38,8 @@ using wire::field;
 // adds to them; the threads claim blocks.
 constexpr uint32_t decode_block = 4096;
 // The least function-item pairs worth a thread of their own (the rule of OLH's support counting,
-// docs/architecture.md "Threads"): about 1.1 ms of the walk on one core here (1.06 ns a pair), several times what starting and joining a thread costs.
+// docs/architecture.md "Threads"): about 1.1 ms of the walk on one core here (1.06 ns a pair),
+// several times what starting and joining a thread costs.
 constexpr uint64_t min_pairs_per_thread = uint64_t{1} << 20;
 
 class flh_aggregator final : public histogram_aggregator {
