@@ -159,7 +159,8 @@ def batch_params(source: Union[str, "os.PathLike[str]", BytesLike]) -> _core.Par
 def mechanisms(domain: int, epsilon: float, devices: int = 1_000_000) -> pd.DataFrame:
     """``ldp mechanisms``: the frequency oracles ranked by implemented variance for a domain of
     ``domain`` items, ``epsilon`` and ``devices`` reports, best first, as a DataFrame with columns
-    rank, mechanism, parameters, g_or_k, m, variance_per_report, std_error, report_bytes."""
+    rank, mechanism, parameters, g_or_k, m, variance_per_report, std_error, report_bytes,
+    estimate_steps (the decoding work after ingestion: OLH n·d hashes, FLH k·d, ...)."""
     for name, value in (("domain", domain), ("devices", devices)):
         if not _is_int(value):
             raise TypeError(f"{name} must be an int, got {type(value).__name__}")
@@ -170,7 +171,10 @@ def mechanisms(domain: int, epsilon: float, devices: int = 1_000_000) -> pd.Data
     rows: List[Tuple[Any, ...]] = _core.recommend(int(domain), float(epsilon), int(devices))
     frame = pd.DataFrame(
         rows,
-        columns=["mechanism", "parameters", "g_or_k", "m", "variance_per_report", "std_error", "report_bytes"],
+        columns=[
+            "mechanism", "parameters", "g_or_k", "m", "variance_per_report", "std_error", "report_bytes",
+            "estimate_steps",
+        ],
     )
     frame.insert(0, "rank", range(1, len(frame) + 1))
     return frame

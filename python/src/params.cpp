@@ -220,13 +220,13 @@ void bind_params(py::module_& m) {
         py::list out;
         for (const server::recommendation& r : tools::ranked_oracles(domain, epsilon, devices)) {
           out.append(py::make_tuple(wire::mechanism_name(r.mech), tools::recommendation_parameters(r), r.g_or_k, r.m,
-                                    r.variance_per_report, r.std_error, r.report_bytes));
+                                    r.variance_per_report, r.std_error, r.report_bytes, r.estimate_cost));
         }
         return out;
       },
       py::arg("domain"), py::arg("epsilon"), py::arg("devices"),
       "`ldp mechanisms`' ranking, best first: (mechanism, parameters, g_or_k, m, variance_per_report, "
-      "std_error, report_bytes) tuples.");
+      "std_error, report_bytes, estimate_steps) tuples.");
 }
 
 }  // namespace ldp::python

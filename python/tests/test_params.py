@@ -102,6 +102,10 @@ def test_mechanisms_is_the_tools_ranking(run_ldp):
     assert list(frame["parameters"]) == [r[2] for r in rows]
     assert list(frame["rank"]) == list(range(1, len(rows) + 1))
     assert [f"{v:.4g}" for v in frame["variance_per_report"]] == [r[3] for r in rows]
+    assert [f"{v:.3g}" for v in frame["estimate_steps"]] == [r[6] for r in rows]
+    # At n = 10^7, d = 10^5 OLH's n d decode is over the budget: FLH (k d) ranks above it.
+    big = list(ldpkit.mechanisms(10**5, 1.0, devices=10**7)["mechanism"])
+    assert big.index("flh") < big.index("olh")
     with pytest.raises(ldpkit.Error):
         ldpkit.mechanisms(1000, 100.0)
     with pytest.raises(TypeError):

@@ -26,6 +26,7 @@ FLEETS = [
     ("blh", ["-m", "blh", "--domain", "50"]),
     ("olh", ["-m", "olh", "--domain", "50"]),
     ("hr", ["-m", "hr", "--domain", "50"]),
+    ("flh", ["-m", "flh", "--domain", "50", "--hash-functions", "64", "--public-seed", "3"]),
     ("cms", ["-m", "cms", "--domain", "50", "--sketch", "8:64", "--public-seed", "3"]),
     ("hcms", ["-m", "hcms", "--domain", "50", "--sketch", "8:64"]),
     ("laplace", ["-m", "laplace", "--range", "-2:6"]),
@@ -54,6 +55,16 @@ def run(ldp, *args):
         sys.exit(f"ldp {' '.join(args)} exited {result.returncode}:\n{result.stdout}{result.stderr}")
 
 
+def merge(ldp, work, mechanism, options):
+    """Writes <mechanism>-b and -c (batches and states of 400 and 300 devices) and their merge."""
+    for part, devices, seed in (("b", "400", "12"), ("c", "300", "13")):
+        run(ldp, "simulate", "-e", "1", "-m", mechanism, "--domain", "50", *options, "--devices", devices,
+            "--seed", seed, "--data", "uniform", "--out", f"{work}/{mechanism}-{part}.ldpb")
+        run(ldp, "aggregate", f"{work}/{mechanism}-{part}.ldpb", "--out", f"{work}/{mechanism}-{part}.ldps")
+    run(ldp, "merge", f"{work}/{mechanism}-b.ldps", f"{work}/{mechanism}-c.ldps",
+        "--out", f"{work}/{mechanism}-merged.ldps")
+
+
 def produce(ldp, work):
     """Runs the fixed pipeline in `work` and returns the names of the files it wrote."""
     for name, options in FLEETS:
@@ -65,14 +76,9 @@ def produce(ldp, work):
         for batch in batches:
             extra = [o.format(dir=work) for o in AGGREGATED.get(name, [])] if batch == f"{name}.ldpb" else []
             run(ldp, "aggregate", f"{work}/{batch}", *extra, "--out", f"{work}/{batch[:-5]}.ldps")
-    # A merge of two states of one mechanism.
-    run(ldp, "simulate", "-e", "1", "-m", "olh", "--domain", "50", "--devices", "400", "--seed", "12",
-        "--data", "uniform", "--out", f"{work}/olh-b.ldpb")
-    run(ldp, "aggregate", f"{work}/olh-b.ldpb", "--out", f"{work}/olh-b.ldps")
-    run(ldp, "simulate", "-e", "1", "-m", "olh", "--domain", "50", "--devices", "300", "--seed", "13",
-        "--data", "uniform", "--out", f"{work}/olh-c.ldpb")
-    run(ldp, "aggregate", f"{work}/olh-c.ldpb", "--out", f"{work}/olh-c.ldps")
-    run(ldp, "merge", f"{work}/olh-b.ldps", f"{work}/olh-c.ldps", "--out", f"{work}/olh-merged.ldps")
+    # Merges of two states of one mechanism.
+    merge(ldp, work, "olh", [])
+    merge(ldp, work, "flh", ["--hash-functions", "16", "--public-seed", "4"])
     return sorted(os.listdir(work))
 
 

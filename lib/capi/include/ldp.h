@@ -149,7 +149,9 @@ ldp_status ldp_params_encode(const ldp_params* params, uint8_t* out, size_t capa
  * implementable epsilon not above `epsilon` (docs/mechanisms.md D.1). `rows`, `columns` and
  * `hash_seed` (32 public bytes) are for cms, hcms (k rows, m columns) and flh (k hash functions,
  * hash range g or 0 for the optimum) only and are ignored otherwise (pass 0, 0, NULL).
- * LDP_INVALID_ARGUMENT for another mechanism or out-of-range sizes or epsilon. */
+ * LDP_INVALID_ARGUMENT for another mechanism, no hash_seed, d < 2, g = 1 or an out-of-range epsilon;
+ * LDP_INVALID_PARAMETERS when k, m or k g break the block's rules (docs/wire_format.md 3: 1 <= k <=
+ * 65536, FLH k g <= 2^32). */
 ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double epsilon, uint32_t rows,
                                 uint32_t columns, const uint8_t hash_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
 

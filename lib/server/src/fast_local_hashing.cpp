@@ -14,21 +14,33 @@
 // t_w + (T - t_w)/(k (g - 1)) with t_w = c_w (c_w - 1), T = sum t_w: solved for T and t_v, unbiased
 // where the clipped plug-in of CMS (sketch.cpp) counts the noise of every item as collisions.
 #include <algorithm>
+#include <atomic>
 
 #include "estimation.h"
 #include "factories.h"
 #include "histogram_aggregator.h"
 #include "ldp/wire/hash.h"
+#include "parallel.h"
 #include "support_model.h"
+
+#if defined(__GNUC__)  // GCC and Clang
+#define LDP_FLH_OUT_OF_LINE [[gnu::noinline]]
+#else
+#define LDP_FLH_OUT_OF_LINE
+#endif
 
 namespace ldp::server::detail {
 namespace {
 
 using wire::field;
 
-// Items per block of the all-items decode: the block's support counts (32 KiB) stay in L1 while every
-// function adds to them.
+// Items per block of the decode: the block's support counts (32 KiB) stay in L1 while every function
+// adds to them; the threads claim blocks.
 constexpr uint32_t decode_block = 4096;
+// The least function-item pairs worth a thread of their own (the rule of OLH's support counting,
+// docs/architecture.md "Threads"): about 1.1 ms of the walk on one core here (1.06 ns a pair),
+// several times what starting and joining a thread costs.
+constexpr uint64_t min_pairs_per_thread = uint64_t{1} << 20;
 
 class flh_aggregator final : public histogram_aggregator {
  public:
@@ -65,67 +77,95 @@ class flh_aggregator final : public histogram_aggregator {
   }
 
  private:
-  // C_v of each item: by finite differences over all d items when the items are at least an eighth
-  // of the domain (about the break-even of the two loops), otherwise by Horner's rule per function.
-  std::vector<uint64_t> supports(span<const uint32_t> items) const {
-    std::vector<wire::flh_key> keys(k_);
-    for (uint32_t j = 0; j < k_; ++j) keys[j] = wire::flh_function(params_.hash_seed, j);
-    const uint64_t d = params_.get(field::domain);
-    std::vector<uint64_t> out(items.size());
-    if (uint64_t{items.size()} * 8 >= d) {
-      const std::vector<uint64_t> all = all_supports(keys);
-      for (std::size_t i = 0; i < items.size(); ++i) out[i] = all[items[i]];
-      return out;
-    }
-    for (uint32_t j = 0; j < k_; ++j) {
-      const uint64_t* row = hist_.data() + std::size_t{j} * g_;
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        out[i] += row[wire::flh_bucket(wire::flh_value(keys[j], items[i]), g_)];
-      }
-    }
-    return out;
-  }
-
-  // Every item's support. h_j(v + 1) - h_j(v) = a (2 v + 1) + b: each function walks the items with
-  // its value and that difference, two modular additions per item, block by block; `lanes`
-  // functions walk together (independent chains the CPU overlaps, one store per item).
-  std::vector<uint64_t> all_supports(const std::vector<wire::flh_key>& keys) const {
-    const auto d = static_cast<uint32_t>(params_.get(field::domain));
-    std::vector<uint64_t> support(d);
-    std::vector<walker> walkers;  // the functions some report named
-    for (uint32_t j = 0; j < k_; ++j) {
-      const uint64_t* row = hist_.data() + std::size_t{j} * g_;
-      if (std::none_of(row, row + g_, [](uint64_t c) { return c != 0; })) continue;
-      walkers.push_back({row, keys[j].c, wire::add_mod61(keys[j].a, keys[j].b), wire::add_mod61(keys[j].a, keys[j].a)});
-    }
-    const std::size_t grouped = walkers.size() - walkers.size() % lanes;
-    for (uint32_t first = 0; first < d; first += decode_block) {
-      const uint32_t last = d - first < decode_block ? d : first + decode_block;
-      for (std::size_t w = 0; w < grouped; w += lanes) walk<lanes>(&walkers[w], first, last, support.data());
-      for (std::size_t w = grouped; w < walkers.size(); ++w) walk<1>(&walkers[w], first, last, support.data());
-    }
-    return support;
-  }
-
-  // One function's row of counts and its position: h_j(v), h_j(v + 1) - h_j(v), and 2a.
-  struct walker {
+  // One function's row of counts, its key, and 2a (its values' second difference).
+  struct function_row {
     const uint64_t* row;
-    uint64_t value;
-    uint64_t step;
+    wire::flh_key key;
     uint64_t twice_a;
   };
   static constexpr std::size_t lanes = 4;
 
-  // Adds the counts of W functions to support[first, last) and advances them to `last`.
+  // C_v of each item: by finite differences over all d items when the items are at least an eighth
+  // of the domain (about the break-even of the two loops), otherwise by Horner's rule per function.
+  // Either way the outputs are cut into blocks of decode_block that the threads claim (threads.h);
+  // each block's counts are summed in function order by the one part that claims it, so they are
+  // the same to the bit for any thread count.
+  std::vector<uint64_t> supports(span<const uint32_t> items) const {
+    const std::vector<function_row> rows = named_functions();
+    const uint64_t d = params_.get(field::domain);
+    const bool dense = uint64_t{items.size()} * 8 >= d;
+    const auto outputs = static_cast<std::size_t>(dense ? d : items.size());
+    std::vector<uint64_t> out(outputs, 0);
+    if (outputs == 0 || rows.empty()) return dense ? gather(out, items) : out;
+    const std::size_t blocks = (outputs + decode_block - 1) / decode_block;
+    const std::size_t parts = std::min(blocks, part_count(uint64_t{rows.size()} * outputs, min_pairs_per_thread));
+    // Which part takes which block varies from run to run; each block is written by one part only.
+    std::atomic<std::size_t> next{0};
+    run_parts(parts, [&](std::size_t) {
+      for (std::size_t block = next.fetch_add(1); block < blocks; block = next.fetch_add(1)) {
+        const auto first = static_cast<uint32_t>(block * decode_block);
+        const auto last = static_cast<uint32_t>(std::min<std::size_t>(outputs, first + std::size_t{decode_block}));
+        if (dense) {
+          walk_block(rows, first, last, out.data());
+        } else {
+          horner_block(rows, items, first, last, out.data());
+        }
+      }
+    });
+    return dense ? gather(out, items) : out;
+  }
+
+  // The functions some report named (a function nobody picked adds nothing).
+  std::vector<function_row> named_functions() const {
+    std::vector<function_row> rows;
+    for (uint32_t j = 0; j < k_; ++j) {
+      const uint64_t* row = hist_.data() + std::size_t{j} * g_;
+      if (std::none_of(row, row + g_, [](uint64_t c) { return c != 0; })) continue;
+      const wire::flh_key key = wire::flh_function(params_.hash_seed, j);
+      rows.push_back({row, key, wire::add_mod61(key.a, key.a)});
+    }
+    return rows;
+  }
+
+  // The supports of items[i] from the supports of every item.
+  static std::vector<uint64_t> gather(const std::vector<uint64_t>& all, span<const uint32_t> items) {
+    std::vector<uint64_t> out(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) out[i] = all[items[i]];
+    return out;
+  }
+
+  // support[i] of items[i] for i in [first, last), function by function.
+  void horner_block(const std::vector<function_row>& rows, span<const uint32_t> items, uint32_t first, uint32_t last,
+                    uint64_t* support) const noexcept {
+    for (const function_row& f : rows) {
+      for (uint32_t i = first; i < last; ++i)
+        support[i] += f.row[wire::flh_bucket(wire::flh_value(f.key, items[i]), g_)];
+    }
+  }
+
+  // support[v] for the items v in [first, last). h_j(v + 1) - h_j(v) = a (2 v + 1) + b: each
+  // function starts at h_j(first) and walks the block with its value and that difference, two
+  // modular additions per item; `lanes` functions walk together (independent chains the CPU
+  // overlaps, one store per item).
+  void walk_block(const std::vector<function_row>& rows, uint32_t first, uint32_t last,
+                  uint64_t* support) const noexcept {
+    const std::size_t grouped = rows.size() - rows.size() % lanes;
+    for (std::size_t w = 0; w < grouped; w += lanes) walk<lanes>(&rows[w], first, last, support);
+    for (std::size_t w = grouped; w < rows.size(); ++w) walk<1>(&rows[w], first, last, support);
+  }
+
+  // Adds the counts of W functions to support[first, last). Out of line: inlined into the threads'
+  // lambda, GCC kept part of the walk's 4 W words of state on the stack (3 x slower, measured).
   template <std::size_t W>
-  void walk(walker* w, uint32_t first, uint32_t last, uint64_t* support) const {
+  LDP_FLH_OUT_OF_LINE void walk(const function_row* f, uint32_t first, uint32_t last,
+                                uint64_t* support) const noexcept {
     uint64_t h[W], delta[W], twice_a[W];
     const uint64_t* row[W];
     for (std::size_t i = 0; i < W; ++i) {
-      h[i] = w[i].value;
-      delta[i] = w[i].step;
-      twice_a[i] = w[i].twice_a;
-      row[i] = w[i].row;
+      h[i] = wire::flh_value(f[i].key, first);
+      delta[i] = wire::add_mod61(wire::mul_mod61(f[i].key.a, uint64_t{2} * first + 1), f[i].key.b);
+      twice_a[i] = f[i].twice_a;
+      row[i] = f[i].row;
     }
     const uint32_t g = g_;
     for (uint32_t v = first; v < last; ++v) {
@@ -136,10 +176,6 @@ class flh_aggregator final : public histogram_aggregator {
         delta[i] = wire::add_mod61(delta[i], twice_a[i]);
       }
       support[v] += sum;
-    }
-    for (std::size_t i = 0; i < W; ++i) {
-      w[i].value = h[i];
-      w[i].step = delta[i];
     }
   }
 

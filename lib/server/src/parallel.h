@@ -14,9 +14,9 @@ namespace ldp::server::detail {
 
 // Runs job(0), ..., job(parts - 1) and returns when all have finished: job(0) on the calling
 // thread, each other part on a thread of its own, or on the calling thread when a thread cannot be
-// started. The parts must not throw and must not write to shared memory (other than atomics); the
-// caller combines their results so that the outcome does not depend on how they were scheduled
-// (integer sums).
+// started. The parts must not throw and must not write to memory another part reads or writes
+// (atomics aside: each writes its own counts, or its own blocks of one array); the caller combines
+// their results so that the outcome does not depend on how they were scheduled (integer sums).
 void run_parts(std::size_t parts, const std::function<void(std::size_t)>& job) noexcept;
 
 }  // namespace ldp::server::detail

@@ -741,3 +741,86 @@ TEST_CASE("the C user-level randomizer writes the C++ bytes, and checks its argu
   CHECK(ldp_randomize_observations(&grr, &rng, scalar_data.data(), scalar_data.size(), nullptr, 0, out, sizeof out,
                                    &n) == LDP_INVALID_ARGUMENT);
 }
+
+// The C block's fields, decoded by the C++ wire code.
+ldp::wire::params fields_of(const ldp_params& p) {
+  const bytes encoded = encode(p);
+  ldp::wire::params out;
+  REQUIRE(ldp::wire::decode_params(encoded, &out) == status::ok);
+  return out;
+}
+
+TEST_CASE("FLH through the C API: rows are the k functions, columns the hash range g; bad sizes refused") {
+  using ldp::wire::field;
+  ldp_params p;
+  // columns = 0: OLH's hash range for the same epsilon (docs/mechanisms.md A.4).
+  REQUIRE(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 64, 0, sketch_seed) == LDP_OK);
+  ldp_params olh;
+  REQUIRE(ldp_params_frequency(&olh, LDP_MECH_OLH, domain, epsilon, 0, 0, nullptr) == LDP_OK);
+  CHECK(ldp_params_mechanism(&p) == LDP_MECH_FLH);
+  CHECK(fields_of(p).get(field::sketch_rows) == 64);
+  CHECK(fields_of(p).get(field::hash_range) == fields_of(olh).get(field::hash_range));
+  CHECK(ldp_params_epsilon(&p) == ldp_params_epsilon(&olh));
+  // Explicit g; k g = 2^32 is the largest index space (a u32 index j g + y).
+  REQUIRE(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 8, 5, sketch_seed) == LDP_OK);
+  CHECK(fields_of(p).get(field::sketch_rows) == 8);
+  CHECK(fields_of(p).get(field::hash_range) == 5);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 65536, 65536, sketch_seed) == LDP_OK);
+  CHECK(ldp_report_max_size(&p) == ldp::wire::report_header_size + 4);
+
+  // Sizes the block's rules refuse (docs/wire_format.md 3): k g > 2^32, k = 0, k > 65536.
+  CHECK(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 65536, 65537, sketch_seed) == LDP_INVALID_PARAMETERS);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 0, 0, sketch_seed) == LDP_INVALID_PARAMETERS);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 65537, 0, sketch_seed) == LDP_INVALID_PARAMETERS);
+  // Arguments no block can be built from.
+  CHECK(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 16, 1, sketch_seed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 16, 0, nullptr) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_FLH, 1, epsilon, 16, 0, sketch_seed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_frequency(&p, LDP_MECH_FLH, domain, 0.0, 16, 0, sketch_seed) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_mechanism(&p) == 0);  // a refused builder leaves no usable context
+}
+
+TEST_CASE("FLH end to end through the C API: device reports, two servers merged, estimates near the truth") {
+  // 16 functions, OLH's g; users i < n hold item i mod 8: 1000 each of items 0-7, none of the rest.
+  constexpr int n = 8000;
+  ldp_params p;
+  REQUIRE(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 16, 0, sketch_seed) == LDP_OK);
+  ldp_rng rng;
+  REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
+  std::vector<uint64_t> workspace(ldp_workspace_size(&p) / 8 + 1);
+  c_aggregator first, second;
+  REQUIRE(ldp_aggregator_create(&p, &first.a) == LDP_OK);
+  REQUIRE(ldp_aggregator_create(&p, &second.a) == LDP_OK);
+  for (int i = 0; i < n; ++i) {
+    bytes report(ldp_report_max_size(&p));
+    size_t size = 0;
+    REQUIRE(ldp_randomize_item(&p, &rng, static_cast<uint32_t>(i % 8), workspace.data(), workspace.size() * 8,
+                               report.data(), report.size(), &size) == LDP_OK);
+    REQUIRE(ldp_aggregator_add_report(i < n / 2 ? first.a : second.a, report.data(), size) == LDP_OK);
+  }
+  ldp_rng_wipe(&rng);
+  // An item past d is refused by the device.
+  bytes report(ldp_report_max_size(&p));
+  size_t size = 0;
+  CHECK(ldp_randomize_item(&p, &rng, domain, workspace.data(), workspace.size() * 8, report.data(), report.size(),
+                           &size) != LDP_OK);
+
+  // The second server's state travels as bytes and is merged into the first.
+  const bytes state = serialize(second.a);
+  c_aggregator reloaded;
+  REQUIRE(ldp_aggregator_deserialize(state.data(), state.size(), &reloaded.a) == LDP_OK);
+  REQUIRE(ldp_aggregator_merge(first.a, reloaded.a) == LDP_OK);
+  REQUIRE(ldp_aggregator_reports(first.a) == n);
+  const std::vector<ldp_estimate> got = estimates(first.a);
+  REQUIRE(got.size() == domain);
+  // Each estimate within 5.7 of its own standard deviations of the truth (the variance includes the
+  // shared-hash term): a false failure has probability below 1e-6 over the 40 items (normal tails).
+  int outside = 0;
+  for (const ldp_estimate& e : got) {
+    const double truth = e.item < 8 ? n / 8.0 : 0.0;
+    outside += std::fabs(e.value - truth) > 5.7 * std::sqrt(e.variance) ? 1 : 0;
+    CHECK(e.ci_low <= e.value);
+    CHECK(e.value <= e.ci_high);
+  }
+  CHECK(outside == 0);
+}

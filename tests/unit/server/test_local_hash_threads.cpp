@@ -1,6 +1,6 @@
-// BLH/OLH support counting over threads and the batch path (lib/server/src/local_hashing.cpp,
-// ldp/server/threads.h; issue 19): the saved counts and every estimate are the same to the bit for
-// any thread limit and equal C_v written out from its definition; a batch chunk appended in one pass
+// BLH/OLH support counting and FLH's decode over threads, and the BLH/OLH batch path
+// (lib/server/src/local_hashing.cpp, fast_local_hashing.cpp, ldp/server/threads.h; issue 19): the
+// saved counts and every estimate are the same to the bit for any thread limit and equal C_v written out from its definition; a batch chunk appended in one pass
 // holds what the reports added one by one hold, and a chunk with a bucket >= g falls back to the
 // per-record path with nothing counted twice. The tsan preset runs this test under ThreadSanitizer.
 #include <doctest/doctest.h>
@@ -158,4 +158,64 @@ TEST_CASE("a batch chunk is appended in one pass; a bucket >= g sends it to the 
       CHECK(identical(fallback->estimate_all(), expected->estimate_all()));
     }
   }
+}
+
+// FLH's decode over threads (lib/server/src/fast_local_hashing.cpp, docs/mechanisms.md A.4): the
+// blocks of 4096 items both decodes are cut into. d = 70000 and k = 256: the all-items walk has 18
+// blocks, each starting its functions at h_j(first), and 18 M function-item pairs (up to 17 parts);
+// 8500 candidates (below d/8: Horner's rule) make 3 blocks and 2.2 M pairs (2 parts).
+TEST_CASE("FLH: supports and estimates are the same for every thread limit, and equal C_v by definition") {
+  constexpr uint32_t d = 70000, k = 256, candidates = 8500;
+  const auto made = ldp::wire::make_flh(1.0, d, k, sketch_seed);
+  REQUIRE(made.code == status::ok);
+  const params& p = made.block;
+  const std::vector<bytes> reports = random_reports(p, "flh threads", n_reports);
+  aggregator all = make(p);
+  for (const bytes& r : reports) REQUIRE(all->add_report(r) == status::ok);
+
+  // C_v by definition: the reports' counts per function and bucket, looked up at H_j(v).
+  const auto g = static_cast<uint32_t>(p.get(field::hash_range));
+  std::vector<uint64_t> cells(std::size_t{k} * g, 0);
+  for (const ldp::wire::report& r : decode_all(p, reports)) ++cells[r.index];
+  const double n = n_reports, q = 1.0 / g, pk = prob(p, field::threshold_keep);
+  auto count_of = [&](uint32_t v) {
+    uint64_t support = 0;
+    for (uint32_t j = 0; j < k; ++j) {
+      support += cells[std::size_t{j} * g +
+                       ldp::wire::flh_bucket(ldp::wire::flh_value(ldp::wire::flh_function(p.hash_seed, j), v), g)];
+    }
+    return (static_cast<double>(support) - n * q) / (pk - q);
+  };
+  // Every 8th item and a few past d/2, unordered and repeated.
+  std::vector<uint32_t> items;
+  for (uint32_t i = 0; i < candidates; ++i) items.push_back((i * 8 + (i % 5)) % d);
+  items.push_back(items[17]);
+  REQUIRE(uint64_t{items.size()} * 8 < d);
+
+  std::vector<estimate> estimates_one, items_one;
+  for (unsigned threads : {1u, 2u, 3u, 4u, 7u}) {
+    CAPTURE(threads);
+    const thread_limit_scope scope(threads);
+    const std::vector<estimate> estimates = all->estimate_all();
+    const std::vector<estimate> some = all->estimate_items(items);
+    REQUIRE(estimates.size() == d);
+    REQUIRE(some.size() == items.size());
+    if (threads == 1) {
+      estimates_one = estimates;
+      items_one = some;
+    }
+    CHECK(identical(estimates, estimates_one));
+    CHECK(identical(some, items_one));
+  }
+  // Both decodes give C_v: every 97th item of the domain (the walk's blocks start at multiples of
+  // 4096) and every candidate (Horner's rule). The variances differ: the shared-hash term's plug-in
+  // runs over the items asked for.
+  int wrong = 0;
+  for (uint32_t v = 0; v < d; v += 97) wrong += estimates_one[v].value != doctest::Approx(count_of(v)).epsilon(1e-12);
+  for (uint32_t v : {4095u, 4096u, 4097u, 65535u, 65536u, d - 1}) {
+    wrong += estimates_one[v].value != doctest::Approx(count_of(v)).epsilon(1e-12);
+  }
+  for (std::size_t i = 0; i < items.size(); ++i)
+    wrong += !same_double(items_one[i].value, estimates_one[items[i]].value);
+  CHECK(wrong == 0);
 }
