@@ -14,6 +14,8 @@ the sweep reports "> max" (keep scalar up to the largest size swept). Times are 
 `cpu_time` with --cpu-time (better when other processes share the core).
 """
 
+from __future__ import annotations
+
 import os
 import sys
 
@@ -23,7 +25,7 @@ from ratios import load_times  # noqa: E402
 PREFIX = "BM_chacha20_blocks/"
 
 
-def sweep(times):
+def sweep(times: dict) -> dict[str, dict[int, float]]:
     """Maps table name to {blocks: ns per call} for the BM_chacha20_blocks runs."""
     out = {}
     for name, (ns, _record) in times.items():
@@ -34,7 +36,7 @@ def sweep(times):
     return out
 
 
-def crossover(scalar, wide):
+def crossover(scalar: dict[int, float], wide: dict[int, float]) -> int | None:
     """Fewest blocks n with wide faster than scalar at n and every larger swept size, else None."""
     sizes = sorted(set(scalar) & set(wide))
     first = None
@@ -45,7 +47,7 @@ def crossover(scalar, wide):
     return first
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     """Prints the sweep and the crossovers of the JSON file named in argv."""
     args = argv[1:]
     clock = "real_time"
