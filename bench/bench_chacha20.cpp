@@ -4,6 +4,12 @@
 //   sodium   libsodium crypto_stream_chacha20_ietf      (when found at configure time)
 //   openssl  OpenSSL EVP_chacha20 over a zero buffer    (when found at configure time)
 // Every implementation is checked once against the scalar table before it is timed.
+//
+// BM_chacha20_blocks/<table>/<blocks>: one table's chacha20_blocks entry, called directly (no choice of
+// table by size), for 1 .. 24 blocks: the sweep that gives each table's chacha20_min_blocks (run it with
+// interleaved repetitions; bench/crossover.py reads the medians).
+// BM_drbg/<table>/<bytes>: random::drbg::fill requests of that size on each table, and
+// BM_drbg/openssl/<bytes>: OpenSSL's RAND_bytes (its default DRBG) for the same requests.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -20,12 +26,15 @@
 #endif
 #if defined(LDP_BENCH_HAVE_OPENSSL)
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 #endif
 
 namespace ldp_bench {
 namespace {
 
 constexpr int64_t chacha20_sizes[] = {64, 1024, 65536};
+constexpr int64_t sweep_max_blocks = 24;
+constexpr int64_t drbg_sizes[] = {64, 1024};
 
 // ---- naive: RFC 8439 sections 2.1-2.4, as written in the RFC --------------------------------------
 
@@ -147,6 +156,34 @@ void bm_table(benchmark::State& state, const ldp::kernels::table* table) {
   finish(state);
 }
 
+void bm_table_blocks(benchmark::State& state, const ldp::kernels::table* table) {
+  const std::size_t nblocks = static_cast<std::size_t>(state.range(0));
+  std::vector<unsigned char> out(64 * nblocks);
+  uint32_t key[8], nonce[3];
+  for (int i = 0; i < 8; ++i) key[i] = naive_load32(bench_key + 4 * i);
+  for (int i = 0; i < 3; ++i) nonce[i] = naive_load32(bench_nonce + 4 * i);
+  table->chacha20_blocks(key, nonce, 0, out.data(), nblocks);
+  if (!check_output(state, out)) return;
+  for (auto _ : state) {
+    table->chacha20_blocks(key, nonce, 0, out.data(), nblocks);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 64 * state.range(0));
+}
+
+// The generator lives across iterations, so refills are amortized as a caller's would be.
+void bm_drbg(benchmark::State& state, const ldp::kernels::table* table) {
+  std::vector<unsigned char> out(static_cast<std::size_t>(state.range(0)));
+  ldp::random::drbg rng(bench_seed, *table);
+  for (auto _ : state) {
+    rng.fill(out.data(), out.size());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  finish(state);
+}
+
 #if defined(LDP_BENCH_HAVE_SODIUM)
 void bm_sodium(benchmark::State& state) {
   std::vector<unsigned char> out(static_cast<std::size_t>(state.range(0)));
@@ -193,13 +230,34 @@ void bm_openssl(benchmark::State& state) {
   EVP_CIPHER_CTX_free(ctx);
   finish(state);
 }
+
+void bm_openssl_rand(benchmark::State& state) {
+  std::vector<unsigned char> out(static_cast<std::size_t>(state.range(0)));
+  const int len = static_cast<int>(out.size());
+  if (RAND_bytes(out.data(), len) != 1) {
+    state.SkipWithError("RAND_bytes failed");
+    return;
+  }
+  for (auto _ : state) {
+    const int ok = RAND_bytes(out.data(), len);
+    benchmark::DoNotOptimize(ok);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  finish(state);
+}
 #endif
+
+template <class Fn, std::size_t N>
+void register_sizes(const char* kernel, const std::string& impl, const int64_t (&sizes)[N], Fn&& fn) {
+  benchmark::internal::Benchmark* b =
+      benchmark::RegisterBenchmark(bench_name(kernel, impl).c_str(), std::forward<Fn>(fn));
+  for (int64_t size : sizes) b->Arg(size);
+}
 
 template <class Fn>
 void register_sizes(const std::string& impl, Fn&& fn) {
-  benchmark::internal::Benchmark* b =
-      benchmark::RegisterBenchmark(bench_name("chacha20", impl).c_str(), std::forward<Fn>(fn));
-  for (int64_t size : chacha20_sizes) b->Arg(size);
+  register_sizes("chacha20", impl, chacha20_sizes, std::forward<Fn>(fn));
 }
 
 }  // namespace
@@ -209,12 +267,18 @@ void register_chacha20_benchmarks() {
   for (const table_impl& impl : runnable_tables()) {
     const ldp::kernels::table* table = impl.table;
     register_sizes(impl.name, [table](benchmark::State& state) { bm_table(state, table); });
+    register_sizes("drbg", impl.name, drbg_sizes, [table](benchmark::State& state) { bm_drbg(state, table); });
+    if (impl.name == "simd") continue;  // the sweep is per table; "simd" is one of them
+    benchmark::RegisterBenchmark(bench_name("chacha20_blocks", impl.name).c_str(), [table](benchmark::State& state) {
+      bm_table_blocks(state, table);
+    })->DenseRange(1, sweep_max_blocks);
   }
 #if defined(LDP_BENCH_HAVE_SODIUM)
   if (sodium_init() >= 0) register_sizes("sodium", bm_sodium);
 #endif
 #if defined(LDP_BENCH_HAVE_OPENSSL)
   register_sizes("openssl", bm_openssl);
+  register_sizes("drbg", "openssl", drbg_sizes, bm_openssl_rand);
 #endif
 }
 

@@ -15,7 +15,17 @@ LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(xsimd::avx2, avx2)
 LDP_KERNELS_DEFINE_OLH_SUPPORT(xsimd::avx2, avx2)
 
 namespace ldp::kernels::detail {
-const table avx2_table{
-    arch::avx2,       "avx2",        chacha20_blocks_avx2, bernoulli_chunks_avx2, fwht_i32_avx2, column_popcount_avx2,
-    olh_support_avx2, fwht_f32_avx2, rotate_i32_avx2,      rotate_f32_avx2,       crc32c_sse42,  sip_pairs_avx2};
+const table avx2_table{arch::avx2,
+                       "avx2",
+                       chacha20_blocks_avx2,
+                       2,
+                       bernoulli_chunks_avx2,
+                       fwht_i32_avx2,
+                       column_popcount_avx2,
+                       olh_support_avx2,
+                       fwht_f32_avx2,
+                       rotate_i32_avx2,
+                       rotate_f32_avx2,
+                       crc32c_sse42,
+                       sip_pairs_avx2};
 }

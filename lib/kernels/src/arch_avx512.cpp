@@ -14,8 +14,8 @@ LDP_KERNELS_DEFINE_SIP_PAIRS(xsimd::avx512bw, avx512)
 LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(xsimd::avx512bw, avx512)
 
 namespace ldp::kernels::detail {
-const table avx512_table{arch::avx512,          "avx512",        chacha20_blocks_avx512,
-                         bernoulli_chunks_avx2, fwht_i32_avx512, column_popcount_avx512,
-                         olh_support_avx2,      fwht_f32_avx512, rotate_i32_avx512,
-                         rotate_f32_avx512,     crc32c_sse42,    sip_pairs_avx512};
+const table avx512_table{arch::avx512,          "avx512",          chacha20_blocks_avx512, 3,
+                         bernoulli_chunks_avx2, fwht_i32_avx512,   column_popcount_avx512, olh_support_avx2,
+                         fwht_f32_avx512,       rotate_i32_avx512, rotate_f32_avx512,      crc32c_sse42,
+                         sip_pairs_avx512};
 }

@@ -13,7 +13,17 @@ LDP_KERNELS_DEFINE_COLUMN_POPCOUNT(xsimd::neon, neon)
 LDP_KERNELS_DEFINE_OLH_SUPPORT(xsimd::neon, neon)
 
 namespace ldp::kernels::detail {
-const table neon_table{
-    arch::neon,       "neon",        chacha20_blocks_neon, bernoulli_chunks_neon, fwht_i32_neon, column_popcount_neon,
-    olh_support_neon, fwht_f32_neon, rotate_i32_neon,      rotate_f32_neon,       nullptr,       sip_pairs_scalar};
+const table neon_table{arch::neon,
+                       "neon",
+                       chacha20_blocks_neon,
+                       1,
+                       bernoulli_chunks_neon,
+                       fwht_i32_neon,
+                       column_popcount_neon,
+                       olh_support_neon,
+                       fwht_f32_neon,
+                       rotate_i32_neon,
+                       rotate_f32_neon,
+                       nullptr,
+                       sip_pairs_scalar};
 }

@@ -16,6 +16,7 @@ namespace ldp::kernels::detail {
 const table neon64_table{arch::neon64,
                          "neon64",
                          chacha20_blocks_neon64,
+                         1,
                          bernoulli_chunks_neon64,
                          fwht_i32_neon64,
                          column_popcount_neon64,

@@ -51,6 +51,10 @@ const table& select(const cpu_features& cpu) noexcept {
   return *best;
 }
 
+chacha20_blocks_fn chacha20_blocks_for(const table& t, std::size_t nblocks) noexcept {
+  return nblocks < t.chacha20_min_blocks ? scalar().chacha20_blocks : t.chacha20_blocks;
+}
+
 const table& native() noexcept {
 #if defined(LDP_KERNELS_HAVE_NEON64)
   return detail::neon64_table;

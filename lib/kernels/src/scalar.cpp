@@ -231,6 +231,7 @@ const table& scalar() noexcept {
   static constexpr table t{arch::scalar,
                            "scalar",
                            detail::chacha20_blocks_scalar,
+                           1,
                            detail::bernoulli_chunks_scalar,
                            detail::fwht_i32_scalar,
                            detail::column_popcount_scalar,

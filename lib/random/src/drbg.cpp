@@ -41,7 +41,9 @@ drbg::~drbg() {
 void drbg::next_unit(unsigned char* out) noexcept {
   uint32_t key_words[8];
   load_key(key_, key_words);
-  kernels_->chacha20_blocks(key_words, zero_nonce, 0, out, unit_blocks);
+  // A unit is always unit_blocks blocks (the key must go at once), so this is the table's choice at that
+  // size: the wide table wherever its crossover is at most a unit.
+  kernels::chacha20_blocks_for(*kernels_, unit_blocks)(key_words, zero_nonce, 0, out, unit_blocks);
   secure_zero(key_words, sizeof key_words);
   std::memcpy(key_, out + unit_output, seed_size);
 }

@@ -97,6 +97,11 @@ struct table {
   arch id;
   const char* name;  // as in benchmark names: "scalar", "sse2", "avx2", "avx512", "neon", "neon64"
   chacha20_blocks_fn chacha20_blocks;
+  // The fewest blocks for which chacha20_blocks beats the scalar table's: a wide table computes a
+  // whole group of lanes and cuts it, so below this the scalar table is faster. Measured per table
+  // by BM_chacha20_blocks (docs/benchmarks.md, "Issue 19: small outputs"); 1 for scalar and for tables
+  // not yet measured. Callers pick through chacha20_blocks_for().
+  std::size_t chacha20_min_blocks;
   bernoulli_chunks_fn bernoulli_chunks;
   fwht_i32_fn fwht_i32;
   column_popcount_fn column_popcount;
@@ -119,6 +124,10 @@ struct table {
 
 // The most preferred compiled table the CPU supports.
 [[nodiscard]] const table& select(const cpu_features& cpu) noexcept;
+
+// The chacha20_blocks to run for nblocks blocks on t: the scalar table's below t.chacha20_min_blocks,
+// t's own from there on. Both write the same bytes (docs/randomness.md, "Kernel tables and dispatch").
+[[nodiscard]] chacha20_blocks_fn chacha20_blocks_for(const table& t, std::size_t nblocks) noexcept;
 
 // The most preferred table that the compiler flags of this build guarantee (no run-time detection):
 // neon64 on AArch64, neon on ARMv7 built with -mfpu=neon, sse2 on x86-64, scalar elsewhere.
