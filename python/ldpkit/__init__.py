@@ -8,10 +8,11 @@ The package runs the code of the ``ldp`` command-line tool through a compiled mo
   gives ``ldp estimate``'s estimates as an :class:`Estimates` frame;
 * :func:`simulate_protocol` runs the multi-round user-level protocols (kent, winsorized-mean) as
   ``ldp simulate`` runs them;
-* :class:`Error` is what the library refuses, with its status name.
+* :class:`Error` is what the library refuses, with its status name;
+* :func:`set_thread_limit` bounds the server's threads for one call (``ldpkit.dask`` sets 1 in its tasks).
 """
 
-from ldpkit._core import Error, Params, params_from_bytes
+from ldpkit._core import Error, Params, params_from_bytes, set_thread_limit, thread_limit
 from ldpkit._aggregator import Aggregator
 from ldpkit._estimates import Estimates
 from ldpkit._params import MECHANISMS, batch_params, mechanisms, params
@@ -32,5 +33,7 @@ __all__ = [
     "mechanisms",
     "params",
     "params_from_bytes",
+    "set_thread_limit",
     "simulate_protocol",
+    "thread_limit",
 ]

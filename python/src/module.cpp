@@ -6,6 +6,7 @@
 
 #include "binding.h"
 #include "errors.h"
+#include "ldp/server/threads.h"
 
 namespace ldp::python {
 namespace {
@@ -87,6 +88,14 @@ PYBIND11_MODULE(_core, m) {
         return out;
       },
       "The library's status names by code (ldp/base/status.h).");
+  m.def(
+      "set_thread_limit", [](unsigned threads) { ldp::server::set_thread_limit(threads); }, py::arg("threads"),
+      "How many threads the server may use for one call (docs/architecture.md \"Threads\"): the O(n d) "
+      "support counting of OLH/BLH/FLH estimates and saved states. Process-wide; 0 (the default) means "
+      "the CPUs the process may run on, 1 keeps the work on the calling thread. Results are the same "
+      "for every setting.");
+  m.def(
+      "thread_limit", [] { return ldp::server::thread_limit(); }, "The server's thread count in effect (at least 1).");
   bind_params(m);
   bind_randomizer(m);
   bind_aggregator(m);

@@ -12,6 +12,7 @@ import threading
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import ldpkit
@@ -294,3 +295,24 @@ def test_buffers_in_place_or_refused():
     doubled = np.frombuffer(batch, dtype=np.uint8).repeat(2)
     with pytest.raises(TypeError, match="contiguous"):
         ldpkit.Aggregator(p).add_batch(doubled[::2])
+
+
+def test_thread_limit_changes_speed_not_results():
+    """The server's support counting gives the same state and estimates on one thread as on several
+    (docs/architecture.md "Threads"); the limit is process-wide and restored afterwards."""
+    p = ldpkit.params("olh", epsilon=2.0, domain=4096)
+    agg = ldpkit.Aggregator(p)
+    agg.add_batch(ldpkit.Randomizer(p, seed=5).randomize(np.arange(20_000) % 4096))  # counts form: 12 n >= 8 d
+    before = ldpkit.thread_limit()
+    try:
+        results = []
+        for threads in (1, 2, 3):
+            ldpkit.set_thread_limit(threads)
+            assert ldpkit.thread_limit() == threads
+            results.append((agg.serialize(), agg.estimate()))
+    finally:
+        ldpkit.set_thread_limit(0)
+    assert ldpkit.thread_limit() == before
+    for state, estimates in results[1:]:
+        assert state == results[0][0]
+        pd.testing.assert_frame_equal(estimates, results[0][1])
