@@ -2,12 +2,15 @@
 // (naive: per-bit std::bernoulli_distribution on std::mt19937_64, as a user would write a unary
 // encoding; simd: ldp::device::frequency_context::randomize with the dispatched kernel table), and
 // BM_ingest/<oracle>/<d> (a 64 MiB batch) and BM_estimate/<oracle>/<d> the server's aggregation and
-// estimation.
+// estimation. For SUE and OUE, BM_randomize also reports the DRBG bytes a report draws
+// (rng_bytes_per_report) beside the entropy bound d H(q) / 8 (entropy_bytes_per_report).
 // BM_mem_read/<bytes> measures memory read bandwidth in the same run, the ceiling of ingestion.
 // BM_estimate_threads/olh/<threads> is the OLH estimate of 32,768 reports at d = 1024 with the
 // server's thread limit set to <threads> (ldp/server/threads.h; issue 19: 2 threads >= 1.8 x 1).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -65,6 +68,36 @@ void bm_randomize_naive(benchmark::State& state, mechanism m) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 
+// DRBG bytes one report draws, averaged over `n` reports: the generator's stream does not depend on
+// how it is read (ldp/random/drbg.h), so the position of the bytes that follow the reports in a
+// second generator's stream is what they drew. 0 if not found.
+double drbg_bytes_per_report(const ldp::wire::params& p, ldp::device::frequency_context& oracle, std::size_t n) {
+  ldp::random::drbg drawn(bench_seed, simd_table()), stream(bench_seed, simd_table());
+  std::vector<unsigned char> out(ldp::wire::max_report_size(p));
+  const auto d = static_cast<uint32_t>(p.get(ldp::wire::field::domain));
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t written = 0;
+    if (oracle.randomize(static_cast<uint32_t>(i % d), drawn, out, ldp::device::framing::report, &written) !=
+        ldp::status::ok) {
+      return 0;
+    }
+  }
+  unsigned char next[32];
+  drawn.fill(next, sizeof next);
+  // At most 32 words of 32 bytes per 256-bit chunk, and a few words more for the true item.
+  std::vector<unsigned char> bytes(n * ((d + 255) / 256 * 1024 + 64) + sizeof next);
+  stream.fill(bytes.data(), bytes.size());
+  const auto at = std::search(bytes.begin(), bytes.end(), next, next + sizeof next);
+  return at == bytes.end() ? 0 : static_cast<double>(at - bytes.begin()) / static_cast<double>(n);
+}
+
+// d H(q) / 8: the bytes of entropy d Bernoulli(q) bits hold (q = threshold_other / 2^32).
+double entropy_bytes_per_report(const ldp::wire::params& p) {
+  const double q = static_cast<double>(p.get(ldp::wire::field::threshold_other)) / 4294967296.0;
+  const double d = static_cast<double>(p.get(ldp::wire::field::domain));
+  return d * -(q * std::log2(q) + (1 - q) * std::log2(1 - q)) / 8;
+}
+
 void bm_randomize(benchmark::State& state, mechanism m) {
   const auto d = static_cast<uint32_t>(state.range(0));
   const auto p = oracle_block(m, d);
@@ -87,6 +120,11 @@ void bm_randomize(benchmark::State& state, mechanism m) {
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  if (m == mechanism::sue || m == mechanism::oue) {
+    // Issue 19 goal 4: the random bytes of a unary report beside the entropy it needs.
+    state.counters["rng_bytes_per_report"] = drbg_bytes_per_report(p, oracle, 256);
+    state.counters["entropy_bytes_per_report"] = entropy_bytes_per_report(p);
+  }
 }
 
 // n payloads of one oracle, from the device code, laid out as batch records would be.

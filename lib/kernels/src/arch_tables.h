@@ -25,6 +25,7 @@
 
 namespace ldp::kernels::detail {
 uint32_t crc32c_sse42(uint32_t crc, const unsigned char* bytes, std::size_t size) noexcept;
+uint32_t crc32c_vpclmul(uint32_t crc, const unsigned char* bytes, std::size_t size) noexcept;
 LDP_KERNELS_DECLARE(sse2)
 LDP_KERNELS_DECLARE(avx2)
 LDP_KERNELS_DECLARE(avx512)

@@ -1,7 +1,7 @@
 // CRC32C with the SSE4.2 crc32 instruction (docs/wire_format.md section 6: the chunk checksum),
-// the `crc32c` entry of the avx2 and avx512 tables: every CPU with AVX2 has SSE4.2, and
-// platform::detect_cpu requires it for the avx2 feature. Compiled with -msse4.2 alone, not as an
-// xsimd kernel: xsimd 8.1 has no CRC operation.
+// the `crc32c` entry of the avx2 table and the avx512 table's fallback (crc32c_vpclmul.cpp): every
+// CPU with AVX2 has SSE4.2, and platform::detect_cpu requires it for the avx2 feature. Compiled
+// with -msse4.2 alone, not as an xsimd kernel: xsimd 8.1 has no CRC operation.
 //
 // Three independent streams hide the instruction's 3-cycle latency (one crc32 issues per cycle);
 // they are joined with the linear property of the CRC: for a register value c and n zero bytes,
@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "arch_tables.h"
+#include "crc32c_poly.h"
 
 namespace ldp::kernels::detail {
 namespace {
@@ -22,28 +23,6 @@ namespace {
 // Bytes per stream per round (three streams per round). From memory, 4 KiB lanes measured 15-16
 // GB/s against 10-11 for 1 and 2 KiB and 13 for 8 KiB (64 KiB chunks, AMD Zen 4).
 constexpr std::size_t lane_bytes = 4096;
-
-// Multiplication of two bit-reflected polynomials modulo the reflected CRC32C polynomial.
-constexpr uint32_t gf_multiply(uint32_t a, uint32_t b) {
-  uint32_t product = 0;
-  for (int i = 0; i < 32; ++i) {
-    if ((a & 0x80000000u) != 0) product ^= b;  // reflected: the top bit is the x^0 coefficient
-    a <<= 1;
-    b = (b & 1) ? (b >> 1) ^ 0x82F63B78u : b >> 1;  // b * x
-  }
-  return product;
-}
-
-// x^(8 n) in the reflected representation, by square-and-multiply.
-constexpr uint32_t x_pow_8n(std::size_t n) {
-  uint32_t result = 0x80000000u;  // 1
-  uint32_t power = 0x00800000u;   // x^8
-  for (; n != 0; n >>= 1) {
-    if (n & 1) result = gf_multiply(result, power);
-    power = gf_multiply(power, power);
-  }
-  return result;
-}
 
 // Advancing a register over `lane_bytes` zero bytes is multiplication by a constant, linear over
 // GF(2): a table per register byte makes it four lookups.
@@ -53,9 +32,9 @@ struct shift_table {
 
 constexpr shift_table make_shift_table(std::size_t zero_bytes) {
   shift_table t{};
-  const uint32_t k = x_pow_8n(zero_bytes);
+  const uint32_t k = crc32c_x_pow(8 * zero_bytes);
   for (int byte = 0; byte < 4; ++byte) {
-    for (uint32_t v = 0; v < 256; ++v) t.entry[byte][v] = gf_multiply(v << (8 * byte), k);
+    for (uint32_t v = 0; v < 256; ++v) t.entry[byte][v] = crc32c_multiply(v << (8 * byte), k);
   }
   return t;
 }

@@ -11,6 +11,15 @@ namespace ldp::wire {
 using detail::reader;
 using detail::writer;
 
+namespace {
+
+// A chunk's CRC32C with the caller's function, or the portable one when it gives none.
+uint32_t chunk_crc(crc32c_fn crc, span<const unsigned char> covered) noexcept {
+  return crc != nullptr ? crc(0, covered.data(), covered.size()) : crc32c(covered);
+}
+
+}  // namespace
+
 status encode_batch_header(const params& p, span<unsigned char> out, std::size_t* written) noexcept {
   *written = 0;
   unsigned char block[params_max_size];
@@ -60,7 +69,7 @@ span<const unsigned char> chunk_writer::finish() noexcept {
   w.put_le(records_, 4);
   w.put_le(body_, 4);
   writer tail(out_.subspan(chunk_header_size + body_));
-  tail.put_le(crc32c(out_.first(chunk_header_size + body_)), 4);
+  tail.put_le(chunk_crc(crc_, out_.first(chunk_header_size + body_)), 4);
   return out_.first(size);
 }
 
@@ -115,8 +124,7 @@ status read_chunk(span<const unsigned char> chunk, crc32c_fn crc, chunk_view* ou
   out->size = chunk.size();
   const span<const unsigned char> covered = chunk.first(chunk.size() - chunk_trailer_size);
   const uint32_t want = static_cast<uint32_t>(reader(chunk.subspan(covered.size())).get_le(4));
-  const uint32_t actual = crc != nullptr ? crc(0, covered.data(), covered.size()) : crc32c(covered);
-  if (want != actual) return status::checksum_mismatch;
+  if (want != chunk_crc(crc, covered)) return status::checksum_mismatch;
   if (out->records == 0) return body_size == 0 ? status::ok : status::malformed_report;
   out->body = covered.subspan(chunk_header_size);
   return status::ok;

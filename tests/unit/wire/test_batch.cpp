@@ -1,6 +1,7 @@
 // Batches and saved-state headers: round trips, and corruption confined to what it touches.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -234,6 +235,36 @@ TEST_CASE("record framing inside a chunk") {
   ldp::wire::record_cursor forged(view);
   CHECK(forged.next(&payload) == status::malformed_report);
   CHECK(forged.unreadable() == 3);
+}
+
+namespace {
+
+uint32_t portable_crc(uint32_t crc, const unsigned char* bytes, std::size_t size) {
+  // wire::crc32c's running value: continuing from `crc` over `bytes`.
+  return ldp::wire::crc32c(ldp::span<const unsigned char>(bytes, size), crc);
+}
+
+uint32_t fixed_crc(uint32_t, const unsigned char*, std::size_t) { return 0x01234567u; }
+
+// One chunk of three records written with `crc` (null: the writer's own).
+std::vector<unsigned char> chunk_with(ldp::wire::crc32c_fn crc) {
+  std::vector<unsigned char> buffer(64);
+  ldp::wire::chunk_writer w(buffer, crc);
+  const unsigned char records[3][2] = {{1, 2}, {3, 4}, {5, 6}};
+  for (const auto& r : records) REQUIRE(w.add(r) == status::ok);
+  const auto chunk = w.finish();
+  return {chunk.begin(), chunk.end()};
+}
+
+}  // namespace
+
+TEST_CASE("chunk_writer: the caller's CRC32C writes the trailer") {
+  const auto own = chunk_with(nullptr);
+  CHECK(chunk_with(portable_crc) == own);
+  const auto fixed = chunk_with(fixed_crc);
+  REQUIRE(fixed.size() == own.size());
+  CHECK(std::vector<unsigned char>(fixed.end() - 4, fixed.end()) == std::vector<unsigned char>{0x67, 0x45, 0x23, 0x01});
+  CHECK(std::equal(own.begin(), own.end() - 4, fixed.begin()));
 }
 
 TEST_CASE("aggregator state header: round trip and each defect") {

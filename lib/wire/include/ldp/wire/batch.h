@@ -32,10 +32,11 @@ inline constexpr std::size_t batch_header_trailer_size = 12;  // fingerprint, CR
 [[nodiscard]] status encode_batch_header(const params& p, span<unsigned char> out, std::size_t* written) noexcept;
 
 // Builds one chunk in a caller buffer: add() records (report payloads), then finish(). A chunk
-// with no records is the terminator.
+// with no records is the terminator. `crc` computes the trailer (a simulator passes its hardware
+// CRC32C); null means wire::crc32c. The bytes are the same either way.
 class chunk_writer {
  public:
-  explicit chunk_writer(span<unsigned char> out) noexcept : out_(out) {}
+  explicit chunk_writer(span<unsigned char> out, crc32c_fn crc = nullptr) noexcept : out_(out), crc_(crc) {}
   // buffer_too_small when the record does not fit (finish, then start another chunk);
   // invalid_argument for an empty payload or a body past max_chunk_body.
   [[nodiscard]] status add(span<const unsigned char> payload) noexcept;
@@ -45,6 +46,7 @@ class chunk_writer {
 
  private:
   span<unsigned char> out_;
+  crc32c_fn crc_;
   std::size_t body_ = 0;
   uint32_t records_ = 0;
 };
