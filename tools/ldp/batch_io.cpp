@@ -1,7 +1,10 @@
 #include "batch_io.h"
 
+#include <algorithm>
+
 #include "errors.h"
 #include "ldp/wire/report.h"
+#include "ldp/wire/state.h"
 
 namespace ldp::tools {
 std::vector<unsigned char> batch_header(const wire::params& p) {
@@ -69,6 +72,23 @@ status batch_stream::add_to(server::aggregator& agg) {
   batch_.insert(batch_.end(), chunk.begin(), chunk.end());
   batch_.insert(batch_.end(), terminator_.begin(), terminator_.end());
   return agg.add_batch(batch_);
+}
+
+void refuse_state_file(input_file& in) {
+  std::vector<unsigned char> magic;
+  in.read_append(4, magic);
+  if (magic.size() == 4 && std::equal(magic.begin(), magic.end(), wire::state_magic)) {
+    fail("{} is an aggregator state, not a batch: combine states with ldp merge", in.path());
+  }
+}
+
+status count_batch(batch_stream& batch, server::aggregator& agg, const std::function<void(const batch_stream&)>& each) {
+  while (batch.next()) {
+    const status s = batch.add_to(agg);
+    if (each) each(batch);
+    if (s != status::ok) return s;
+  }
+  return status::ok;
 }
 
 }  // namespace ldp::tools

@@ -6,6 +6,7 @@
 #define LDP_TOOLS_BATCH_IO_H
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -68,6 +69,16 @@ class batch_stream {
   // Feeds the reader what it asks for until it completes something.
   wire::batch_step step();
 };
+
+// A state file given where a batch belongs: cli_error saying so rather than "bad magic". Reads the
+// first bytes of `in` (open a new input_file for the batch).
+void refuse_state_file(input_file& in);
+
+// ldp aggregate's loop over one batch file (docs/cli.md "aggregate"): counts every chunk into `agg`
+// (batch_stream::add_to); `each`, if set, sees the stream after each chunk. Returns ok, or the status
+// that ended the reading of a truncated or damaged file (the chunks before it count).
+status count_batch(batch_stream& batch, server::aggregator& agg,
+                   const std::function<void(const batch_stream&)>& each = {});
 
 }  // namespace ldp::tools
 

@@ -1,5 +1,4 @@
 // ldp aggregate (docs/cli.md): batch files into one aggregator state, streamed chunk by chunk.
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,7 +12,6 @@
 #include "ldp/base/bits.h"
 #include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
-#include "ldp/wire/state.h"
 #include "output.h"
 #include "progress.h"
 #include "state_io.h"
@@ -52,15 +50,6 @@ class quarantine {
     for (int i = 0; i < size; ++i) bytes_.push_back(static_cast<unsigned char>(v >> (8 * i)));
   }
 };
-
-// A state file given where a batch belongs: say so rather than "bad magic". Reads the first bytes.
-void refuse_state_file(input_file& in) {
-  std::vector<unsigned char> magic;
-  in.read_append(4, magic);
-  if (magic.size() == 4 && std::equal(magic.begin(), magic.end(), wire::state_magic)) {
-    fail("{} is an aggregator state, not a batch: combine states with ldp merge", in.path());
-  }
-}
 
 // A winsorized-mean round-2 batch counts only against the window list its devices were sent
 // (wire_format.md 3.6: the block carries the list's digest); the state then carries the list.
@@ -135,19 +124,18 @@ void run(const aggregate_options& o) {
     batch_stream batch(in);
     const uint64_t accepted_before = agg->reports(), rejected_before = agg->rejected_total(),
                    damaged_before = agg->damaged_chunks();
-    while (batch.next()) {
-      const status s = batch.add_to(*agg);
+    const status s = count_batch(batch, *agg, [&](const batch_stream& b) {
       bar.update(done_bytes + in.position());
-      if (batch.chunk_status() == status::checksum_mismatch) {
-        damaged.add(path, in.position() - batch.chunk_bytes().size(), batch.chunk_bytes());
+      if (b.chunk_status() == status::checksum_mismatch) {
+        damaged.add(path, in.position() - b.chunk_bytes().size(), b.chunk_bytes());
       }
-      if (s == status::ok) continue;
+    });
+    if (s != status::ok) {
       const std::string what =
           fmt::format("{}: the batch cannot be read past chunk {} ({}): the file is truncated or damaged", path,
                       batch.chunks(), describe(s));
       if (!o.keep_partial) fail("{}; nothing written (--keep-partial counts the chunks before it)", what);
       warnings.push_back(what + "; the reports before it count (--keep-partial)");
-      break;
     }
     done_bytes += in.size();
     const uint64_t lost = agg->damaged_chunks() - damaged_before;

@@ -12,8 +12,25 @@
 #include "ldp/wire/mechanism.h"
 #include "mechanism_options.h"
 #include "output.h"
+#include "recommend.h"
 
 namespace ldp::tools {
+
+std::vector<server::recommendation> ranked_oracles(uint32_t domain, double epsilon, uint64_t devices) {
+  if (domain < 2) fail("--domain must be at least 2, got {}", domain);
+  check_epsilon(epsilon);
+  if (devices == 0) fail("--devices must be at least 1");
+  std::vector<server::recommendation> ranked = server::recommend(domain, epsilon, devices);
+  if (ranked.empty()) fail("no frequency oracle can be built for --domain {} --epsilon {}", domain, epsilon);
+  return ranked;
+}
+
+std::string recommendation_parameters(const server::recommendation& r) {
+  if (r.mech == wire::mechanism::blh || r.mech == wire::mechanism::olh) return fmt::format("g={}", r.g_or_k);
+  if (r.mech == wire::mechanism::cms || r.mech == wire::mechanism::hcms) return fmt::format("k={} m={}", r.g_or_k, r.m);
+  return {};
+}
+
 namespace {
 
 struct mechanisms_options {
@@ -24,22 +41,13 @@ struct mechanisms_options {
 };
 
 void run(const mechanisms_options& o) {
-  if (o.domain < 2) fail("--domain must be at least 2, got {}", o.domain);
-  check_epsilon(o.epsilon);
-  if (o.devices == 0) fail("--devices must be at least 1");
-  const std::vector<server::recommendation> ranked = server::recommend(o.domain, o.epsilon, o.devices);
-  if (ranked.empty()) fail("no frequency oracle can be built for --domain {} --epsilon {}", o.domain, o.epsilon);
+  const std::vector<server::recommendation> ranked = ranked_oracles(o.domain, o.epsilon, o.devices);
   table t{{"rank", "mechanism", "parameters", "variance/report", "std error", "report bytes"},
           {true, false, false, true, true, true},
           {}};
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const server::recommendation& r = ranked[i];
-    std::string parameters;
-    if (r.mech == wire::mechanism::blh || r.mech == wire::mechanism::olh) parameters = fmt::format("g={}", r.g_or_k);
-    if (r.mech == wire::mechanism::cms || r.mech == wire::mechanism::hcms) {
-      parameters = fmt::format("k={} m={}", r.g_or_k, r.m);
-    }
-    t.rows.push_back({std::to_string(i + 1), wire::mechanism_name(r.mech), parameters,
+    t.rows.push_back({std::to_string(i + 1), wire::mechanism_name(r.mech), recommendation_parameters(r),
                       fmt::format("{:.4g}", r.variance_per_report), fmt::format("{:.4g}", r.std_error),
                       std::to_string(r.report_bytes)});
   }

@@ -180,10 +180,31 @@ class subset_view final : public dataset {
   std::vector<uint64_t> ids_;
 };
 
+// Items or reals the caller holds.
+class item_view final : public dataset {
+ public:
+  explicit item_view(span<const int64_t> items) : dataset(items.size(), 1), items_(items) {}
+  uint32_t item(uint64_t device) const override { return static_cast<uint32_t>(items_[device]); }
+
+ private:
+  span<const int64_t> items_;
+};
+
+class value_view final : public dataset {
+ public:
+  value_view(span<const double> values, uint32_t width) : dataset(values.size() / width, width), values_(values) {}
+  void values(uint64_t device, span<double> out) const override {
+    std::copy_n(values_.begin() + static_cast<std::ptrdiff_t>(device * width()), width(), out.begin());
+  }
+
+ private:
+  span<const double> values_;
+};
+
 std::unique_ptr<dataset> csv_dataset(const std::string& spec, const data_shape& shape, uint64_t devices) {
   std::string path, column;
   split_csv_spec(spec, &path, &column);
-  const uint32_t width = shape.input == input_kind::item ? 1 : shape.dim * shape.samples;
+  const uint32_t width = width_of(shape);
   std::vector<double> values;
   uint64_t rows = 0;
   read_csv(path, column, width, [&](span<const double> v, uint64_t line) {
@@ -264,6 +285,24 @@ std::unique_ptr<dataset> make_dataset(const std::string& spec, const data_shape&
     return std::make_unique<synthetic_values>(shape, true, devices);
   }
   fail("unknown --data '{}' (zipf:<s>, uniform, builtin, csv:<path>[:<column>])", spec);
+}
+
+uint32_t width_of(const data_shape& shape) { return shape.input == input_kind::item ? 1 : shape.dim * shape.samples; }
+
+std::unique_ptr<dataset> item_array(span<const int64_t> items, uint32_t domain) {
+  if (items.empty()) fail("no devices: the item array is empty");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i] < 0 || items[i] >= domain)
+      fail("item {} of device {} is not in [0, {}) (domain)", items[i], i, domain);
+  }
+  return std::make_unique<item_view>(items);
+}
+
+std::unique_ptr<dataset> value_array(span<const double> values, const data_shape& shape) {
+  const uint32_t width = width_of(shape);
+  if (values.empty()) fail("no devices: the value array is empty");
+  if (values.size() % width != 0) fail("{} values are not whole rows of {} reals per device", values.size(), width);
+  return std::make_unique<value_view>(values, width);
 }
 
 std::unique_ptr<dataset> subset(const dataset& data, std::vector<uint64_t> ids) {

@@ -32,6 +32,9 @@
 // or a 1-based number (default the first); vectors take d consecutive columns from it; items must
 // be integers in [0, d); kent takes T consecutive columns, winsorized-mean m d (sample after sample).
 //
+// Arrays (the Python package, issue 13): the caller's items or reals, one device per row as a CSV's,
+// read in place.
+//
 // Everything is a deterministic function of SPEC, the parameters and N on every host (the weights
 // and quantiles use the wire module's deterministic exp/log), independent of --seed.
 #ifndef LDP_TOOLS_DATASETS_H
@@ -80,6 +83,15 @@ class dataset {
 // `devices` is N (0: the CSV's row count; required otherwise). Throws cli_error naming the problem
 // (unknown SPEC, unreadable CSV and its line, an item outside [0, d), too few rows).
 std::unique_ptr<dataset> make_dataset(const std::string& spec, const data_shape& shape, uint64_t devices);
+
+// Reals per device for the shape: 1 for items, dim * samples otherwise (a CSV row's width).
+uint32_t width_of(const data_shape& shape);
+
+// Data the caller holds, read in place (it must outlive the dataset): device i's item items[i], or
+// its width_of(shape) reals values[i * width, (i + 1) * width). Throws cli_error for no devices, an
+// item outside [0, d), or values that are not whole rows.
+std::unique_ptr<dataset> item_array(span<const int64_t> items, uint32_t domain);
+std::unique_ptr<dataset> value_array(span<const double> values, const data_shape& shape);
 
 // The devices `ids` of `data` (which must outlive the view), in that order.
 std::unique_ptr<dataset> subset(const dataset& data, std::vector<uint64_t> ids);

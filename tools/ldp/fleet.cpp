@@ -154,4 +154,14 @@ simulated_batch simulate_to_file(const std::string& path, const parameter_block&
   return result;
 }
 
+std::vector<unsigned char> simulate_to_bytes(const parameter_block& block, const dataset& data, uint64_t seed,
+                                             seed_purpose purpose, unsigned threads) {
+  std::vector<unsigned char> out = batch_header(block.params);
+  run_fleet(block, data, seed, purpose, threads,
+            [&](span<const unsigned char> chunks, uint64_t) { out.insert(out.end(), chunks.begin(), chunks.end()); });
+  const std::vector<unsigned char> terminator = batch_terminator();
+  out.insert(out.end(), terminator.begin(), terminator.end());
+  return out;
+}
+
 }  // namespace ldp::tools

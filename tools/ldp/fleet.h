@@ -49,6 +49,11 @@ simulated_batch simulate_to_file(const std::string& path, const parameter_block&
                                  uint64_t seed, seed_purpose purpose, unsigned threads, const std::string& label,
                                  const chunk_sink& also = {});
 
+// The batch simulate_to_file writes, in memory (the Python package's Randomizer, issue 13): the
+// same bytes for the same block, data, seed and purpose.
+std::vector<unsigned char> simulate_to_bytes(const parameter_block& block, const dataset& data, uint64_t seed,
+                                             seed_purpose purpose, unsigned threads);
+
 }  // namespace ldp::tools
 
 #endif

@@ -31,4 +31,6 @@ uint64_t fold_seed_of(uint64_t seed, uint32_t fold) { return first_word(seed, se
 
 uint64_t release_seed_of(uint64_t seed, uint64_t query) { return first_word(seed, seed_purpose::release_seed, query); }
 
+uint64_t call_seed_of(uint64_t seed, uint64_t call) { return first_word(seed, seed_purpose::randomizer_call, call); }
+
 }  // namespace ldp::tools

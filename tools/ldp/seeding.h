@@ -29,7 +29,8 @@ enum class seed_purpose : uint64_t {
   vote_block = 4,
   server_noise = 5,
   fold_seed = 6,
-  release_seed = 7
+  release_seed = 7,
+  randomizer_call = 8
 };
 
 // Devices per seeding block.
@@ -42,6 +43,10 @@ uint64_t fold_seed_of(uint64_t seed, uint32_t fold);
 // The first 8 bytes, little-endian, of derive_seed(seed, release_seed, query): winsorized-mean's
 // release seed of query q, printed by simulate for ldp estimate.
 uint64_t release_seed_of(uint64_t seed, uint64_t query);
+// The first 8 bytes, little-endian, of derive_seed(seed, randomizer_call, call): the simulation seed
+// of call `call` >= 1 of the Python package's Randomizer(seed).randomize (call 0 uses `seed` itself,
+// as ldp simulate --seed does), so later calls draw fresh randomness.
+uint64_t call_seed_of(uint64_t seed, uint64_t call);
 
 }  // namespace ldp::tools
 

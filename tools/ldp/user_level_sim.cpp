@@ -114,7 +114,7 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
   shape.dim = d * m.observations;
   shape.lo = lo * scale;
   shape.hi = hi * scale;
-  const std::unique_ptr<dataset> source = make_dataset(r.data, shape, r.devices);
+  const std::unique_ptr<dataset> source = run_dataset(r, shape);
   const std::unique_ptr<dataset> clipped = l2 ? std::make_unique<ball_view>(*source, d, hi) : nullptr;
   const dataset& data = l2 ? *clipped : *source;
 
@@ -249,6 +249,10 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
 
 }  // namespace
 
+std::unique_ptr<dataset> run_dataset(const user_level_run& r, const data_shape& shape) {
+  return r.values.empty() ? make_dataset(r.data, shape, r.devices) : value_array(r.values, shape);
+}
+
 void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   const tool_mechanism& mech = checked_mechanism(m);
   double lo = 0, hi = 0;
@@ -265,7 +269,7 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   shape.dim = m.observations;
   shape.lo = lo;
   shape.hi = hi;
-  const std::unique_ptr<dataset> data = make_dataset(r.data, shape, r.devices);
+  const std::unique_ptr<dataset> data = run_dataset(r, shape);
 
   server::user_level_config config;
   config.method = server::user_level_method::m1;

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string>
 
+#include "datasets.h"
+#include "ldp/base/span.h"
 #include "mechanism_options.h"
 
 namespace ldp::tools {
@@ -28,7 +30,11 @@ struct user_level_run {
   std::string release_out;  // winsorized-mean, kent --dim d > 1: the JSON of ldp estimate
   std::string windows_out;  // winsorized-mean: the broadcast window list (for ldp aggregate --windows)
   unsigned threads = 0;
+  span<const double> values;  // if not empty: the users' rows of reals, `data` only names them (the Python package)
 };
+
+// The users' data: value_array(values) if it is not empty, else --data's dataset.
+std::unique_ptr<dataset> run_dataset(const user_level_run& r, const data_shape& shape);
 
 void simulate_user_level(const mechanism_options& m, const user_level_run& r);
 

@@ -205,7 +205,7 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   shape.samples = m.observations;
   shape.lo = lo;
   shape.hi = hi;
-  const std::unique_ptr<dataset> data = make_dataset(r.data, shape, r.devices);
+  const std::unique_ptr<dataset> data = run_dataset(r, shape);
   const uint64_t n = data->devices();
 
   // Every query's block has the same d~ (only the rotation signs differ).
