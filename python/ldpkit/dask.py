@@ -147,18 +147,18 @@ def _refuse_duplicates(files: Sequence[str]) -> None:
     """Refuses a file named twice, as `ldp aggregate` does (docs/cli.md "aggregate"): two names of
     one file (device and inode), or two byte-identical regular files (equal sizes and prefixes,
     then compared in full)."""
-    by_identity: Dict[Tuple[int, int], str] = {}
-    by_prefix: Dict[Tuple[int, bytes], List[str]] = {}
-    for path in files:
+    by_identity: Dict[Tuple[int, int], int] = {}
+    by_prefix: Dict[Tuple[int, bytes], List[int]] = {}
+    for i, path in enumerate(files):
         st = os.stat(path)
-        twin = by_identity.setdefault((st.st_dev, st.st_ino), path)
-        if twin is path and os.path.isfile(path):
+        twin = by_identity.setdefault((st.st_dev, st.st_ino), i)
+        if twin == i and os.path.isfile(path):
             candidates = by_prefix.setdefault((st.st_size, _prefix_digest(path)), [])
-            twin = next((c for c in candidates if _same_content(c, path)), path)
-            candidates.append(path)
-        if twin is not path:
-            raise ValueError(f"input batch {path} is the same file as input batch {twin}: it would be counted "
-                             "twice (allow_duplicates=True counts it anyway)")
+            twin = next((c for c in candidates if _same_content(files[c], path)), i)
+            candidates.append(i)
+        if twin != i:
+            raise ValueError(f"input batch {path} is the same file as input batch {files[twin]}: it would be "
+                             "counted twice (allow_duplicates=True counts it anyway)")
 
 
 def _check_headers(files: Sequence[str], params: Optional["ldpkit.Params"]) -> "ldpkit.Params":

@@ -31,6 +31,9 @@ GRR = ["--mechanism", "grr", "--domain", "50"]
 WINSORIZED = ["--mechanism", "winsorized-mean", "--dim", "4", "--range", "-1:1", "--observations", "20",
               "--tau", "0.5"]
 
+# distributed 2022.12 on tornado 6.2 starts its event loop the deprecated way; nothing to act on here.
+pytestmark = pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")
+
 
 @pytest.fixture(scope="module")
 def simulate(run_ldp) -> Callable[..., Path]:
@@ -113,7 +116,7 @@ def test_winsorized_round_two_with_its_windows(simulate, client, cli_state, work
     params = ldpkit.batch_params(whole)
     assert ldpkit.dask.aggregate_bag(bag, params, client=client, windows=windows).serialize() == expected
     assert ldpkit.dask.aggregate([whole], client=client, windows=windows).serialize() == expected
-    with pytest.raises(ldpkit.Error):
+    with pytest.raises(ValueError, match="window list"):
         ldpkit.dask.aggregate([whole], client=client)  # no window list: refused, as by the tool
 
 
