@@ -28,8 +28,6 @@ PathLike = Union[str, "os.PathLike[str]"]
 Paths = Union[PathLike, Sequence[PathLike]]
 BatchBytes = Union[bytes, bytearray, memoryview]
 
-# The first bytes of an aggregator state (docs/wire_format.md section 7): refused where a batch belongs.
-_STATE_MAGIC = b"LDPS"
 # Bytes read from each file of equal size to tell candidates for duplicates apart cheaply.
 _PREFIX_BYTES = 1 << 16
 
@@ -163,12 +161,8 @@ def _refuse_duplicates(files: Sequence[str]) -> None:
 
 def _check_headers(files: Sequence[str], params: Optional["ldpkit.Params"]) -> "ldpkit.Params":
     """Every file's header before anything is counted (as `ldp aggregate`): all must carry one
-    parameter block, the first file's or the given one."""
-    for path in files:
-        with open(path, "rb") as f:
-            if f.read(len(_STATE_MAGIC)) == _STATE_MAGIC:
-                raise ValueError(f"{path} is an aggregator state, not a batch: combine states with "
-                                 "ldpkit.Aggregator.merge (or ldp merge)")
+    parameter block, the first file's or the given one. batch_params refuses a state file, a
+    missing file and an unreadable header (ldpkit.Error)."""
     first = "the given parameters" if params is not None else files[0]
     for path in files:
         got = ldpkit.batch_params(path)
@@ -238,13 +232,14 @@ def aggregate(paths: Paths, client: Any = None, split_every: int = 8, params: Op
             ``max_state_bytes``, or the status of a batch that cannot be read to its end (a
             truncated file). Bad reports and damaged chunks do not raise: they are counted in
             ``.rejected`` and ``.damaged_chunks``, the other chunks count, as in the tool.
-        ValueError: no files, a file named twice, a state file, a bad ``split_every``.
-        FileNotFoundError: a glob that matches nothing, or a missing file.
+            A state file, a missing file or an unreadable header is an ``ldpkit.Error`` too.
+        ValueError: no files, a file named twice, a bad ``split_every`` or ``npartitions``.
+        FileNotFoundError: a glob that matches nothing.
     """
     files = _expand(paths)
+    params = _check_headers(files, params)
     if not allow_duplicates:
         _refuse_duplicates(files)
-    params = _check_headers(files, params)
     if npartitions is None:
         npartitions = len(files)
     if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:

@@ -214,11 +214,13 @@ def test_bad_arguments(batches, work):
         ldpkit.dask.aggregate([])
     with pytest.raises(FileNotFoundError):
         ldpkit.dask.aggregate(str(work / "nothing*.ldpb"))
+    with pytest.raises(ldpkit.Error, match="cannot open batch file"):
+        ldpkit.dask.aggregate([files[0], work / "nothing.ldpb"])
     with pytest.raises(ValueError, match="split_every"):
         ldpkit.dask.aggregate(files, split_every=1)
     with pytest.raises(TypeError):
         ldpkit.dask.aggregate_bag([files[0].read_bytes()], ldpkit.batch_params(files[0]))
     state = work / "oue-state.ldps"
     state.write_bytes(ldpkit.Aggregator(ldpkit.batch_params(files[0])).serialize())
-    with pytest.raises(ValueError, match="is an aggregator state, not a batch"):
+    with pytest.raises(ldpkit.Error, match="is an aggregator state, not a batch"):
         ldpkit.dask.aggregate([files[0], state])
