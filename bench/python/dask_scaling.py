@@ -2,13 +2,14 @@
 """Scaling of ldpkit.dask.aggregate: one worker against two (docs/dask.md, docs/benchmarks.md).
 
     PYTHONPATH=build/python/python /usr/bin/python3 bench/python/dask_scaling.py \\
-        [--ldp build/host/tools/ldp] [--work /tmp/ldp-dask-bench] [--gib 1] [--olh-seconds 240]
+        [--ldp build/python/tools/ldp] [--work /tmp/ldp-dask-bench] [--gib 1] [--olh-seconds 240] [--check-cli]
 
 For each mechanism (OLH at d = 10^4, OUE at d = 1024, epsilon 2) it writes batch files with
 `ldp simulate` (kept in --work and reused by later runs with the same sizes), then counts the same
 files with ldpkit.dask.aggregate on a distributed.LocalCluster of one worker and of two workers
 (processes, one thread each), in this run, and prints both times, their ratio against the goal
-(issue 13: >= 1.7 for OLH, >= 1.5 for OUE) and whether the two states are byte-identical.
+(issue 13: >= 1.7 for OLH, >= 1.5 for OUE) and whether the two states are byte-identical (with
+--check-cli, also to `ldp aggregate` of the same files). Exit status 1 if any differ.
 
 Sizes: --gib of batch files per mechanism, in FILES files. OLH's count costs about d hash
 evaluations per report (the support counting where its state is serialized), so --olh-seconds caps
@@ -98,11 +99,13 @@ def count(files: List[Path], workers: int) -> Tuple[float, float, bytes]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--ldp", default=os.environ.get("LDP_TOOL", str(REPO / "build/host/tools/ldp")))
+    parser.add_argument("--ldp", default=os.environ.get("LDP_TOOL", str(REPO / "build/python/tools/ldp")))
     parser.add_argument("--work", default="/tmp/ldp-dask-bench")
     parser.add_argument("--gib", type=float, default=1.0, help="batch files per mechanism, GiB")
     parser.add_argument("--olh-seconds", type=float, default=240.0, help="cap of the one-worker OLH count")
     parser.add_argument("--mechanisms", default="olh,oue")
+    parser.add_argument("--check-cli", action="store_true",
+                        help="also compare with `ldp aggregate` of the same files (after the timed runs)")
     parser.add_argument("--clean", action="store_true", help="remove --work at the end")
     args = parser.parse_args()
     work = Path(args.work)
@@ -123,6 +126,13 @@ def main() -> int:
         print(f"{name}: task compute time 1 worker {busy1:.2f} s, 2 workers {busy2:.2f} s in all "
               f"({busy2 / busy1:.2f} x); 2 workers busy {busy2 / (2 * two):.0%} of the wall time")
         print(f"load average after {name}: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        if args.check_cli:
+            out = work / f"{name}.ldps"
+            subprocess.run([args.ldp, "aggregate", *map(str, files), "--out", str(out)], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            same = out.read_bytes() == state2
+            print(f"{name}: byte-identical to `ldp aggregate` of the same files: {same}")
+            identical &= same
         failed |= not identical
     if args.clean:
         shutil.rmtree(work)
