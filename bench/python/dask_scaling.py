@@ -2,7 +2,7 @@
 """Scaling of ldpkit.dask.aggregate: one worker against two (docs/dask.md, docs/benchmarks.md).
 
     PYTHONPATH=build/python/python /usr/bin/python3 bench/python/dask_scaling.py \\
-        [--ldp build/python/tools/ldp] [--work /tmp/ldp-dask-bench] [--gib 1] [--olh-seconds 240] [--check-cli]
+        [--ldp build/python/tools/ldp] [--work /tmp/ldp-dask-bench] [--gib 1] [--olh-seconds 300] [--check-cli]
 
 For each mechanism (OLH at d = 10^4, OUE at d = 1024, epsilon 2) it writes batch files with
 `ldp simulate` (kept in --work and reused by later runs with the same sizes), then counts the same
@@ -102,7 +102,7 @@ def main() -> int:
     parser.add_argument("--ldp", default=os.environ.get("LDP_TOOL", str(REPO / "build/python/tools/ldp")))
     parser.add_argument("--work", default="/tmp/ldp-dask-bench")
     parser.add_argument("--gib", type=float, default=1.0, help="batch files per mechanism, GiB")
-    parser.add_argument("--olh-seconds", type=float, default=240.0, help="cap of the one-worker OLH count")
+    parser.add_argument("--olh-seconds", type=float, default=300.0, help="cap of the one-worker OLH count")
     parser.add_argument("--mechanisms", default="olh,oue")
     parser.add_argument("--check-cli", action="store_true",
                         help="also compare with `ldp aggregate` of the same files (after the timed runs)")
