@@ -176,11 +176,14 @@ def test_corrupted_file_counts_as_the_tool(simulate, client, cli_state, work):
 
 
 def test_truncated_file_fails(batches, client, work):
+    """A batch cut in the middle of a chunk fails the whole count, as `ldp aggregate` without
+    --keep-partial does."""
     data = batches["oue"][0].read_bytes()
     cut = work / "oue-cut.ldpb"
     cut.write_bytes(data[:len(data) // 2])
-    with pytest.raises(ldpkit.Error):
+    with pytest.raises(ldpkit.Error, match=f"{cut}: the batch cannot be read past chunk") as refused:
         ldpkit.dask.aggregate([batches["oue"][1], cut], client=client)
+    assert refused.value.status == "wrong_length"  # raised on a worker, its status kept
 
 
 def test_duplicates_refused_unless_allowed(batches, client, cli_state, work):
