@@ -28,8 +28,6 @@ PathLike = Union[str, "os.PathLike[str]"]
 Paths = Union[PathLike, Sequence[PathLike]]
 BatchBytes = Union[bytes, bytearray, memoryview]
 
-# The first bytes of an aggregator state (docs/wire_format.md section 7): refused where a batch belongs.
-_STATE_MAGIC = b"LDPS"
 # Bytes read from each file of equal size to tell candidates for duplicates apart cheaply.
 _PREFIX_BYTES = 1 << 16
 
@@ -147,28 +145,24 @@ def _refuse_duplicates(files: Sequence[str]) -> None:
     """Refuses a file named twice, as `ldp aggregate` does (docs/cli.md "aggregate"): two names of
     one file (device and inode), or two byte-identical regular files (equal sizes and prefixes,
     then compared in full)."""
-    by_identity: Dict[Tuple[int, int], str] = {}
-    by_prefix: Dict[Tuple[int, bytes], List[str]] = {}
-    for path in files:
+    by_identity: Dict[Tuple[int, int], int] = {}
+    by_prefix: Dict[Tuple[int, bytes], List[int]] = {}
+    for i, path in enumerate(files):
         st = os.stat(path)
-        twin = by_identity.setdefault((st.st_dev, st.st_ino), path)
-        if twin is path and os.path.isfile(path):
+        twin = by_identity.setdefault((st.st_dev, st.st_ino), i)
+        if twin == i and os.path.isfile(path):
             candidates = by_prefix.setdefault((st.st_size, _prefix_digest(path)), [])
-            twin = next((c for c in candidates if _same_content(c, path)), path)
-            candidates.append(path)
-        if twin is not path:
-            raise ValueError(f"input batch {path} is the same file as input batch {twin}: it would be counted "
-                             "twice (allow_duplicates=True counts it anyway)")
+            twin = next((c for c in candidates if _same_content(files[c], path)), i)
+            candidates.append(i)
+        if twin != i:
+            raise ValueError(f"input batch {path} is the same file as input batch {files[twin]}: it would be "
+                             "counted twice (allow_duplicates=True counts it anyway)")
 
 
 def _check_headers(files: Sequence[str], params: Optional["ldpkit.Params"]) -> "ldpkit.Params":
     """Every file's header before anything is counted (as `ldp aggregate`): all must carry one
-    parameter block, the first file's or the given one."""
-    for path in files:
-        with open(path, "rb") as f:
-            if f.read(len(_STATE_MAGIC)) == _STATE_MAGIC:
-                raise ValueError(f"{path} is an aggregator state, not a batch: combine states with "
-                                 "ldpkit.Aggregator.merge (or ldp merge)")
+    parameter block, the first file's or the given one. batch_params refuses a state file, a
+    missing file and an unreadable header (ldpkit.Error)."""
     first = "the given parameters" if params is not None else files[0]
     for path in files:
         got = ldpkit.batch_params(path)
@@ -238,13 +232,14 @@ def aggregate(paths: Paths, client: Any = None, split_every: int = 8, params: Op
             ``max_state_bytes``, or the status of a batch that cannot be read to its end (a
             truncated file). Bad reports and damaged chunks do not raise: they are counted in
             ``.rejected`` and ``.damaged_chunks``, the other chunks count, as in the tool.
-        ValueError: no files, a file named twice, a state file, a bad ``split_every``.
-        FileNotFoundError: a glob that matches nothing, or a missing file.
+            A state file, a missing file or an unreadable header is an ``ldpkit.Error`` too.
+        ValueError: no files, a file named twice, a bad ``split_every`` or ``npartitions``.
+        FileNotFoundError: a glob that matches nothing.
     """
     files = _expand(paths)
+    params = _check_headers(files, params)
     if not allow_duplicates:
         _refuse_duplicates(files)
-    params = _check_headers(files, params)
     if npartitions is None:
         npartitions = len(files)
     if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
