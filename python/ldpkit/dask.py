@@ -10,11 +10,12 @@ Import it explicitly (``import ldpkit.dask``): ``import ldpkit`` does not load D
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import hashlib
 import os
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import dask
 import dask.bag as db
@@ -45,11 +46,12 @@ def _error(status: str, message: str) -> "ldpkit.Error":
 
 class _Spec(NamedTuple):
     """What every aggregator of one computation is made from: the parameter block's bytes, the
-    memory ceiling and, for winsorized-sums, the window list."""
+    memory ceiling, for winsorized-sums the window list, and the server threads of a task."""
 
     block: bytes
     max_state_bytes: int
     windows: Optional[bytes]
+    server_threads: int
 
     def new(self) -> "ldpkit.Aggregator":
         return ldpkit.Aggregator(ldpkit.params_from_bytes(self.block), self.max_state_bytes, windows=self.windows)
@@ -73,12 +75,25 @@ def _add_tagged_batch(agg: "ldpkit.Aggregator", tagged: Tuple[str, BatchBytes]) 
         raise _error(e.status, _mismatch_message(where, "the given parameters", got, agg.params)) from None
 
 
+@contextlib.contextmanager
+def _server_threads(threads: int) -> Iterator[None]:
+    """The server's thread limit while a task runs (ldpkit.set_thread_limit), then the default.
+    Dask gives every worker thread a task; a task whose OLH/BLH/FLH support counting spread over
+    all CPUs as well would oversubscribe them (docs/dask.md, "Scaling model")."""
+    ldpkit.set_thread_limit(threads)
+    try:
+        yield
+    finally:
+        ldpkit.set_thread_limit(0)
+
+
 def _count_partition(inputs: Iterable[Any], spec: _Spec, add: Callable[["ldpkit.Aggregator", Any], None]) -> bytes:
     """One partition: an aggregator over its inputs, returned as its serialized state."""
-    agg = spec.new()
-    for item in inputs:
-        add(agg, item)
-    return agg.serialize()
+    with _server_threads(spec.server_threads):
+        agg = spec.new()
+        for item in inputs:
+            add(agg, item)
+        return agg.serialize()
 
 
 def _merge_states(states: Iterable[bytes], spec: _Spec) -> bytes:
@@ -89,10 +104,11 @@ def _merge_states(states: Iterable[bytes], spec: _Spec) -> bytes:
         return spec.new().serialize()
     if len(states) == 1:
         return states[0]  # already canonical: re-serializing would give the same bytes
-    agg = spec.load(states[0])
-    for state in states[1:]:
-        agg.merge(spec.load(state))
-    return agg.serialize()
+    with _server_threads(spec.server_threads):
+        agg = spec.load(states[0])
+        for state in states[1:]:
+            agg.merge(spec.load(state))
+        return agg.serialize()
 
 
 def _tag_partition(part: Iterable[BatchBytes], index: int) -> List[Tuple[str, BatchBytes]]:
@@ -182,16 +198,21 @@ def _compute(item: "dask.bag.Item", client: Any) -> bytes:
 
 def _reduce(bag: "db.Bag", params: "ldpkit.Params", add: Callable[["ldpkit.Aggregator", Any], None],
             split_every: int, client: Any, max_state_bytes: Optional[int],
-            windows: Optional[BatchBytes]) -> "ldpkit.Aggregator":
+            windows: Optional[BatchBytes], server_threads: int) -> "ldpkit.Aggregator":
     """Counts every element of the bag with `add` and merges the partitions' states in a tree."""
     if isinstance(split_every, bool) or not isinstance(split_every, int):
         raise TypeError(f"split_every: an int, not {type(split_every).__name__}")
     if split_every < 2:
         raise ValueError(f"split_every: at least 2, not {split_every}")
+    if isinstance(server_threads, bool) or not isinstance(server_threads, int):
+        raise TypeError(f"server_threads: an int, not {type(server_threads).__name__}")
+    if server_threads < 0:
+        raise ValueError(f"server_threads: at least 0, not {server_threads}")
     # On the client first: a block whose aggregator needs more than the ceiling fails here
     # (limit_exceeded), and so does a window list of another round 1, before any worker runs.
     first = ldpkit.Aggregator(params, max_state_bytes, windows=windows)
-    spec = _Spec(params.to_bytes(), first.max_state_bytes, None if windows is None else bytes(windows))
+    spec = _Spec(params.to_bytes(), first.max_state_bytes, None if windows is None else bytes(windows),
+                 server_threads)
     del first
     state = bag.reduction(functools.partial(_count_partition, spec=spec, add=add),
                           functools.partial(_merge_states, spec=spec),
@@ -201,7 +222,8 @@ def _reduce(bag: "db.Bag", params: "ldpkit.Params", add: Callable[["ldpkit.Aggre
 
 def aggregate(paths: Paths, client: Any = None, split_every: int = 8, params: Optional["ldpkit.Params"] = None,
               max_state_bytes: Optional[int] = None, *, npartitions: Optional[int] = None,
-              allow_duplicates: bool = False, windows: Optional[BatchBytes] = None) -> "ldpkit.Aggregator":
+              allow_duplicates: bool = False, windows: Optional[BatchBytes] = None,
+              server_threads: int = 1) -> "ldpkit.Aggregator":
     """Counts batch files on the workers of a Dask cluster; the result equals ``ldp aggregate``'s.
 
     Args:
@@ -221,6 +243,10 @@ def aggregate(paths: Paths, client: Any = None, split_every: int = 8, params: Op
             it (``ldp aggregate --allow-duplicates``).
         windows: winsorized-mean round 2 (winsorized-sums) only: the broadcast window list's bytes
             (``ldp simulate --windows-out``; ``ldp aggregate --windows``).
+        server_threads: the server's threads in a task (:func:`ldpkit.set_thread_limit`, set while
+            the task runs and back to the default after): 1, since Dask already runs a task on
+            every worker thread; 0 lets each task use every CPU of its process. Results are the
+            same for every value.
 
     Returns:
         An :class:`ldpkit.Aggregator` whose ``serialize()`` is byte-identical to the state
@@ -245,12 +271,12 @@ def aggregate(paths: Paths, client: Any = None, split_every: int = 8, params: Op
     if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
         raise ValueError(f"npartitions: a positive int, not {npartitions!r}")
     bag = db.from_sequence(files, npartitions=min(npartitions, len(files)))
-    return _reduce(bag, params, _add_file, split_every, client, max_state_bytes, windows)
+    return _reduce(bag, params, _add_file, split_every, client, max_state_bytes, windows, server_threads)
 
 
 def aggregate_bag(batches: "db.Bag", params: "ldpkit.Params", client: Any = None, split_every: int = 8,
                   max_state_bytes: Optional[int] = None, *,
-                  windows: Optional[BatchBytes] = None) -> "ldpkit.Aggregator":
+                  windows: Optional[BatchBytes] = None, server_threads: int = 1) -> "ldpkit.Aggregator":
     """Counts a ``dask.bag`` of wire batches (``bytes``-like, each a whole batch file's bytes).
 
     Each partition's batches are counted on a worker into one state; the states merge in a tree of
@@ -259,7 +285,7 @@ def aggregate_bag(batches: "db.Bag", params: "ldpkit.Params", client: Any = None
     Args:
         batches: a ``dask.bag.Bag`` whose elements are ``bytes``, ``bytearray`` or ``memoryview``.
         params: the parameters every batch must carry (e.g. ``ldpkit.batch_params(first_batch)``).
-        client, split_every, max_state_bytes, windows: as in :func:`aggregate`.
+        client, split_every, max_state_bytes, windows, server_threads: as in :func:`aggregate`.
 
     Raises:
         ldpkit.Error: ``parameter_mismatch`` naming the batch (its partition and position) whose
@@ -271,4 +297,5 @@ def aggregate_bag(batches: "db.Bag", params: "ldpkit.Params", client: Any = None
         raise TypeError(f"params: an ldpkit.Params, not {type(params).__name__}")
     # Each batch tagged with its partition and position, so a refusal can say which one it is.
     tagged = db.from_delayed([dask.delayed(_tag_partition)(part, i) for i, part in enumerate(batches.to_delayed())])
-    return _reduce(tagged, params, _add_tagged_batch, split_every, client, max_state_bytes, windows)
+    return _reduce(tagged, params, _add_tagged_batch, split_every, client, max_state_bytes, windows,
+                   server_threads)

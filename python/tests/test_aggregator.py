@@ -176,15 +176,23 @@ def test_state_file_is_not_a_batch(tmp_path):
 
 
 PROBE = r"""
-import resource, sys
 import ldpkit
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+def peak_kib():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+# The peak starts again from the current RSS (Linux: "5" into clear_refs resets VmHWM), so what
+# the import allocated and freed does not hide what the call allocates.
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+before = peak_kib()
 status = "accepted"
 try:
     {call}
 except ldpkit.Error as e:
     status = e.status
-print(status, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+print(status, peak_kib() - before)
 """
 
 
@@ -265,6 +273,12 @@ def python_runs_during(call) -> bool:
     return any(lo <= t <= hi for t in times)
 
 
+def runs_during_one_of(call, attempts: int = 3) -> bool:
+    """python_runs_during, tried up to `attempts` times: another process can keep the main thread
+    off the CPU for a whole call on a busy machine, while a call that holds the GIL fails every try."""
+    return any(python_runs_during(call) for _ in range(attempts))
+
+
 def test_the_gil_is_released(tmp_path):
     # Sized so each call lasts well over python_runs_during's 20 ms: GRR randomizes and ingests
     # 8 M reports (ingest runs at tens of millions a second since issue 19), OLH's estimate does
@@ -272,16 +286,16 @@ def test_the_gil_is_released(tmp_path):
     grr = ldpkit.params("grr", epsilon=1.0, domain=16)
     items = np.arange(8_000_000) % 16
     randomizer = ldpkit.Randomizer(grr, seed=1)
-    assert python_runs_during(lambda: randomizer.randomize(items))
+    assert runs_during_one_of(lambda: randomizer.randomize(items))
     batch = randomizer.randomize(items)
     (tmp_path / "b.ldpb").write_bytes(batch)
     agg = ldpkit.Aggregator(grr)
-    assert python_runs_during(lambda: agg.add_batch(batch))
-    assert python_runs_during(lambda: agg.add_file(tmp_path / "b.ldpb"))
+    assert runs_during_one_of(lambda: agg.add_batch(batch))
+    assert runs_during_one_of(lambda: agg.add_file(tmp_path / "b.ldpb"))
     olh = ldpkit.params("olh", epsilon=1.0, domain=1000)
     counted = ldpkit.Aggregator(olh)
     counted.add_batch(ldpkit.Randomizer(olh, seed=1).randomize(np.arange(400_000) % 1000))
-    assert python_runs_during(lambda: counted.estimate())
+    assert runs_during_one_of(lambda: counted.estimate())
 
 
 def test_buffers_in_place_or_refused():

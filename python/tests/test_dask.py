@@ -98,6 +98,26 @@ def test_bag_of_batch_bytes(batches, client, cli_state, work):
     assert agg.serialize() == expected
 
 
+def test_server_threads_in_tasks(batches, client, cli_state, work):
+    """Tasks run the server on `server_threads` threads and restore the default after; the state
+    is the same whatever the count (OLH's support counting is what the threads split)."""
+    with ldpkit.dask._server_threads(1):
+        assert ldpkit.thread_limit() == 1
+    ldpkit.set_thread_limit(0)
+    default = ldpkit.thread_limit()
+    with ldpkit.dask._server_threads(3):
+        assert ldpkit.thread_limit() == 3
+    assert ldpkit.thread_limit() == default
+    files = batches["olh"]
+    expected = cli_state(files, work / "olh-threads.ldps")
+    for threads in (0, 2):
+        assert ldpkit.dask.aggregate(files, client=client, server_threads=threads).serialize() == expected
+    with pytest.raises(ValueError, match="server_threads"):
+        ldpkit.dask.aggregate(files, client=client, server_threads=-1)
+    with pytest.raises(TypeError, match="server_threads"):
+        ldpkit.dask.aggregate(files, client=client, server_threads=1.5)
+
+
 def split_batch(batch: bytes, parts: int) -> List[bytes]:
     """The batch as `parts` batches of its chunks in turn, each with its header and a terminator."""
     head, chunks = batch[:header_size(batch)], chunks_of(batch)[:-1]
