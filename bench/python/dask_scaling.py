@@ -88,7 +88,7 @@ def count(files: List[Path], workers: int, repeat: int) -> Tuple[float, float, b
     """ldpkit.dask.aggregate on a LocalCluster of `workers` processes, `repeat` times: (the fastest
     run's wall seconds and the seconds its workers spent computing tasks in all, from Dask's task
     stream; the state)."""
-    with LocalCluster(n_workers=workers, processes=True, threads_per_worker=1, dashboard_address=None,
+    with LocalCluster(n_workers=workers, processes=True, threads_per_worker=1, dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         ldpkit.dask.aggregate(files[:1], client=client)  # warm-up: imports ldpkit on the workers
         runs = []

@@ -58,7 +58,9 @@ def cli_state(run_ldp) -> Callable[..., bytes]:
 
 @pytest.fixture(scope="module")
 def client():
-    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+    # ":0": the scheduler's HTTP server on a free port (with None it still binds 8787, which another
+    # engineer's or test's cluster may hold, and warns).
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster, Client(cluster) as c:
         yield c
 
