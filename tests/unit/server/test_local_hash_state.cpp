@@ -150,7 +150,10 @@ TEST_CASE("the form switches at the first n with 12 n >= 8 d, and state_bytes sa
 TEST_CASE("both forms round trip, and the counts estimate exactly what the list does") {
   for (mechanism m : local_hashing) {
     const fleet f = make_fleet(m, 30, "round trip", 60);  // the counts from n = 20
-    const auto& [name, p, reports] = f;
+    // Named references, not a structured binding: C++17 lambdas (CAPTURE's) cannot capture those.
+    const std::string& name = f.name;
+    const params& p = f.p;
+    const std::vector<bytes>& reports = f.reports;
     CAPTURE(name);
     const std::vector<uint32_t> items = {29, 0, 7, 7, 31, 12};  // a repeat and one outside the domain
     for (std::size_t n : {std::size_t{5}, std::size_t{19}, std::size_t{20}, std::size_t{60}}) {
