@@ -158,7 +158,7 @@ class local_hash_aggregator final : public frequency_aggregator {
     std::vector<entry> sorted(pending_.size());
     for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = entry{pending_.seed(i), pending_.bucket(i)};
     std::sort(sorted.begin(), sorted.end());
-    out.reserve(out.size() + entry_bytes * sorted.size());
+    out.reserve(out.size() + static_cast<std::size_t>(entry_bytes) * sorted.size());
     for (const entry& e : sorted) {
       put_u64(out, e.seed);
       put_u32(out, e.bucket);
@@ -170,7 +170,7 @@ class local_hash_aggregator final : public frequency_aggregator {
     if (body.size() != local_hash_body_size(reports_, d_)) return status::wrong_length;
     if (counts_form(reports_, d_)) return read_counts(body);
     seed_list read;
-    read.reserve(body.size() / entry_bytes);
+    read.reserve(body.size() / static_cast<std::size_t>(entry_bytes));
     wire::byte_reader in(body);
     entry last{0, 0};
     for (uint64_t i = 0; i < reports_; ++i) {
