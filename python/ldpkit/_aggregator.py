@@ -123,8 +123,7 @@ class Aggregator:
 
     def save(self, path: PathLike) -> None:
         """Writes :meth:`serialize` to ``path`` (a state file ``ldp estimate`` and ``ldp merge`` read)."""
-        with open(path, "wb") as out:
-            out.write(self.serialize())
+        self._core.save(os.fspath(path))  # atomic, as ldp aggregate --out
 
     @property
     def params(self) -> _core.Params:

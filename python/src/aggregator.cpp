@@ -179,6 +179,14 @@ class aggregator_object {
     return to_bytes(bytes);
   }
 
+  // The tool's atomic write (temporary file, fsync, rename, fsync of the directory): a state on
+  // disk is whole or absent, as `ldp aggregate --out` leaves it.
+  void save(const std::string& path) {
+    py::gil_scoped_release released;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    static_cast<void>(tools::save_state(*agg_, path));
+  }
+
   py::tuple estimate(double confidence) {
     if (!(confidence > 0 && confidence < 1)) throw py::value_error("confidence must be in (0, 1)");
     if (tools::is_central(agg_->parameters().mech)) {
@@ -256,6 +264,7 @@ void bind_aggregator(py::module_& m) {
       .def("add_file", &aggregator_object::add_file, py::arg("path"), "Counts a batch file as `ldp aggregate` does.")
       .def("merge", &aggregator_object::merge, py::arg("other"), "Adds another aggregator's counts.")
       .def("serialize", &aggregator_object::serialize, "The saved state (bytes), as `ldp aggregate` writes it.")
+      .def("save", &aggregator_object::save, py::arg("path"), "Writes the state file atomically, as `ldp aggregate`.")
       .def("estimate", &aggregator_object::estimate, py::arg("confidence"),
            "(item, estimate, variance, ci_low, ci_high, JSON of the rest): `ldp estimate --format json`'s numbers.")
       .def("release", &aggregator_object::release, py::arg("request"), py::arg("confidence"),

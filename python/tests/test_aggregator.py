@@ -330,3 +330,16 @@ def test_thread_limit_changes_speed_not_results():
     for state, estimates in results[1:]:
         assert state == results[0][0]
         pd.testing.assert_frame_equal(estimates, results[0][1])
+
+
+def test_save_is_the_tools_atomic_write(tmp_path):
+    """save() writes serialize()'s bytes through the tool's atomic writer: no temporary file is left
+    beside the state, and a directory that does not exist is an ldpkit.Error, not a partial file."""
+    p = ldpkit.params("grr", epsilon=1.0, domain=8)
+    agg = ldpkit.Aggregator(p)
+    agg.add_batch(ldpkit.Randomizer(p, seed=3).randomize(np.arange(100) % 8))
+    agg.save(tmp_path / "s.ldps")
+    assert (tmp_path / "s.ldps").read_bytes() == agg.serialize()
+    assert [f.name for f in tmp_path.iterdir()] == ["s.ldps"]
+    with pytest.raises(ldpkit.Error):
+        agg.save(tmp_path / "missing" / "s.ldps")
