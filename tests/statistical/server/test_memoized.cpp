@@ -4,7 +4,7 @@
 //    the closed-form variance of the composite channel (chi-square(R - 1), two-sided 1e-9 per
 //    item): 4 oracles x 2 level pairs x 8 items x 3 checks = 192 checks, a false-failure
 //    probability below 2e-7. The variance bounds accept ratios within about [0.62, 1.5]: the
-//    permanent stage's (p, q) in place of the composite gives 4.5-180x less variance at these
+//    permanent stage's (p, q) in place of the composite gives 4.5-31x less variance at these
 //    levels, and is caught for every item.
 // 2. Permanent responses over secrets: 20,000 secrets, the bits (or hash hits) of one item's
 //    permanent response have the permanent stage's probabilities (Clopper-Pearson, two-sided 1e-8
