@@ -144,7 +144,7 @@ std::vector<golden_case> all_cases() {
     // Memoized oracle blocks (docs/mechanisms.md E.1, wire_format.md tags 29 and 30): eps_inf = 2,
     // eps_1 = 1, d = 10. Their reports are the oracles' own; the block (and so the fingerprint)
     // differs from the plain one with the same permanent thresholds.
-    for (mechanism m : {mechanism::sue, mechanism::oue, mechanism::olh, mechanism::blh}) {
+    for (mechanism m : ldp::test::memoized_oracles()) {
       const ldp::wire::params memo = ldp::wire::make_memoized_oracle(m, 2.0, 1.0, 10).block;
       cases.push_back({file_stem(m) + "_valid_memoized", "memoized block, eps_inf 2 and eps_1 1: the example report",
                        memo, example(memo), status::ok});
