@@ -38,6 +38,7 @@ const char* field_name(field f) {
     case field::bin_half_width: return "bin_half_width";
     case field::window_half_width: return "window_half_width";
     case field::window_digest: return "window_digest";
+    case field::hadamard_blocks: return "hadamard_blocks";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }
@@ -91,6 +92,7 @@ std::string describe_block(const wire::params& p) {
   add("d", field::domain);
   add("g", field::hash_range);
   add(p.has(field::rotation_seed) ? "d~" : "K", field::hadamard_dim);
+  add("B", field::hadamard_blocks);
   add("k", field::sketch_rows);
   add("m", field::sketch_columns);
   add("s", field::sparsity);

@@ -29,6 +29,7 @@ std::string recommendation_parameters(const server::recommendation& r) {
   if (r.mech == wire::mechanism::blh || r.mech == wire::mechanism::olh) return fmt::format("g={}", r.g_or_k);
   if (r.mech == wire::mechanism::cms || r.mech == wire::mechanism::hcms) return fmt::format("k={} m={}", r.g_or_k, r.m);
   if (r.mech == wire::mechanism::flh) return fmt::format("k={} g={}", r.g_or_k, r.m);
+  if (r.mech == wire::mechanism::hr) return fmt::format("K={} B={}", r.g_or_k, r.m);
   return {};
 }
 

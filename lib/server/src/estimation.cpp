@@ -33,7 +33,13 @@ support_model pure_model(const wire::params& p) noexcept {
     case frequency_oracle::blh:
     case frequency_oracle::olh:
     case frequency_oracle::flh: model.q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;  // q* (A.4)
-    case frequency_oracle::hr: model.q = 0.5; break;  // orthogonal rows (A.5)
+    case frequency_oracle::hr:  // orthogonal rows (A.5); the block HR (B >= 2) is not a pure protocol
+      if (wire::hr_blocks(p) == 1) {
+        model.q = 0.5;
+      } else {
+        model = support_model{};
+      }
+      break;
     case frequency_oracle::cms:
     case frequency_oracle::hcms: model = support_model{}; break;  // not a pure protocol
   }

@@ -47,7 +47,7 @@ bool detail::frequency_body_size(const wire::params& p, uint64_t n, uint64_t* ou
     case frequency_oracle::blh:
     case frequency_oracle::olh: *out = local_hash_body_size(n, p.get(field::domain)); return true;
     case frequency_oracle::flh: return checked_mul(p.get(field::sketch_rows) * p.get(field::hash_range), 8, out);
-    case frequency_oracle::hr: return checked_mul(p.get(field::hadamard_dim), 8, out);
+    case frequency_oracle::hr: return checked_mul(wire::index_payload_bound(p), 8, out);
     case frequency_oracle::cms:
     case frequency_oracle::hcms: {
       const uint64_t k = p.get(field::sketch_rows), m = p.get(field::sketch_columns);

@@ -6,7 +6,8 @@
 //   FLH             OLH's, plus the shared-hash term at its smallest: sum_w c_w (c_w - 1) / (k (g - 1))
 //                   is at least n (n/d - 1) / (k (g - 1)) (users spread evenly over the d items), so
 //                   (n/d - 1)/(k (g - 1)) per report when positive (A.4)
-//   HR              1/(2 p-hat - 1)^2 (A.5)
+//   HR              the mean over the items with users spread evenly, wire::hr_mean_variance (A.5;
+//                   1/(2 p-hat - 1)^2 with one block)
 //   CMS             (m/(m-1))^2 (c^2 - 1)/4 + 1/(m - 1), c = 1/(1 - 2 q-hat_f) (A.6 at f(x) = 0)
 //   HCMS            (m/(m-1))^2 (c^2 - 1/m^2),           c = 1/(1 - 2 q-hat)  (A.6 at f(x) = 0)
 // The sketches' data-dependent collision term is left out. [impl] CMS and HCMS are sized k = 16
@@ -15,7 +16,7 @@
 // choice is 2 the block is BLH, listed once. FLH has k = wire::flh_default_functions and OLH's g.
 //
 // The estimate's cost, in elementary steps after ingestion (A.8): GRR, SUE, OUE d; BLH, OLH n d
-// hashes; FLH k d; HR K log2 K; CMS k d; HCMS k m log2 m + k d. An oracle whose cost exceeds
+// hashes; FLH k d; HR B K log2 K; CMS k d; HCMS k m log2 m + k d. An oracle whose cost exceeds
 // estimate_budget is ranked after every oracle within it (each group by variance): at large n d
 // that moves OLH behind FLH, HR and the others.
 
@@ -52,8 +53,8 @@ double leading_variance(const wire::params& p, uint64_t n) {
     case frequency_oracle::sue:
     case frequency_oracle::oue:
     case frequency_oracle::blh:
-    case frequency_oracle::olh:
-    case frequency_oracle::hr: return detail::pure_model(p).leading();  // HR: 1/(2 p-hat - 1)^2
+    case frequency_oracle::olh: return detail::pure_model(p).leading();
+    case frequency_oracle::hr: return wire::hr_mean_variance(p);
     case frequency_oracle::flh: {
       const double shared =
           (static_cast<double>(n) / static_cast<double>(p.get(field::domain)) - 1) /
@@ -86,7 +87,7 @@ double estimate_cost(const wire::params& p, uint64_t n) {
     case frequency_oracle::flh:
     case frequency_oracle::cms: return k * d;
     case frequency_oracle::hr:
-      return static_cast<double>(p.get(field::hadamard_dim)) * log2_of(p.get(field::hadamard_dim));
+      return static_cast<double>(wire::index_payload_bound(p)) * log2_of(p.get(field::hadamard_dim));
     case frequency_oracle::hcms: {
       const uint64_t m = p.get(field::sketch_columns);
       return k * static_cast<double>(m) * log2_of(m) + k * d;
@@ -114,6 +115,9 @@ std::vector<recommendation> recommend(uint32_t d, double epsilon, uint64_t n) {
       } else if (p.mech == mechanism::flh) {
         r.g_or_k = static_cast<uint32_t>(p.get(field::sketch_rows));
         r.m = static_cast<uint32_t>(p.get(field::hash_range));
+      } else if (p.mech == mechanism::hr) {
+        r.g_or_k = static_cast<uint32_t>(p.get(field::hadamard_dim));
+        r.m = static_cast<uint32_t>(wire::hr_blocks(p));
       } else if (p.mech == mechanism::cms || p.mech == mechanism::hcms) {
         r.g_or_k = static_cast<uint32_t>(p.get(field::sketch_rows));
         r.m = static_cast<uint32_t>(p.get(field::sketch_columns));

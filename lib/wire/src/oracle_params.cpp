@@ -106,9 +106,9 @@ bool detail::oracle_rules_hold(const params& p) noexcept {
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
   if (kind_of(p.mech) == payload_kind::unary_bits) return keep > other;                         // SUE, OUE, the vote
   if (p.has(field::sketch_columns)) return keep_more_likely((uint64_t{1} << w) - other, 1, w);  // CMS, HCMS
-  // GRR over the domain, OLH, BLH and FLH over the hash range, HR over a sign.
+  // GRR over the domain, OLH, BLH and FLH over the hash range, HR over the 2B halves of its blocks.
   const uint64_t values =
-      p.mech == mechanism::hr ? 2 : p.get(p.has(field::hash_range) ? field::hash_range : field::domain);
+      p.mech == mechanism::hr ? 2 * hr_blocks(p) : p.get(p.has(field::hash_range) ? field::hash_range : field::domain);
   return keep_more_likely(keep, values - 1, w);
 }
 
@@ -131,7 +131,7 @@ double permanent_epsilon(const params& p) noexcept {
     case frequency_oracle::blh:
     case frequency_oracle::olh:
     case frequency_oracle::flh: return keep_epsilon(keep, p.get(field::hash_range) - 1);
-    case frequency_oracle::hr: return keep_epsilon(keep, 1);
+    case frequency_oracle::hr: return keep_epsilon(keep, 2 * hr_blocks(p) - 1);
     case frequency_oracle::sue:
     case frequency_oracle::oue:
       // General unary encoding, one-hot input: ln[T_p (2^w - T_q) / (T_q (2^w - T_p))].
@@ -302,13 +302,59 @@ derived_params make_flh(double epsilon, uint32_t d, uint32_t k, const unsigned c
   return finish(p);
 }
 
-derived_params make_hr(double epsilon, uint32_t d) noexcept {
-  if (!valid_epsilon(epsilon) || d < 2 || d >= (uint32_t{1} << 30)) return fail();
-  uint64_t k = 1;
-  while (k <= d) k <<= 1;  // 2^ceil(log2(d + 1)): row 0 is unusable
+namespace {
+
+// The HR block of size K (A.5): B = ceil(d / (K - 1)) blocks (row 0 of each is unusable), and the
+// keep threshold of GRR on 2B symbols, since a report is one of 2B halves of blocks. B = 1 leaves
+// the field out: the 1-bit HR's block, byte for byte.
+params hr_block(double epsilon, uint32_t d, uint64_t k) {
+  const uint64_t blocks = (d + k - 2) / (k - 1);
   params p = frequency_block(mechanism::hr, d);
-  p.set(field::threshold_keep, grr_threshold(epsilon, 2)).set(field::hadamard_dim, k);
-  return finish(p);
+  p.set(field::threshold_keep, grr_threshold(epsilon, 2 * blocks)).set(field::hadamard_dim, k);
+  if (blocks > 1) p.set(field::hadamard_blocks, blocks);
+  return p;
+}
+
+}  // namespace
+
+derived_params make_hr(double epsilon, uint32_t d, uint32_t k) noexcept {
+  if (!valid_epsilon(epsilon) || d < 2 || d >= (uint32_t{1} << 30)) return fail();
+  if (k != 0) return k >= 2 && (k & (k - 1)) == 0 ? finish(hr_block(epsilon, d, k)) : fail();
+  // Every K = 2, 4, ..., 2^ceil(log2(d + 1)) (the last has one block); the least implemented mean
+  // variance wins, ties to the larger K (fewer blocks).
+  params best = hr_block(epsilon, d, 2);
+  double best_variance = hr_mean_variance(best);
+  for (uint64_t size = 4; size / 2 <= d; size <<= 1) {
+    const params p = hr_block(epsilon, d, size);
+    const double v = hr_mean_variance(p);
+    if (v <= best_variance) {
+      best = p;
+      best_variance = v;
+    }
+  }
+  return finish(best);
+}
+
+hr_moments hr_model(const params& p) noexcept {
+  // Out of 2^32: the halves other than the item's C_v share 2^32 - T equally.
+  const double keep = static_cast<double>(p.get(field::threshold_keep)) / one_d;
+  const double other = (one_d - static_cast<double>(p.get(field::threshold_keep))) / one_d /
+                       static_cast<double>(2 * hr_blocks(p) - 1);
+  hr_moments m;
+  m.scale = keep - other;
+  m.in_block = keep + other;
+  m.out_block = 2 * other;
+  return m;
+}
+
+double hr_mean_variance(const params& p) noexcept {
+  const hr_moments m = hr_model(p);
+  const uint64_t d = p.get(field::domain), per_block = p.get(field::hadamard_dim) - 1, blocks = hr_blocks(p);
+  const auto full = static_cast<double>(per_block), last = static_cast<double>(d - (blocks - 1) * per_block);
+  const auto items = static_cast<double>(d);
+  // sum_J (s_J / d)^2 over the blocks' item counts s_J: B - 1 full blocks and the last.
+  const double share = (static_cast<double>(blocks - 1) * full * full + last * last) / (items * items);
+  return (m.out_block + (m.in_block - m.out_block) * share) / (m.scale * m.scale);
 }
 
 derived_params make_cms(double epsilon, uint32_t d, uint32_t k, uint32_t m,

@@ -25,6 +25,7 @@ bool fields_match(const params& p) {
   const field_set required = required_fields(p.mech);
   if (p.present == required) return true;
   if (memo_fields(p.mech) != 0 && p.present == (required | memo_fields(p.mech))) return true;  // E.1
+  if (p.mech == mechanism::hr && p.present == (required | field_bit(field::hadamard_blocks))) return true;  // A.5
   return is_kent(p.mech) &&
          (p.present == (required | kent_fold) || p.present == (required | kent_fold | kent_rotation));
 }
@@ -61,6 +62,15 @@ bool kent_ranges_hold(const params& p) {
 }
 
 constexpr bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// HR leaves row 0 of each block unused (docs/mechanisms.md A.5): one block of K > d, or B >= 2 blocks
+// of K - 1 items with B = ceil(d / (K - 1)) (canonical: no empty block) and B K <= 2^31.
+bool hr_layout_holds(const params& p) {
+  const uint64_t k = p.get(field::hadamard_dim), d = p.get(field::domain);
+  if (!p.has(field::hadamard_blocks)) return k > d;
+  const uint64_t blocks = p.get(field::hadamard_blocks);
+  return k >= 2 && blocks >= 2 && blocks == (d + k - 2) / (k - 1) && blocks * k <= (uint64_t{1} << 31);
+}
 
 constexpr unsigned char fingerprint_key[16] = {'l', 'd', 'p', 'k', 'i', 't', ' ', 'p',
                                                'a', 'r', 'a', 'm', 's', ' ', 'v', '1'};
@@ -101,7 +111,7 @@ bool ranges_hold(const params& p) {
     const uint64_t k = get(field::hadamard_dim);
     const uint64_t d = get(has(field::vector_dim) ? field::vector_dim : field::domain);
     if (!is_pow2(k) || k > (uint64_t{1} << 30)) return false;
-    if (p.mech == mechanism::hr ? k <= d : k < d) return false;  // HR leaves row 0 unused
+    if (p.mech == mechanism::hr ? !hr_layout_holds(p) : k < d) return false;
   }
   if (has(field::frac_bits) && get(field::frac_bits) > 62) return false;
   if (has(field::clip_lo) && p.get_signed(field::clip_lo) >= p.get_signed(field::clip_hi)) return false;

@@ -150,6 +150,29 @@ status unary_encode(const wire::params& p, uint32_t value, Coins& coins, span<ui
   return status::ok;
 }
 
+// HR (A.5): item v is row r = v mod (K - 1) + 1 of block j = v / (K - 1); C_v is the half
+// {j K + z : popcount(r & z) even} of its block. The report is uniform on C_v with T / 2^32, else
+// uniform on the other 2B - 1 halves of the B blocks. Flipping r's lowest set bit of z moves z
+// between the two halves of a block. With B = 1 the coins and bytes are the 1-bit HR's.
+template <class Coins>
+uint32_t hadamard_response(const wire::params& p, uint32_t value, Coins& coins) noexcept {
+  const auto k = static_cast<uint32_t>(p.get(wire::field::hadamard_dim));
+  const auto blocks = static_cast<uint32_t>(wire::hr_blocks(p));
+  const bool in_set = coins.bernoulli(p.get(wire::field::threshold_keep));
+  uint32_t z = coins.uniform_below(k);
+  // Outside C_v: half s of 2B - 1, drawn whatever in_set is (the coins do not depend on it); s = 0
+  // is the other half of v's block, s = 2o + 1 + t half t of the o-th other block.
+  const uint32_t s = blocks > 1 ? coins.uniform_below(2 * blocks - 1) : 0;
+  const uint32_t block = value / (k - 1), row = value % (k - 1) + 1, low = row & (0u - row);
+  const bool even = (popcount32(row & z) & 1u) == 0;
+  if (even != in_set) z ^= low;
+  const uint32_t other = in_set || s == 0 ? 0 : s - 1;
+  const uint32_t o = other / 2;
+  const uint32_t target = in_set || s == 0 ? block : o + (o >= block ? 1u : 0u);
+  if ((other & 1u) != 0) z ^= low;
+  return target * k + z;
+}
+
 }  // namespace detail
 
 template <class Coins>
@@ -186,17 +209,7 @@ status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) 
       r->index = j * g + detail::grr(bucket, g, keep, coins);
       return status::ok;
     }
-    case frequency_oracle::hr: {
-      // Row v + 1 (A.5): y uniform on C_v = {y : popcount(row & y) even} with T / 2^32, else on
-      // its complement. Flipping the row's lowest set bit moves y between the two halves.
-      const uint32_t row = value + 1;
-      const bool in_set = coins.bernoulli(keep);
-      uint32_t y = coins.uniform_below(static_cast<uint32_t>(p.get(field::hadamard_dim)));
-      const bool even = (popcount32(row & y) & 1u) == 0;
-      if (even != in_set) y ^= row & (0u - row);
-      r->index = y;
-      return status::ok;
-    }
+    case frequency_oracle::hr: r->index = detail::hadamard_response(p, value, coins); return status::ok;
     case frequency_oracle::cms: {
       // Row j uniform (revealed); the m signs are -1 except +1 at h_j(v), each flipped with q_f.
       // Bit 1 means +1 on the wire.

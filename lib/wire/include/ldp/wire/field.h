@@ -40,9 +40,10 @@ enum class field : uint8_t {
   window_digest = 28,      // u64  SipHash of the broadcast window list (central_params.h)
   instant_keep = 29,   // u64  memoized SUE/OUE: P(S=1 | B'=1); OLH/BLH: the instantaneous GRR keep (mechanisms.md E.1)
   instant_other = 30,  // u64  memoized SUE/OUE: P(S=1 | B'=0)
+  hadamard_blocks = 34,  // u32  B of the block Hadamard response, >= 2 (docs/mechanisms.md A.5); absent: 1
 };
 
-inline constexpr int field_max = 30;
+inline constexpr int field_max = 34;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -72,8 +73,8 @@ inline constexpr std::size_t seed_size = 32;
   }
 }
 
-// A set of fields as params::present holds it: bit t for tag t.
-using field_set = uint32_t;
+// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 33).
+using field_set = uint64_t;
 
 [[nodiscard]] constexpr field_set field_bit(field f) noexcept { return field_set{1} << static_cast<int>(f); }
 

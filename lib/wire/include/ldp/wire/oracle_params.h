@@ -11,6 +11,7 @@
 #include "ldp/base/status.h"
 #include "ldp/wire/epsilon.h"
 #include "ldp/wire/params.h"
+#include "ldp/wire/report.h"
 
 namespace ldp::wire {
 
@@ -30,7 +31,9 @@ struct derived_params {
 [[nodiscard]] derived_params make_blh(double epsilon, uint32_t d) noexcept;
 // g is the integer near e^epsilon + 1 with the smaller implemented variance (A.4); g = 0 chooses.
 [[nodiscard]] derived_params make_olh(double epsilon, uint32_t d, uint32_t g = 0) noexcept;
-[[nodiscard]] derived_params make_hr(double epsilon, uint32_t d) noexcept;
+// HR (A.5) with blocks of K - 1 items, K a power of two >= 2 (B = ceil(d / (K - 1)) blocks); k = 0
+// chooses the K of the least hr_mean_variance (k = 2^ceil(log2(d + 1)), one block, is the 1-bit HR).
+[[nodiscard]] derived_params make_hr(double epsilon, uint32_t d, uint32_t k = 0) noexcept;
 // k rows of m columns (HCMS: m a power of two), hash family from a public 32-byte seed.
 [[nodiscard]] derived_params make_cms(double epsilon, uint32_t d, uint32_t k, uint32_t m,
                                       const unsigned char hash_seed[seed_size]) noexcept;
@@ -60,6 +63,21 @@ inline constexpr uint32_t flh_default_functions = 1024;
 // without a formula here. For a memoized oracle block: the level of one report, epsilon_1 of the
 // composite channel of both stages (docs/mechanisms.md E.1).
 [[nodiscard]] double implemented_epsilon(const params& p) noexcept;
+
+// ---- Hadamard response (docs/mechanisms.md A.5) -------------------------------------------------
+// A report y = j K + z names block j and column z of H_K. Per report, with Z = H_K[r_v, z] when j is
+// v's block and 0 otherwise: E[Z] = scale when the user holds v, 0 otherwise; E[Z^2] = in_block for
+// users whose item is in v's block, out_block for the others. With p-hat = T / 2^32 and
+// o = (1 - p-hat) / (2B - 1): scale = p-hat - o, in_block = p-hat + o, out_block = 2 o.
+struct hr_moments {
+  double scale = 0, in_block = 0, out_block = 0;
+};
+[[nodiscard]] hr_moments hr_model(const params& p) noexcept;
+
+// The mean over the d items of Var[c-hat_v] / n at c_v = 0 with users spread evenly over the items
+// (A.5): (out_block + (in_block - out_block) sum_J (s_J / d)^2) / scale^2, s_J the items of block J.
+// The 1-bit HR (B = 1): 1 / (2 p-hat - 1)^2.
+[[nodiscard]] double hr_mean_variance(const params& p) noexcept;
 
 // ---- Memoized randomized response (docs/mechanisms.md E.1, RAPPOR's two stages) ----------------
 // A memoized block is an sue, oue, olh or blh block with the instantaneous thresholds instant_keep

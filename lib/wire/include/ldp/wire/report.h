@@ -26,11 +26,16 @@ inline constexpr std::size_t varint_max_size = 10;
   return n <= (uint64_t{1} << 8) ? 1 : n <= (uint64_t{1} << 16) ? 2 : n <= (uint64_t{1} << 24) ? 3 : 4;
 }
 
-// The values of an index payload lie in [0, bound): GRR d, HR K, FLH k g (function j and bucket y
-// as j g + y).
+// The blocks B of an HR block (docs/mechanisms.md A.5): hadamard_blocks, 1 when absent (the 1-bit HR).
+[[nodiscard]] constexpr uint64_t hr_blocks(const params& p) noexcept {
+  return p.has(field::hadamard_blocks) ? p.get(field::hadamard_blocks) : 1;
+}
+
+// The values of an index payload lie in [0, bound): GRR d, HR B K (block j and column z as j K + z),
+// FLH k g (function j and bucket y as j g + y).
 [[nodiscard]] constexpr uint64_t index_payload_bound(const params& p) noexcept {
   if (p.mech == mechanism::flh) return p.get(field::sketch_rows) * p.get(field::hash_range);
-  return p.mech == mechanism::hr ? p.get(field::hadamard_dim) : p.get(field::domain);
+  return p.mech == mechanism::hr ? hr_blocks(p) * p.get(field::hadamard_dim) : p.get(field::domain);
 }
 
 // The largest payload the parameters allow (exact for every fixed-size payload kind).
