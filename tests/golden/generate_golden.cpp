@@ -156,6 +156,15 @@ std::vector<golden_case> all_cases() {
                      "a memoized block's report read under the plain block of its permanent thresholds", plain,
                      example(memo), status::parameter_mismatch});
   }
+  {
+    // The block HR (docs/mechanisms.md A.5, wire_format.md tag 34): d = 10 items in B = 4 blocks of
+    // K - 1 = 3, reports y = j K + z below B K = 16 (one byte).
+    const ldp::wire::params blocks = ldp::wire::make_hr(4.0, 10, 4).block;
+    const auto index = [&](uint64_t y) { return header(blocks).le(y, 1).out; };
+    cases.push_back({"hr_valid_blocks", "B = 4 blocks of K = 4: index B K - 1 = 15, column 3 of block 3", blocks,
+                     index(15), status::ok});
+    cases.push_back({"hr_blocks_index_out_of_range", "index 16 = B K", blocks, index(16), status::out_of_range});
+  }
   payload(mechanism::sparse_projection, "valid_empty", "count 0: no non-zero coordinate", builder().le(0, 1),
           status::ok);
   payload(mechanism::sparse_projection, "valid_full", "s = 4 pairs: first and last index, clip_lo and clip_hi values",

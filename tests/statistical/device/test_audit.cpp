@@ -55,11 +55,7 @@ bool in_event(const ldp::wire::params& p, const ldp::wire::report& r, uint32_t v
       const uint32_t hw = ldp::wire::flh_bucket(ldp::wire::flh_value(key, w), g);
       return hv != hw && r.index % g == hv;
     }
-    case frequency_oracle::hr: {
-      const bool in_v = (ldp::popcount32((v + 1) & r.index) & 1) == 0;
-      const bool in_w = (ldp::popcount32((w + 1) & r.index) & 1) == 0;
-      return in_v && !in_w;
-    }
+    case frequency_oracle::hr: return ldp::wire::hr_supports(p, r.index, v) && !ldp::wire::hr_supports(p, r.index, w);
     case frequency_oracle::cms: {
       const auto m = static_cast<uint32_t>(p.get(field::sketch_columns));
       const ldp::wire::sketch_hash hash(p.hash_seed);

@@ -70,6 +70,48 @@ TEST_CASE("exact enumeration: every oracle is epsilon_impl-LDP, tightly") {
   }
 }
 
+TEST_CASE("block HR: the exact pmf of every block size is the A.5 one, and epsilon_impl-LDP tightly") {
+  // P(y | v) = p-hat / (K/2) on C_v and (1 - p-hat) / ((2B - 1) K/2) on each of the other B K - K/2
+  // outputs, enumerated from the device code for K = 2 ... 16 (B = d ... 1 blocks).
+  for (double eps : {0.5, 2.0, 5.0}) {
+    for (uint32_t d : {5u, 9u}) {
+      for (uint32_t k : {2u, 4u, 8u, 16u}) {
+        CAPTURE(eps);
+        CAPTURE(d);
+        CAPTURE(k);
+        const auto derived = ldp::wire::make_hr(eps, d, k);
+        REQUIRE(derived.code == ldp::status::ok);
+        const ldp::wire::params p = derived.block;
+        CHECK(derived.epsilon_impl <= eps);
+        const uint64_t blocks = ldp::wire::hr_blocks(p), outputs = blocks * k;
+        REQUIRE(blocks == (d + k - 2) / (k - 1));
+        ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
+        REQUIRE(oracle.code == ldp::status::ok);
+        const long double keep = static_cast<long double>(p.get(field::threshold_keep)) / 4294967296.0L;
+        const long double in = keep / (k / 2), out = (1 - keep) / ((2 * blocks - 1) * (k / 2));
+        const auto randomize = [&](uint32_t x, ldp::test::enumerating_coins& c) {
+          ldp::wire::report rep;
+          REQUIRE(oracle->fields(x, c, &rep) == ldp::status::ok);
+          return std::to_string(rep.index);
+        };
+        for (uint32_t v = 0; v < d; ++v) {
+          ldp::test::enumerating_coins coins(0);
+          const auto pmf = coins.pmf([&](ldp::test::enumerating_coins& c) { return randomize(v, c); });
+          CHECK(pmf.size() == outputs);
+          for (const auto& [y, prob] : pmf) {
+            const bool supports = ldp::wire::hr_supports(p, std::stoull(y), v);
+            CHECK(prob == doctest::Approx(static_cast<double>(supports ? in : out)).epsilon(1e-12));
+          }
+        }
+        const auto r = max_ratio(d, 0, randomize);
+        CHECK_FALSE(r.infinite);
+        CHECK(r.max_ratio <= std::exp(static_cast<long double>(derived.epsilon_impl)) * (1 + 1e-12L));
+        CHECK(r.max_ratio >= std::exp(static_cast<long double>(derived.epsilon_impl)) * (1 - 1e-9L));
+      }
+    }
+  }
+}
+
 TEST_CASE("the enumeration catches a randomizer that leaks") {
   // A broken GRR that picks the "other" value among all d values, the true one included: the
   // true value is then more likely than the thresholds claim.

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "ldp/base/bits.h"
 #include "ldp/base/status.h"
 #include "ldp/wire/epsilon.h"
 #include "ldp/wire/params.h"
@@ -73,6 +74,14 @@ struct hr_moments {
   double scale = 0, in_block = 0, out_block = 0;
 };
 [[nodiscard]] hr_moments hr_model(const params& p) noexcept;
+
+// Whether report y (< B K) lies in C_v: y is in v's block j = v / (K - 1) and H_K[r, y mod K] = +1
+// for v's row r = v mod (K - 1) + 1.
+[[nodiscard]] constexpr bool hr_supports(const params& p, uint64_t y, uint32_t v) noexcept {
+  const uint64_t k = p.get(field::hadamard_dim);
+  const uint64_t row = v % (k - 1) + 1, z = y % k;
+  return y / k == v / (k - 1) && (popcount32(static_cast<uint32_t>(row & z)) & 1u) == 0;
+}
 
 // The mean over the d items of Var[c-hat_v] / n at c_v = 0 with users spread evenly over the items
 // (A.5): (out_block + (in_block - out_block) sum_J (s_J / d)^2) / scale^2, s_J the items of block J.
