@@ -3,6 +3,7 @@
 // dense products, confidence levels, and the oracle recommendation.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -139,6 +140,39 @@ TEST_CASE("HR: reports inside C_3, and the FWHT decode equals the dense Hadamard
     check(e[v], c, n / ((2 * pk - 1) * (2 * pk - 1)) - clip(c, n));
   }
   CHECK(e[3].value == doctest::Approx(n / (2 * pk - 1)).epsilon(1e-12));
+}
+
+TEST_CASE("block HR: the per-block FWHT decode equals the dense sum, with the block variance (A.5)") {
+  // d = 20 items in B = 7 blocks of K - 1 = 3 (the last holds 2), epsilon 3; 500 random reports
+  // over [0, B K).
+  const params p = ldp::wire::make_hr(3.0, 20, 4).block;
+  REQUIRE(ldp::wire::hr_blocks(p) == 7);
+  const double pk = prob(p, field::threshold_keep), o = (1 - pk) / 13, s = pk - o;
+  aggregator a = make(p);
+  std::vector<double> hist(28, 0.0);
+  auto rng = ldp::test::seeded_drbg("block hr decode");
+  const int n = 500;
+  for (int i = 0; i < n; ++i) {
+    ldp::wire::report r;
+    r.index = rng.next_u32() % 28;
+    REQUIRE(a->add_report(view(encode(p, r))) == status::ok);
+    hist[r.index] += 1;
+  }
+  const std::vector<estimate> e = a->estimate_all();
+  REQUIRE(e.size() == 20);
+  for (uint32_t v = 0; v < 20; ++v) {
+    CAPTURE(v);
+    const uint32_t block = v / 3, row = v % 3 + 1;
+    double dense = 0, in_block = 0;  // sum of H_4[row, z] over block v's reports, and their number
+    for (uint32_t z = 0; z < 4; ++z) {
+      dense += hadamard(row, z) * hist[block * 4 + z];
+      in_block += hist[block * 4 + z];
+    }
+    const double c = dense / s;
+    // N_j clamped to [n m_out, n m_in]: c_J clipped to [0, n].
+    const double clamped = std::min(std::max(in_block, n * 2 * o), n * (pk + o));
+    check(e[v], c, clamped / (s * s) - clip(c, n));
+  }
 }
 
 TEST_CASE("CMS and HCMS match the reference (HCMS: row FWHT equals the dense product)") {

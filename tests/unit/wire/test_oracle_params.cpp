@@ -123,6 +123,64 @@ TEST_CASE("OLH picks the integer g with the smaller variance; HR pads K past d")
   CHECK(ldp::wire::make_hr(1.0, 16).block.get(field::hadamard_dim) == 32);
 }
 
+TEST_CASE("HR takes the block size of the least mean variance, and its epsilon is GRR's on 2B halves (A.5)") {
+  for (double eps : {0.5, 1.0, 1.5, 2.0, 4.0, 8.0}) {
+    for (uint32_t d : {2u, 50u, 59u, 1003u}) {
+      CAPTURE(eps);
+      CAPTURE(d);
+      const auto chosen = ldp::wire::make_hr(eps, d);
+      REQUIRE(chosen.code == status::ok);
+      const ldp::wire::params& p = chosen.block;
+      const uint64_t k = p.get(field::hadamard_dim), blocks = ldp::wire::hr_blocks(p);
+      CHECK(p.has(field::hadamard_blocks) == (blocks > 1));
+      // V recomputed with libm from the integers: (m_out + (m_in - m_out) sum (s_J/d)^2) / s^2.
+      const double t = static_cast<double>(p.get(field::threshold_keep)) / 4294967296.0;
+      const double o = (1 - t) / static_cast<double>(2 * blocks - 1);
+      const double last = static_cast<double>(d) - static_cast<double>((blocks - 1) * (k - 1));
+      const double share =
+          (static_cast<double>(blocks - 1) * static_cast<double>((k - 1) * (k - 1)) + last * last) / (double(d) * d);
+      CHECK(ldp::wire::hr_mean_variance(p) ==
+            doctest::Approx((2 * o + (t + o - 2 * o) * share) / ((t - o) * (t - o))).epsilon(1e-12));
+      CHECK(chosen.epsilon_impl ==
+            doctest::Approx(std::log(t * static_cast<double>(2 * blocks - 1) / (1 - t))).epsilon(1e-12));
+      for (uint32_t other = 2; other / 2 <= d; other *= 2) {
+        CAPTURE(other);
+        const auto candidate = ldp::wire::make_hr(eps, d, other);
+        REQUIRE(candidate.code == status::ok);
+        CHECK(ldp::wire::hr_mean_variance(p) <= ldp::wire::hr_mean_variance(candidate.block));
+      }
+    }
+  }
+  // Small epsilon: the 1-bit HR, with the block it always had; large: blocks.
+  CHECK_FALSE(ldp::wire::make_hr(1.0, 50).block.has(field::hadamard_blocks));
+  const auto four = ldp::wire::make_hr(4.0, 59).block;
+  CHECK(four.get(field::hadamard_dim) == 4);
+  CHECK(ldp::wire::hr_blocks(four) == 20);
+  CHECK(ldp::wire::make_hr(1.0, 10, 3).code == status::invalid_argument);  // K not a power of two
+}
+
+TEST_CASE("HR block rules of wire_format.md 3.3") {
+  const auto base = ldp::wire::make_hr(4.0, 10, 4).block;  // B = 4 blocks of 3 items
+  REQUIRE(ldp::wire::validate(base) == status::ok);
+  const auto invalid = [](ldp::wire::params p) { return ldp::wire::validate(p) == status::invalid_parameters; };
+  ldp::wire::params p = base;
+  CHECK(invalid(p.set(field::hadamard_blocks, 5)));  // an empty block: not canonical
+  p = base;
+  CHECK(invalid(p.set(field::hadamard_blocks, 3)));  // item 9 in no block
+  p = ldp::wire::make_hr(1.0, 10).block;
+  CHECK(invalid(p.set(field::hadamard_blocks, 1)));  // one block leaves the tag out
+  p = base;
+  p.present &= ~ldp::wire::field_bit(field::hadamard_blocks);
+  CHECK(invalid(p));  // K = 4 <= d without blocks
+  p = ldp::wire::make_grr(1.0, 10).block;
+  CHECK(invalid(p.set(field::hadamard_blocks, 2)));  // no other mechanism takes the tag
+  p = base;
+  // T (2B - 1) <= 2^32 - T: the item's half no more likely than another, epsilon_impl <= 0.
+  CHECK(invalid(p.set(field::threshold_keep, (uint64_t{1} << 32) / 8)));
+  // B K <= 2^31: d = 2^30 - 1 items in blocks of K - 1 = 1 would need B K = 2^31 - 2 (valid), K = 2.
+  CHECK(ldp::wire::make_hr(4.0, (uint32_t{1} << 30) - 1, 2).code == status::ok);
+}
+
 TEST_CASE("bad arguments are refused") {
   CHECK(ldp::wire::make_frequency_oracle(mechanism::laplace, 1.0, 10).code == status::invalid_argument);
   CHECK(ldp::wire::make_frequency_oracle(mechanism::cms, 1.0, 10, 8, 64, nullptr).code == status::invalid_argument);
