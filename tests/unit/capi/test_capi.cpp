@@ -780,11 +780,14 @@ TEST_CASE("FLH through the C API: rows are the k functions, columns the hash ran
   CHECK(ldp_params_mechanism(&p) == 0);  // a refused builder leaves no usable context
 }
 
-TEST_CASE("FLH end to end through the C API: device reports, two servers merged, estimates near the truth") {
-  // 16 functions, OLH's g; users i < n hold item i mod 8: 1000 each of items 0-7, none of the rest.
+namespace {
+
+// Users i < n = 8000 hold item i mod 8 (1000 each of items 0-7, none of the rest): reports through
+// the C device, two servers of which the second travels as bytes and is merged into the first, and
+// each estimate within 5.7 of its own standard deviations of the truth (a false failure has
+// probability below 1e-6 over the 40 items, normal tails).
+void end_to_end(const ldp_params& p) {
   constexpr int n = 8000;
-  ldp_params p;
-  REQUIRE(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 16, 0, sketch_seed) == LDP_OK);
   ldp_rng rng;
   REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
   std::vector<uint64_t> workspace(ldp_workspace_size(&p) / 8 + 1);
@@ -813,8 +816,6 @@ TEST_CASE("FLH end to end through the C API: device reports, two servers merged,
   REQUIRE(ldp_aggregator_reports(first.a) == n);
   const std::vector<ldp_estimate> got = estimates(first.a);
   REQUIRE(got.size() == domain);
-  // Each estimate within 5.7 of its own standard deviations of the truth (the variance includes the
-  // shared-hash term): a false failure has probability below 1e-6 over the 40 items (normal tails).
   int outside = 0;
   for (const ldp_estimate& e : got) {
     const double truth = e.item < 8 ? n / 8.0 : 0.0;
@@ -823,4 +824,23 @@ TEST_CASE("FLH end to end through the C API: device reports, two servers merged,
     CHECK(e.value <= e.ci_high);
   }
   CHECK(outside == 0);
+}
+
+}  // namespace
+
+TEST_CASE("FLH end to end through the C API: device reports, two servers merged, estimates near the truth") {
+  // 16 functions, OLH's g; the variance includes the shared-hash term.
+  ldp_params p;
+  REQUIRE(ldp_params_frequency(&p, LDP_MECH_FLH, domain, epsilon, 16, 0, sketch_seed) == LDP_OK);
+  end_to_end(p);
+}
+
+TEST_CASE("block HR end to end through the C API (docs/mechanisms.md A.5)") {
+  // epsilon 4 over the 40 items: make_hr's blocks (K = 2, B = 40), the variance with its c_J term.
+  ldp_params p;
+  REQUIRE(ldp_params_frequency(&p, LDP_MECH_HR, domain, 4.0, 0, 0, nullptr) == LDP_OK);
+  const auto cxx = ldp::wire::make_hr(4.0, domain);
+  REQUIRE(ldp::wire::hr_blocks(cxx.block) == 40);
+  CHECK(ldp_params_fingerprint(&p) == ldp::wire::fingerprint(cxx.block));
+  end_to_end(p);
 }
