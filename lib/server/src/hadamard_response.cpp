@@ -55,8 +55,8 @@ class hr_aggregator final : public histogram_aggregator {
     for (uint32_t v : items) {
       const std::size_t block = v / (k - 1) * k, row = v % (k - 1) + 1;
       const double c = static_cast<double>(transformed[block + row]) / moments_.scale;
-      const double in_block = std::clamp(static_cast<double>(transformed[block]), n * moments_.out_block,
-                                         n * moments_.in_block);
+      const double in_block =
+          std::clamp(static_cast<double>(transformed[block]), n * moments_.out_block, n * moments_.in_block);
       out.push_back(make_estimate(v, c, in_block / scale2 - clip_count(c, n), z));
     }
     return out;

@@ -338,8 +338,8 @@ derived_params make_hr(double epsilon, uint32_t d, uint32_t k) noexcept {
 hr_moments hr_model(const params& p) noexcept {
   // Out of 2^32: the halves other than the item's C_v share 2^32 - T equally.
   const double keep = static_cast<double>(p.get(field::threshold_keep)) / one_d;
-  const double other = (one_d - static_cast<double>(p.get(field::threshold_keep))) / one_d /
-                       static_cast<double>(2 * hr_blocks(p) - 1);
+  const double other =
+      (one_d - static_cast<double>(p.get(field::threshold_keep))) / one_d / static_cast<double>(2 * hr_blocks(p) - 1);
   hr_moments m;
   m.scale = keep - other;
   m.in_block = keep + other;

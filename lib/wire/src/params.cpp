@@ -24,7 +24,7 @@ constexpr bool is_kent(mechanism m) {
 bool fields_match(const params& p) {
   const field_set required = required_fields(p.mech);
   if (p.present == required) return true;
-  if (memo_fields(p.mech) != 0 && p.present == (required | memo_fields(p.mech))) return true;  // E.1
+  if (memo_fields(p.mech) != 0 && p.present == (required | memo_fields(p.mech))) return true;               // E.1
   if (p.mech == mechanism::hr && p.present == (required | field_bit(field::hadamard_blocks))) return true;  // A.5
   return is_kent(p.mech) &&
          (p.present == (required | kent_fold) || p.present == (required | kent_fold | kent_rotation));

@@ -98,7 +98,9 @@ inline bytes random_report(const params& p, ldp::random::drbg& rng) {
   const uint64_t d = p.get(field::domain);
   switch (ldp::wire::oracle_of(p.mech)) {  // a kent-vote report is a SUE report
     case frequency_oracle::grr: r.index = static_cast<uint32_t>(rng.next_u32() % d); break;
-    case frequency_oracle::hr: r.index = static_cast<uint32_t>(rng.next_u32() % ldp::wire::index_payload_bound(p)); break;
+    case frequency_oracle::hr:
+      r.index = static_cast<uint32_t>(rng.next_u32() % ldp::wire::index_payload_bound(p));
+      break;
     case frequency_oracle::sue:
     case frequency_oracle::oue:
       bits = random_bits(rng, d);

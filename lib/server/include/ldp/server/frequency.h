@@ -59,8 +59,8 @@ class frequency_aggregator : public aggregator {
 
 struct recommendation {
   wire::mechanism mech = wire::mechanism::none;
-  uint32_t g_or_k = 0;             // OLH/BLH hash range, or CMS/HCMS rows, or FLH functions k, or HR block size K; 0 otherwise
-  uint32_t m = 0;                  // CMS/HCMS columns, FLH hash range g, HR blocks B
+  uint32_t g_or_k = 0;  // OLH/BLH hash range, or CMS/HCMS rows, or FLH functions k, or HR block size K; 0 otherwise
+  uint32_t m = 0;       // CMS/HCMS columns, FLH hash range g, HR blocks B
   double variance_per_report = 0;  // leading Var[c_v]/n with the implemented parameters
   double std_error = 0;            // sqrt(n * variance_per_report) for the given n
   uint64_t report_bytes = 0;       // wire report size (header included)
