@@ -40,11 +40,12 @@ enum ldp_status_code {
   LDP_RESERVED_BITS_SET = 13,  /* a reserved field, flag or padding bit is not zero */
   LDP_OUT_OF_RANGE = 14,       /* a value lies outside what the parameters allow */
   LDP_INVALID_PARAMETERS = 15, /* a parameter block violates its mechanism's constraints */
-  LDP_LIMIT_EXCEEDED = 16      /* a block whose server state would pass the memory ceiling */
+  LDP_LIMIT_EXCEEDED = 16,     /* a block whose server state would pass the memory ceiling */
+  LDP_BUDGET_EXHAUSTED = 17    /* the privacy ledger refuses a charge past the use case's budget */
 };
 
 /* Number of defined codes: ldp_status values are in [0, LDP_STATUS_COUNT). */
-#define LDP_STATUS_COUNT 17
+#define LDP_STATUS_COUNT 18
 
 /* "ok", "malformed_report", ...; "" for unknown values (and for all of them in builds with
  * LDP_CONFIG_STATUS_NAMES=0). */
