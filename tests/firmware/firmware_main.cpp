@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "firmware_ledger.h"
 #include "ldp/base.h"
 #include "ldp/device.h"
 #include "ldp/kernels.h"
@@ -196,6 +197,7 @@ int main() {
     return 71;
   }
   sink = refine_report[report_size - 1];
+  if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);
   sink = static_cast<uint64_t>(ldp::platform::detect_cpu().neon);
