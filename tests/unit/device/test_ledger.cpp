@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "ldp/device/ledger.h"
@@ -114,6 +115,8 @@ TEST_CASE("units: charges round up, budgets round down, both exact on the 2^-40 
   CHECK(ledger_units_up(-1) == 0);
   CHECK(ledger_units_up(0.0 / 0.0) == 0);
   CHECK(ldp::device::ledger_epsilon(units_per_epsilon * 3 / 2) == 1.5);
+  CHECK(static_cast<int>(status::budget_exhausted) == 17);  // stable: logs, the C API
+  CHECK(std::string(ldp::status_name(status::budget_exhausted)) == "budget_exhausted");
 }
 
 TEST_CASE("a fresh ledger on erased flash, configured and charged, reloads to the same state") {
