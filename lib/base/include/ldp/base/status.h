@@ -31,7 +31,8 @@ enum class [[nodiscard]] status : int32_t{
     invalid_parameters = 15,  // a parameter block violates its mechanism's constraints
     limit_exceeded = 16,      // a block whose server state would pass the caller's memory ceiling
                               // (server::limits, docs/security_model.md "Memory contract"): refused
-                              // before any allocation; never a report's rejection status
+                              // before any allocation; never a report's rejection status. Also
+                              // a use case past the privacy ledger's capacity (docs/ledger.md)
     budget_exhausted = 17,    // the device privacy ledger refuses a charge that would pass the use
                               // case's budget for its window (ldp/device/ledger.h, docs/ledger.md)
 };
