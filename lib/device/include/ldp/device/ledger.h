@@ -111,8 +111,8 @@ class ledger {
   ledger(const ledger&) = delete;  // two copies would write diverging records to one storage
   ledger& operator=(const ledger&) = delete;
 
-  // Loads the current record (docs/ledger.md "Loading") into `workspace`, which must outlive the
-  // ledger; `storage` is copied. Capacity: the use cases whose record fits both the slot and the
+  // Loads the current record (docs/ledger.md "Loading"; reads only) into `workspace`, which must
+  // outlive the ledger, as must storage.context (the struct itself is copied). Capacity: the use cases whose record fits both the slot and the
   // workspace (ledger_capacity). Statuses: invalid_argument (a null function, slot_size below
   // ledger_record_size(1)); workspace_too_small (no room for one use case);
   // the storage's failure; checksum_mismatch when neither slot is valid and neither is erased;
