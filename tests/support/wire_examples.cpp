@@ -23,6 +23,14 @@ std::vector<mechanism> mechanisms_of(wire::mechanism_family f) {
   return out;
 }
 
+std::vector<mechanism> memoized_oracles() {
+  std::vector<mechanism> out;
+  for (const mechanism m : all_mechanisms()) {
+    if (wire::memo_fields(m) != 0) out.push_back(m);
+  }
+  return out;
+}
+
 wire::params example_params(mechanism m) {
   wire::params p;
   p.mech = m;

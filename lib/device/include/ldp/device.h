@@ -9,6 +9,7 @@
 #include "ldp/device/ledger_report.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/memo.h"
+#include "ldp/device/memo_key.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
