@@ -140,6 +140,22 @@ std::vector<golden_case> all_cases() {
     cases.push_back({"kent_vote_valid_m3", "rotated coordinate j = 7 of d~ = 8 (d = 5): the example report", m3,
                      example(m3), status::ok});
   }
+  {
+    // Memoized oracle blocks (docs/mechanisms.md E.1, wire_format.md tags 29 and 30): eps_inf = 2,
+    // eps_1 = 1, d = 10. Their reports are the oracles' own; the block (and so the fingerprint)
+    // differs from the plain one with the same permanent thresholds.
+    for (mechanism m : {mechanism::sue, mechanism::oue, mechanism::olh, mechanism::blh}) {
+      const ldp::wire::params memo = ldp::wire::make_memoized_oracle(m, 2.0, 1.0, 10).block;
+      cases.push_back({file_stem(m) + "_valid_memoized", "memoized block, eps_inf 2 and eps_1 1: the example report",
+                       memo, example(memo), status::ok});
+    }
+    const ldp::wire::params memo = ldp::wire::make_memoized_oracle(mechanism::olh, 2.0, 1.0, 10).block;
+    ldp::wire::params plain = memo;
+    plain.present &= ~ldp::wire::memo_fields(memo.mech);
+    cases.push_back({"olh_memoized_under_plain_block",
+                     "a memoized block's report read under the plain block of its permanent thresholds", plain,
+                     example(memo), status::parameter_mismatch});
+  }
   payload(mechanism::sparse_projection, "valid_empty", "count 0: no non-zero coordinate", builder().le(0, 1),
           status::ok);
   payload(mechanism::sparse_projection, "valid_full", "s = 4 pairs: first and last index, clip_lo and clip_hi values",

@@ -228,6 +228,37 @@ ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, co
                                       void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
                                       size_t* written) LDP_NOEXCEPT;
 
+/* ---- Memoized randomized response (docs/mechanisms.md E.1, RAPPOR's two stages) -----------------
+ * A memoized block draws a permanent response once per (device, value), from a secret the device
+ * keeps, and randomizes it again in every report: any number of reports of one value reveal at most
+ * the longitudinal level, one report at most the per-report level. */
+
+/* Bytes of the device secret that keys the permanent responses (drawn once from the TRNG, stored,
+ * never sent: whoever reads it can undo the permanent stage). */
+#define LDP_DEVICE_SECRET_SIZE 32
+
+/* A memoized sue, oue, olh or blh block over items [0, d): the permanent stage is
+ * ldp_params_frequency's at epsilon_longitudinal, the instantaneous one the least noisy such that a
+ * report's level (ldp_params_epsilon) is at most epsilon_report. LDP_INVALID_ARGUMENT for another
+ * mechanism, d < 2, an epsilon out of (0, 40] or epsilon_report >= epsilon_longitudinal. */
+ldp_status ldp_params_frequency_memoized(ldp_params* params, ldp_mechanism mechanism, uint32_t d,
+                                         double epsilon_longitudinal, double epsilon_report) LDP_NOEXCEPT;
+
+/* What any number of reports of one value by one device reveal: a memoized block's permanent level;
+ * +infinity for a frequency oracle block that is not memoized (its reports compose without bound);
+ * NaN for other mechanisms and a context that is not initialized. */
+double ldp_params_longitudinal_epsilon(const ldp_params* params) LDP_NOEXCEPT;
+
+/* One report of `item` under a memoized block: the permanent response of (secret, use_case, block,
+ * item), then fresh noise from rng. `use_case` is the 32-bit id of the data being reported (a
+ * ledger's use case). LDP_INVALID_ARGUMENT for a block that is not memoized or a null secret, which
+ * ldp_randomize_item in turn refuses for memoized blocks; LDP_OUT_OF_RANGE for item >= d. The
+ * workspace is ldp_workspace_size() bytes (3 d bits for sue and oue, none for olh and blh). */
+ldp_status ldp_randomize_item_memoized(const ldp_params* params, ldp_rng* rng, uint32_t item,
+                                       const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, void* workspace,
+                                       size_t workspace_size, uint8_t* out, size_t capacity,
+                                       size_t* written) LDP_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

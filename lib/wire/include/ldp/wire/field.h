@@ -38,9 +38,11 @@ enum class field : uint8_t {
   bin_half_width = 26,     // u64  tau: winsorized bins are 2 tau wide
   window_half_width = 27,  // u64  w: a round-2 window is [midpoint - w, midpoint + w]
   window_digest = 28,      // u64  SipHash of the broadcast window list (central_params.h)
+  instant_keep = 29,   // u64  memoized SUE/OUE: P(S=1 | B'=1); OLH/BLH: the instantaneous GRR keep (mechanisms.md E.1)
+  instant_other = 30,  // u64  memoized SUE/OUE: P(S=1 | B'=0)
 };
 
-inline constexpr int field_max = 28;
+inline constexpr int field_max = 30;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -61,7 +63,9 @@ inline constexpr std::size_t seed_size = 32;
     case field::bin_range:
     case field::bin_half_width:
     case field::window_half_width:
-    case field::window_digest: return 8;
+    case field::window_digest:
+    case field::instant_keep:
+    case field::instant_other: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;
     default: return 4;
