@@ -1274,7 +1274,9 @@ def case_duplicates():
     check(read("m.ldps") == read("aa.ldps"), "merge S S --allow-duplicates differs from aggregate A A")
 
 
-def main():
+def main(cases=None):
+    """Runs one case (argv) in a fresh scratch directory: a case_<name> function of `cases` (a
+    module's globals; default this module's)."""
     global LDP, WORK
     parser = argparse.ArgumentParser()
     parser.add_argument("--ldp", required=True)
@@ -1285,7 +1287,7 @@ def main():
     WORK = args.work
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    case = globals().get("case_" + args.case)
+    case = (cases if cases is not None else globals()).get("case_" + args.case)
     if case is None:
         print(f"unknown case {args.case}")
         return 1

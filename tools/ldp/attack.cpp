@@ -99,8 +99,7 @@ double guess_score(span<const double> scores, uint32_t truth) {
   return 1.0 / static_cast<double>(std::count(scores.begin(), scores.end(), best));
 }
 
-void add_support(const wire::params& p, span<const unsigned char> payload, span<double> support) {
-  const wire::report r = decoded(p, payload);
+void add_support(const wire::params& p, const wire::report& r, span<double> support) {
   const auto d = static_cast<uint32_t>(support.size());
   if (p.mech == mechanism::grr) {
     support[r.index] += 1;
@@ -127,7 +126,7 @@ void averaging_attacker::observe(std::size_t slot, span<const unsigned char> pay
     support_[slot] += decoded_value(params_, decoded(params_, payload));
     return;
   }
-  add_support(params_, payload, span<double>(support_.data() + slot * domain_, domain_));
+  add_support(params_, decoded(params_, payload), span<double>(support_.data() + slot * domain_, domain_));
 }
 
 void averaging_attacker::observe_all(const report_recorder& day) {
@@ -154,18 +153,13 @@ double averaging_attacker::mean_abs_error(span<const double> values) const {
   return error / static_cast<double>(values.size());
 }
 
-double bayes_accuracy(const wire::params& p, double epsilon, const report_recorder& reports, span<const double> prior,
-                      span<const uint32_t> items) {
-  std::vector<double> support(prior.size()), score(prior.size());
-  double hits = 0;
-  for (std::size_t slot = 0; slot < reports.size(); ++slot) {
-    std::fill(support.begin(), support.end(), 0.0);
-    add_support(p, reports.payload(slot), support);
-    // log prior + epsilon [supported]: an item nobody holds scores -inf and is never guessed.
-    for (std::size_t v = 0; v < prior.size(); ++v) score[v] = std::log(prior[v]) + epsilon * support[v];
-    hits += guess_score(score, items[slot]);
-  }
-  return hits / static_cast<double>(reports.size());
+double bayes_score(const wire::params& p, double epsilon, const wire::report& r, span<const double> prior,
+                   uint32_t truth) {
+  std::vector<double> score(prior.size());
+  add_support(p, r, score);
+  // log prior + epsilon [supported]: an item nobody holds scores -inf and is never guessed.
+  for (std::size_t v = 0; v < prior.size(); ++v) score[v] = std::log(prior[v]) + epsilon * score[v];
+  return guess_score(score, truth);
 }
 
 double chance_accuracy(span<const double> prior, span<const uint32_t> items) {

@@ -16,6 +16,7 @@
 
 #include "datasets.h"
 #include "ldp/base/span.h"
+#include "ldp/wire/report.h"
 #include "mechanism_options.h"
 #include "randomizers.h"
 
@@ -72,16 +73,17 @@ class averaging_attacker {
   std::vector<uint64_t> reports_;
 };
 
-// The support of one decoded frequency report for every item (1 or 0), added to `support` (d
-// entries). Only for attackable frequency blocks.
-void add_support(const wire::params& p, span<const unsigned char> payload, span<double> support);
+// The support of one frequency report for every item (1 or 0), added to `support` (d entries).
+// Only for attackable frequency blocks.
+void add_support(const wire::params& p, const wire::report& r, span<double> support);
 
-// The best guess from one report (the Bayes rule with the data's prior known): for oracles whose
-// report has likelihood e^eps for the items it supports and 1 for the others (GRR, SUE, OUE, BLH,
-// OLH, at their implemented epsilon `epsilon`), the item maximizing prior(v) e^(eps [v supported]).
-// Returns the fraction of the recorded devices it guesses right (ties as above).
-double bayes_accuracy(const wire::params& p, double epsilon, const report_recorder& reports,
-                      span<const double> prior, span<const uint32_t> items);
+// The best guess from one report (the Bayes rule with the data's prior known): for reports whose
+// likelihood is e^epsilon for the items they support and 1 for the others (GRR, SUE, OUE, BLH, OLH
+// at their implemented epsilon, and a memoized block's permanent response at the longitudinal
+// epsilon), the item maximizing prior(v) e^(epsilon [v supported]). Returns the expected
+// correctness of the guess (ties as above) when the device holds `truth`.
+double bayes_score(const wire::params& p, double epsilon, const wire::report& r, span<const double> prior,
+                   uint32_t truth);
 
 // The chance level: the accuracy of always guessing the most common item (prior known, no report),
 // or for means the mean absolute error of always guessing the data's median.

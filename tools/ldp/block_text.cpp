@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "ldp/wire/oracle_params.h"
+
 namespace ldp::tools {
 namespace {
 
@@ -38,6 +40,8 @@ const char* field_name(field f) {
     case field::bin_half_width: return "bin_half_width";
     case field::window_half_width: return "window_half_width";
     case field::window_digest: return "window_digest";
+    case field::instant_keep: return "instant_keep";
+    case field::instant_other: return "instant_other";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }
@@ -79,6 +83,14 @@ std::vector<block_field> block_fields(const wire::params& p) {
     out.push_back(std::move(entry));
   }
   return out;
+}
+
+std::string describe_epsilon(const wire::params& p) {
+  const double epsilon = wire::implemented_epsilon(p);
+  if (std::isnan(epsilon)) return {};
+  if (!wire::is_memoized(p)) return fmt::format("epsilon {:.15g} implemented", epsilon);
+  return fmt::format("epsilon {:.15g} implemented per report, {:.15g} longitudinal", epsilon,
+                     wire::longitudinal_epsilon(p));
 }
 
 std::string describe_block(const wire::params& p) {

@@ -100,6 +100,7 @@ void run(const simulate_options& options) {
   for (const auto& [name, option] : options.days_given) {
     if (option->count() > 0 && !options.days.given()) fail("{} applies with --days N only", name);
   }
+  if (options.days.given()) check_days_options(options.days, input);
   refuse_overlapping_files(options.mech, o, input, options.days.days);
   if (!o.release_out.empty() && input != input_kind::samples && input != input_kind::observations) {
     fail("--release-out applies to --mechanism winsorized-mean and kent with --dim d > 1 only");
@@ -111,7 +112,6 @@ void run(const simulate_options& options) {
   if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent and winsorized-mean only");
   const parameter_block block =
       options.days.given() ? days_block(options.mech, options.days) : build_block(options.mech);
-  if (options.days.given()) check_days_options(options.days, block);
   refuse_large_state(block, o.devices, options.max_state_bytes);
   const std::unique_ptr<dataset> data = make_dataset(o.data, shape_of(block), o.devices);
   if (options.days.given()) return simulate_days(block, options.mech, options.days, o, *data);
@@ -172,6 +172,9 @@ command add_simulate(CLI::App& parent) {
        app->add_flag("--attack", d.attack, "--days: print what an attacker averaging each device's reports guesses")},
       {"--attack-devices",
        app->add_option("--attack-devices", d.attack_devices, "--attack: devices the attacker follows (default 10000)")},
+      {"--attack-window", app->add_option("--attack-window", d.attack_window,
+                                          "--attack: average only the last W days' reports (default: all)")
+                              ->check(CLI::Range(1u, 1000000u))},
   };
   return {app, [o] { run(*o); }};
 }

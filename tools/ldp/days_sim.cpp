@@ -12,9 +12,11 @@
 #include "block_text.h"
 #include "errors.h"
 #include "files.h"
-#include "ldp/base/int128.h"
 #include "fleet.h"
+#include "ldp/base/int128.h"
 #include "ldp/wire/mean_params.h"
+#include "ldp/wire/oracle_params.h"
+#include "memo_devices.h"
 #include "output.h"
 #include "randomizers.h"
 #include "seeding.h"
@@ -105,13 +107,16 @@ last_day last_day_of(const parameter_block& block, const dataset& today, const s
 // The attack's summary (docs/cli.md "Several days"): the averaging attacker on the reports of the
 // run (and with --memoize on fresh-coin reports at --epsilon too), the best guess from one report
 // at the longitudinal epsilon, and the chance level.
-void print_attack(const parameter_block& block, const days_options& d, const dataset& day0, const dataset& today,
-                  const std::vector<uint64_t>& sample, const std::vector<followed_fleet>& fleets,
-                  const report_recorder* reference, const parameter_block* reference_block, std::FILE* log) {
+void print_attack(const parameter_block& block, const days_options& d, uint64_t seed, const dataset& day0,
+                  const dataset& today, const std::vector<uint64_t>& sample, const std::vector<followed_fleet>& fleets,
+                  std::FILE* log) {
   const last_day truth = last_day_of(block, today, sample);
   const bool items = block.mechanism->input == input_kind::item;
-  fmt::print(log, "averaging attack on {} of {} devices over {} day{} (the guess of the value on the last day: {}):\n",
-             format_count(sample.size()), format_count(day0.devices()), d.days, d.days == 1 ? "" : "s",
+  const uint32_t window = d.attack_window == 0 ? d.days : std::min(d.attack_window, d.days);
+  fmt::print(log, "averaging attack on {} of {} devices over {} (the guess of the value on the last day: {}):\n",
+             format_count(sample.size()), format_count(day0.devices()),
+             window == d.days ? fmt::format("{} day{}", d.days, d.days == 1 ? "" : "s")
+                              : fmt::format("the last {} of {} days", window, d.days),
              items ? "the item the most reports support" : "the mean of the decoded reports, clamped to the range");
   const char* measure = items ? "correct" : "mean absolute error";
   const auto result = [&](const followed_fleet& f) {
@@ -122,18 +127,26 @@ void print_attack(const parameter_block& block, const days_options& d, const dat
              result(plain), measure);
   if (d.memoize) {
     fmt::print(log, "  memoized (epsilon {:.6g} per report, {:.6g} longitudinal):  {:.4f} {}\n", block.epsilon_impl,
-               d.epsilon_longitudinal, result(fleets.front()), measure);
+               wire::longitudinal_epsilon(block.params), result(fleets.front()), measure);
   }
   std::vector<double> prior;
   if (items) {
-    const std::vector<uint64_t> counts = item_counts(day0, static_cast<uint32_t>(block.params.get(wire::field::domain)));
+    const std::vector<uint64_t> counts =
+        item_counts(day0, static_cast<uint32_t>(block.params.get(wire::field::domain)));
     for (const uint64_t c : counts) prior.push_back(static_cast<double>(c) / static_cast<double>(day0.devices()));
   }
-  if (reference != nullptr && items) {
-    fmt::print(log, "  one report at epsilon {:.6g} (the best guess from a permanent response alone, prior known):  {:.4f} {}\n",
-               reference_block->epsilon_impl,
-               bayes_accuracy(reference_block->params, reference_block->epsilon_impl, *reference, prior, truth.items),
-               measure);
+  if (d.memoize) {
+    // The permanent responses of the devices' last-day items: all an attacker with every report
+    // of that value could learn (the instantaneous stage only adds noise to it).
+    memoized_program devices(block.params, nullptr, seed, d.use_case);
+    const double epsilon = wire::longitudinal_epsilon(block.params);
+    double hits = 0;
+    for (std::size_t slot = 0; slot < sample.size(); ++slot) {
+      hits += bayes_score(block.params, epsilon, devices.permanent(sample[slot], truth.items[slot]), prior,
+                          truth.items[slot]);
+    }
+    fmt::print(log, "  the permanent response alone (epsilon {:.6g}; the best guess, prior known):  {:.4f} {}\n",
+               epsilon, hits / static_cast<double>(sample.size()), measure);
   }
   if (items) {
     fmt::print(log, "  chance (the most common value, prior known):  {:.4f} {}\n", chance_accuracy(prior, truth.items),
@@ -147,34 +160,80 @@ void print_attack(const parameter_block& block, const days_options& d, const dat
 
 }  // namespace
 
-void check_days_options(const days_options& d, const parameter_block& block) {
-  const input_kind input = block.mechanism->input;
+void check_days_options(const days_options& d, input_kind input) {
   if (input != input_kind::item && input != input_kind::value && input != input_kind::vector) {
     fail("--days applies to the frequency oracles and the laplace, duchi, laplace-vector and vector-mean mechanisms");
   }
   if (!(d.change_prob >= 0 && d.change_prob <= 1)) fail("--change-prob must be in [0, 1], got {}", d.change_prob);
-  if (d.attack && !attackable(block.params)) {
-    fail("--attack applies to --mechanism grr, sue, oue, blh, olh, laplace and duchi, not {}", block.mechanism->name);
-  }
   if (d.attack && d.attack_devices == 0) fail("--attack-devices must be at least 1");
+  if (d.attack_window > d.days) fail("--attack-window must be at most --days {}, got {}", d.days, d.attack_window);
 }
 
 parameter_block days_block(const mechanism_options& m, const days_options& d) {
-  if (d.memoize) fail("--memoize: not built yet");
-  return build_block(m);
+  if (!d.memoize) {
+    if (d.epsilon_longitudinal != 0) fail("--epsilon-longitudinal applies with --memoize only");
+    return build_block(m);
+  }
+  const tool_mechanism& tm = checked_mechanism(m);
+  const auto memoizable = {wire::mechanism::sue, wire::mechanism::oue, wire::mechanism::olh, wire::mechanism::blh};
+  if (std::find(memoizable.begin(), memoizable.end(), tm.id) == memoizable.end()) {
+    fail("--memoize applies to --mechanism sue, oue, olh and blh, not {}", tm.name);
+  }
+  if (given(m, "--hash-range")) fail("--memoize: olh's hash range is make_olh's choice at --epsilon, not --hash-range");
+  if (m.domain < 2) fail("--domain must be at least 2, got {}", m.domain);
+  if (d.epsilon_longitudinal == 0) fail("--memoize needs --epsilon-longitudinal E (the permanent responses' epsilon)");
+  if (!wire::valid_epsilon(d.epsilon_longitudinal)) {
+    fail("--epsilon-longitudinal must be in {}, got {}", epsilon_range(), d.epsilon_longitudinal);
+  }
+  if (!(m.epsilon < d.epsilon_longitudinal)) {
+    fail(
+        "--epsilon {} (per report) must be below --epsilon-longitudinal {}: the instantaneous stage adds noise to "
+        "the permanent response",
+        m.epsilon, d.epsilon_longitudinal);
+  }
+  const wire::derived_params derived = wire::make_memoized_oracle(tm.id, d.epsilon_longitudinal, m.epsilon, m.domain);
+  if (derived.code != status::ok) {
+    fail("cannot build a memoized {} block with --epsilon {} per report and --epsilon-longitudinal {}: {}", tm.name,
+         m.epsilon, d.epsilon_longitudinal, describe(derived.code));
+  }
+  parameter_block out = block_of(derived.block, tm);
+  out.epsilon_impl = derived.epsilon_impl;
+  return out;
 }
 
 void simulate_days(const parameter_block& block, const mechanism_options& m, const days_options& d,
                    const user_level_run& r, const dataset& data) {
+  if (d.attack && !attackable(block.params)) {
+    fail("--attack applies to --mechanism grr, sue, oue, blh, olh, laplace and duchi, not {}", block.mechanism->name);
+  }
   std::FILE* log = r.log;
-  fmt::print(log, "simulated {} devices for {} day{}: {} {}, epsilon {} per report (implemented {:.15g}), data {}, seed {}\n",
-             format_count(data.devices()), d.days, d.days == 1 ? "" : "s", block.mechanism->name,
-             describe_block(block.params), m.epsilon, block.epsilon_impl, r.data, r.seed);
-  fmt::print(log, "values: day 0 as the data gives them; each later day every device redraws its value with probability {} from the data's distribution\n",
+  fmt::print(log, "simulated {} devices for {} day{}: {} {}, data {}, seed {}\n", format_count(data.devices()), d.days,
+             d.days == 1 ? "" : "s", block.mechanism->name, describe_block(block.params), r.data, r.seed);
+  if (d.memoize) {
+    // The two levels of docs/mechanisms.md E.1: what one report reveals, and what every report of
+    // one value together reveals (the permanent response), as asked and as implemented.
+    fmt::print(log,
+               "memoized: epsilon {} per report, {} longitudinal (all reports of one value together); implemented "
+               "{:.15g} per report, {:.15g} longitudinal; use case {}, each device with its own secret\n",
+               m.epsilon, d.epsilon_longitudinal, block.epsilon_impl, wire::longitudinal_epsilon(block.params),
+               d.use_case);
+  } else {
+    fmt::print(log,
+               "fresh coins every day: epsilon {} per report (implemented {:.15g}); k reports of one value add up "
+               "to k epsilon\n",
+               m.epsilon, block.epsilon_impl);
+  }
+  fmt::print(log, "values: each day after day 0 every device redraws its value with probability {} from the data\n",
              d.change_prob);
-  fmt::print(log, "reports: {}\n", d.memoize ? "memoized" : "fresh coins every day (no memoization)");
 
-  const std::vector<uint64_t> sample = d.attack ? attack_sample(data.devices(), d.attack_devices) : std::vector<uint64_t>();
+  const std::vector<uint64_t> sample =
+      d.attack ? attack_sample(data.devices(), d.attack_devices) : std::vector<uint64_t>();
+  // The attacker keeps a support count per followed device and item (8 bytes each, two fleets).
+  const uint64_t items = block.mechanism->input == input_kind::item ? block.params.get(wire::field::domain) : 1;
+  if (sample.size() * items > (uint64_t{1} << 25)) {
+    fail("--attack: {} devices times {} items is more than 2^25 support counts; lower --attack-devices", sample.size(),
+         items);
+  }
   // The fleets the attacker follows: the run's, and with --memoize the same devices sending
   // fresh-coin reports at --epsilon (in memory), last.
   std::vector<followed_fleet> fleets;
@@ -191,16 +250,20 @@ void simulate_days(const parameter_block& block, const mechanism_options& m, con
     const uint64_t seed = day_seed_of(r.seed, day);
     const std::string out = indexed_path(r.out, "day", day);
     const program_factory make = [&]() -> std::unique_ptr<device_program> {
-      std::unique_ptr<device_program> program = make_device_program(block, *today);
+      std::unique_ptr<device_program> program =
+          d.memoize ? std::make_unique<memoized_program>(block.params, today.get(), r.seed, d.use_case)
+                    : make_device_program(block, *today);
       return d.attack ? fleets.front().recorder.record(std::move(program)) : std::move(program);
     };
     const simulated_batch batch = simulate_to_file(out, block, *today, seed, seed_purpose::device_block, r.threads,
                                                    r.bar(fmt::format("day {}", day)), {}, make);
-    if (d.attack) fleets.front().attacker.observe_all(fleets.front().recorder);
-    for (std::size_t f = 1; f < fleets.size(); ++f) {
+    const bool observed = d.attack && (d.attack_window == 0 || day + uint64_t{d.attack_window} >= d.days);
+    if (observed) fleets.front().attacker.observe_all(fleets.front().recorder);
+    for (std::size_t f = 1; f < fleets.size() && observed; ++f) {
       followed_fleet& plain = fleets[f];
-      run_fleet(plain.block, *today, seed, seed_purpose::device_block, r.threads, [](span<const unsigned char>, uint64_t) {},
-                [&] { return plain.recorder.record(make_device_program(plain.block, *today)); });
+      run_fleet(
+          plain.block, *today, seed, seed_purpose::device_block, r.threads, [](span<const unsigned char>, uint64_t) {},
+          [&] { return plain.recorder.record(make_device_program(plain.block, *today)); });
       plain.attacker.observe_all(plain.recorder);
     }
     std::string line = fmt::format("day {}: ", day);
@@ -217,18 +280,7 @@ void simulate_days(const parameter_block& block, const mechanism_options& m, con
              block.fingerprint);
   if (!d.attack) return;
 
-  std::unique_ptr<report_recorder> reference;
-  std::unique_ptr<parameter_block> reference_block;
-  if (d.memoize && block.mechanism->input == input_kind::item) {
-    mechanism_options at = m;
-    at.epsilon = d.epsilon_longitudinal;
-    reference_block = std::make_unique<parameter_block>(build_block(at));
-    reference = std::make_unique<report_recorder>(reference_block->params, sample);
-    run_fleet(*reference_block, *today, r.seed, seed_purpose::attack_reference, r.threads,
-              [](span<const unsigned char>, uint64_t) {},
-              [&] { return reference->record(make_device_program(*reference_block, *today)); });
-  }
-  print_attack(block, d, data, *today, sample, fleets, reference.get(), reference_block.get(), log);
+  print_attack(block, d, r.seed, data, *today, sample, fleets, log);
 }
 
 }  // namespace ldp::tools

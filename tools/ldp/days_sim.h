@@ -25,12 +25,14 @@ struct days_options {
   uint32_t use_case = 0;            // --memoize: the memoization scope's use case (the ledger's id)
   bool attack = false;
   uint64_t attack_devices = 10000;  // devices the attacker follows (evenly spread)
+  uint32_t attack_window = 0;       // the attacker averages the last W days' reports (0: all days)
 
   bool given() const { return days != 0; }
 };
 
-// Refuses the --days options without --days, and values out of range (cli_error naming the option).
-void check_days_options(const days_options& d, const parameter_block& block);
+// Refuses --days for mechanisms without one report per device and day, and values out of range
+// (cli_error naming the option).
+void check_days_options(const days_options& d, input_kind input);
 
 // The block of the run: the mechanism options' block, or with --memoize the memoized block with
 // --epsilon per report and --epsilon-longitudinal for the permanent responses.

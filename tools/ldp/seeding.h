@@ -25,8 +25,7 @@ namespace ldp::tools {
 // release_seed_of(--seed, q), so ldp estimate --release-seed repeats it on the saved round-2 state.
 // simulate --days (docs/cli.md "Several days"): device i's 32-byte memoization secret is
 // derive_seed(--seed, device_secret, i), the same every day; day k's value changes draw from
-// derive_seed(--seed, value_change, k); the attack's reference reports at the longitudinal epsilon
-// from derive_seed(--seed, attack_reference, b) per device block b.
+// derive_seed(--seed, value_change, k).
 enum class seed_purpose : uint64_t {
   device_block = 1,
   hash_seed = 2,
@@ -37,8 +36,7 @@ enum class seed_purpose : uint64_t {
   release_seed = 7,
   randomizer_call = 8,
   device_secret = 9,
-  value_change = 10,
-  attack_reference = 11
+  value_change = 10
 };
 
 // Devices per seeding block.
