@@ -198,6 +198,19 @@ def case_days_memoized() -> None:
     days_run("again.ldpb", 5, "--change-prob", "0.5", "--threads", "3", *memo, mechanism="olh", devices="300")
     check(all(read(f"olh.day{k}.ldpb") == read(f"again.day{k}.ldpb") for k in range(5)), "memoized run not repeatable")
 
+    # Each day's state estimates that day's counts (memoized reports are counted with the composite
+    # channel, docs/mechanisms.md E.1), and says both levels: the RMSE over 20 items is within 2.5
+    # times its prediction (chi-square(20) > 20 * 2.5^2 has probability 2e-16, with room for the
+    # plug-in variances and the correlation of one state's estimates).
+    for mechanism in ("oue", "olh"):
+        days_run(f"e{mechanism}.ldpb", 2, "--change-prob", "0.5", "--truth-out", path(f"e{mechanism}.csv"), *memo,
+                 mechanism=mechanism, devices="20000")
+        for day in range(2):
+            run("aggregate", path(f"e{mechanism}.day{day}.ldpb"), "--out", path("e.ldps"))
+            j = cli.estimate_json("e.ldps", "--truth", path(f"e{mechanism}.day{day}.csv"))
+            check(abs(j["epsilon"] - 1) < 1e-6 and abs(j["epsilon_longitudinal"] - 4) < 1e-6, f"levels: {j}")
+            check(j["error"]["rmse"] <= 2.5 * j["error"]["predicted_rmse"], f"{mechanism} day {day}: {j['error']}")
+
     days, devices, d = 200, 300, 20
     days_run("oue.ldpb", days, "--truth-out", path("oue.csv"), *memo, devices=str(devices))
     params = block_parameters("oue.day0.ldpb")
