@@ -19,10 +19,14 @@ constexpr bool is_kent(mechanism m) {
   return in_family(m, mechanism_family::user_level_vote) || in_family(m, mechanism_family::user_level_refine);
 }
 
+// The optional group of a memoized duchi block (docs/mechanisms.md E.2): both fields or neither.
+constexpr field_set duchi_memo = field_bits(field::memo_grid, field::output_flip);
+
 // Exactly the table's fields, no more: one canonical block per parameter set (wire_format.md 3.2).
 bool fields_match(const params& p) {
   const field_set required = required_fields(p.mech);
   if (p.present == required) return true;
+  if (p.mech == mechanism::duchi) return p.present == (required | duchi_memo);
   return is_kent(p.mech) &&
          (p.present == (required | kent_fold) || p.present == (required | kent_fold | kent_rotation));
 }

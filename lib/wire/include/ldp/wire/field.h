@@ -38,9 +38,12 @@ enum class field : uint8_t {
   bin_half_width = 26,     // u64  tau: winsorized bins are 2 tau wide
   window_half_width = 27,  // u64  w: a round-2 window is [midpoint - w, midpoint + w]
   window_digest = 28,      // u64  SipHash of the broadcast window list (central_params.h)
+  memo_grid = 31,          // u32  k: memoized duchi rounds to the k + 1 points lo + j Q / k (docs/mechanisms.md E.2)
+  output_flip = 32,        // u64  Phi: memoized duchi flips its permanent bit with Phi / 2^32 (E.2)
+  sampled_buckets = 33,    // u32  d of dBitFlip: buckets each device samples (E.3)
 };
 
-inline constexpr int field_max = 28;
+inline constexpr int field_max = 33;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -61,15 +64,16 @@ inline constexpr std::size_t seed_size = 32;
     case field::bin_range:
     case field::bin_half_width:
     case field::window_half_width:
-    case field::window_digest: return 8;
+    case field::window_digest:
+    case field::output_flip: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;
     default: return 4;
   }
 }
 
-// A set of fields as params::present holds it: bit t for tag t.
-using field_set = uint32_t;
+// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 33).
+using field_set = uint64_t;
 
 [[nodiscard]] constexpr field_set field_bit(field f) noexcept { return field_set{1} << static_cast<int>(f); }
 
