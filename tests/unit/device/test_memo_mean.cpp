@@ -242,3 +242,58 @@ TEST_CASE("memoized duchi: blocks, contexts and keys that do not fit are refused
   CHECK(plain->randomize_memoized(3, ldp::device::memo_key{secret, 1}, rng, out, ldp::device::framing::report, &size) ==
         status::invalid_argument);
 }
+
+TEST_CASE("output perturbation hides whether a small change of value changed the bit (E.2's number)") {
+  // [0, 1] with 6 fraction bits (Q = 64), k = 8 (s = 8 units): a device moves from x = 3 to 4
+  // units, 1/8 of a grid step. Alpha-point rounding moves it to another grid point for exactly one
+  // alpha in 8 (DKY: a change crosses a grid point with probability |change| / s). Two reports, one
+  // per day; an observer who wants to know whether the value moved compares the two bits.
+  const auto pair_pmf = [](const ldp::wire::params& p, int64_t first, int64_t second) {
+    ldp::test::enumerating_coins coins;
+    return coins.pmf([&](ldp::test::enumerating_coins& c) {
+      ldp::test::enumerating_permanent permanent(c);
+      return std::to_string(ldp::device::memoized_duchi_bit(p, first, permanent, c)) +
+             std::to_string(ldp::device::memoized_duchi_bit(p, second, permanent, c));
+    });
+  };
+  const auto p0 = ldp::wire::make_memoized_duchi(0, 1, 6, 1.0, 8, 0.0).block;
+  uint32_t crossing = 0;
+  for (uint64_t alpha = 0; alpha < 8; ++alpha) {
+    crossing += ldp::wire::memo_grid_index(p0, 3, alpha) != ldp::wire::memo_grid_index(p0, 4, alpha) ? 1u : 0u;
+  }
+  CHECK(crossing == 1);
+  for (double flip : {0.0, 0.1, 0.25}) {
+    CAPTURE(flip);
+    const auto p = ldp::wire::make_memoized_duchi(0, 1, 6, 1.0, 8, flip).block;
+    const auto moved = pair_pmf(p, 3, 4), stayed = pair_pmf(p, 3, 3);
+    // The observer's best likelihood ratio for "moved" against "stayed", over the four outcomes.
+    long double worst = 0;
+    bool certain = false;
+    for (const auto& [z, q] : moved) {
+      const auto it = stayed.find(z);
+      if (it == stayed.end() || it->second == 0) {
+        certain = q > 0;
+        continue;
+      }
+      worst = std::max(worst, q / it->second);
+    }
+    long double differ_moved = 0;
+    for (const char* z : {"01", "10"}) differ_moved += moved.count(z) != 0 ? moved.at(z) : 0;
+    // The numbers docs/mechanisms.md E.2 quotes.
+    CHECK(static_cast<double>(differ_moved) == doctest::Approx(flip == 0     ? 0.0524897
+                                                               : flip == 0.1 ? 0.213593
+                                                                             : 0.388122)
+                                                   .epsilon(1e-5));
+    if (flip == 0) {
+      CHECK(certain);  // without the flip a changed bit proves the value moved
+    } else {
+      CHECK_FALSE(certain);
+      const long double phi = static_cast<long double>(p.get(field::output_flip)) / 4294967296.0L;
+      // "01" has phi (1 - phi) when the device stayed; when it moved, the permanent pair differs
+      // with c <= 1/8 (the one alpha in 8 that crosses), and then "01" has at most (1 - phi)^2:
+      // the ratio is at most 1 - c + c (1 - phi) / phi <= 1 + (1 - 2 phi) / (8 phi).
+      CHECK(worst <= 1 + (1 - 2 * phi) / (8 * phi) + 1e-12L);
+      CHECK(static_cast<double>(worst) == doctest::Approx(flip == 0.1 ? 1.218722 : 1.044621).epsilon(1e-5));
+    }
+  }
+}
