@@ -162,6 +162,14 @@ ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uin
 ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi, uint32_t frac_bits,
                               double epsilon) LDP_NOEXCEPT;
 
+/* duchi memoized by alpha-point rounding (docs/mechanisms.md E.2, Ding, Kulkarni, Yekhanin 2017):
+ * the duchi block at `epsilon` (its longitudinal level) with `grid` = k grid points steps over the
+ * range (k must divide (hi - lo) 2^f, 1 <= k <= 2^24) and each report's bit flipped with probability
+ * `flip` in [0, 1/2). ldp_params_epsilon gives one report's level, below epsilon when flip > 0.
+ * Randomize with ldp_randomize_value_memoized. */
+ldp_status ldp_params_memoized_duchi(ldp_params* params, double lo, double hi, uint32_t frac_bits, double epsilon,
+                                     uint32_t grid, double flip) LDP_NOEXCEPT;
+
 /* laplace-vector: d coordinates, each in [lo, hi] (L1 sensitivity d (hi - lo)). */
 ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
                                      double epsilon) LDP_NOEXCEPT;
@@ -212,6 +220,16 @@ ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t i
  * accepted too, for a local mean the caller computed (ldp_randomize_observations computes it). */
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
                                size_t* written) LDP_NOEXCEPT;
+
+/* A memoized duchi block (ldp_params_memoized_duchi): a report of x whose permanent draws (the
+ * device's alpha, the bit of each grid point) come from the 32-byte device `secret` (drawn once from
+ * the TRNG and kept; whoever reads it can undo the permanent stage) and `use_case`, and whose flip
+ * comes from rng. The same secret, use case and block give the same permanent bit for a value
+ * forever. LDP_INVALID_ARGUMENT for a block that is not memoized or a NULL secret; ldp_randomize_value
+ * refuses memoized blocks. */
+ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng, const uint8_t secret[LDP_SEED_SIZE],
+                                        uint32_t use_case, int64_t x, uint8_t* out, size_t capacity,
+                                        size_t* written) LDP_NOEXCEPT;
 
 /* laplace-vector, vector-duchi or vector-laplace (docs/mechanisms.md B.1, B.5): a report of the vector
  * x[0, d) of fixed-point coordinates; d must be the block's dimension (else LDP_INVALID_ARGUMENT).
