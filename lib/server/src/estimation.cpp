@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "estimation.h"
+#include "ldp/wire/oracle_params.h"
 #include "support_model.h"
 
 namespace ldp::server::detail {
@@ -35,6 +36,14 @@ support_model pure_model(const wire::params& p) noexcept {
     case frequency_oracle::hr: model.q = 0.5; break;  // orthogonal rows (A.5)
     case frequency_oracle::cms:
     case frequency_oracle::hcms: model = support_model{}; break;  // not a pure protocol
+  }
+  if (wire::is_memoized(p)) {
+    // One report of each device passes both stages: the composite channel replaces the permanent
+    // stage's p (and q for unary; local hashing keeps q* = 1/g, which holds for any keep), and
+    // devices are independent, each with its own secret (docs/mechanisms.md E.1).
+    const wire::memo_channel composite = wire::composite_channel(p);
+    model.p = composite.p;
+    if (wire::kind_of(p.mech) == wire::payload_kind::unary_bits) model.q = composite.q;
   }
   return model;
 }

@@ -33,8 +33,9 @@ struct support_model {
 
 // The implemented support model of a pure oracle block (docs/mechanisms.md A.1-A.5): GRR p-hat = T/2^w,
 // q-hat = (1 - p-hat)/(d - 1); SUE/OUE T_keep/2^w, T_other/2^w; BLH/OLH p-hat, q* = 1/g; HR
-// p-hat, 1/2; the kent-vote as SUE. CMS and HCMS give p = q = 0 (degenerate). p is the block of a
-// mechanism counted as a frequency oracle (wire::oracle_of).
+// p-hat, 1/2; the kent-vote as SUE; a memoized block the composite channel of its two stages
+// (E.1: unary p*, q*; local hashing p*, 1/g). CMS and HCMS give p = q = 0 (degenerate). p is the
+// block of a mechanism counted as a frequency oracle (wire::oracle_of).
 [[nodiscard]] support_model pure_model(const wire::params& p) noexcept;
 
 // The CMS/HCMS scale c = 1/(1 - 2 q-hat) with q-hat = T_other/2^w (A.6); inf when q-hat = 1/2.

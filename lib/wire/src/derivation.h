@@ -33,6 +33,11 @@ namespace ldp::wire::detail {
 // estimators do not divide by zero. Checked by validate() (oracle_params.cpp).
 [[nodiscard]] bool oracle_rules_hold(const params& p) noexcept;
 
+// A memoized block's instantaneous stage keeps the permanent response more likely than any other
+// (docs/wire_format.md 3.3: unary instant_keep > instant_other; local hashing the GRR rule above on
+// instant_keep). Checked by validate() (oracle_params.cpp).
+[[nodiscard]] bool memo_rules_hold(const params& p) noexcept;
+
 }  // namespace ldp::wire::detail
 
 #endif

@@ -112,7 +112,19 @@ bool detail::oracle_rules_hold(const params& p) noexcept {
   return keep_more_likely(keep, values - 1, w);
 }
 
-double detail::oracle_epsilon(const params& p) noexcept {
+bool detail::memo_rules_hold(const params& p) noexcept {
+  if (!is_memoized(p)) return true;
+  // The instantaneous stage keeps the permanent response more likely than any other (E.1), so the
+  // composite p > q and epsilon_1 > 0.
+  const uint64_t w = p.get(field::threshold_bits), keep = p.get(field::instant_keep);
+  if (kind_of(p.mech) == payload_kind::unary_bits) return keep > p.get(field::instant_other);
+  return keep_more_likely(keep, p.get(field::hash_range) - 1, w);
+}
+
+namespace {
+
+// Table D.1 of the block's own thresholds: a plain oracle, or the permanent stage of a memoized one.
+double permanent_epsilon(const params& p) noexcept {
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
   switch (oracle_of(p.mech)) {  // the kent-vote is SUE over cells
     case frequency_oracle::grr: return keep_epsilon(keep, p.get(field::domain) - 1);
@@ -129,6 +141,78 @@ double detail::oracle_epsilon(const params& p) noexcept {
     case frequency_oracle::hcms: return keep_epsilon(one - other, 1);
   }
   return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration
+}
+
+// epsilon_1 of a memoized block (E.1): unary, one-hot inputs differ at two bits, each costing the
+// composite ln[p (1 - q) / (q (1 - p))] / 2; local hashing, a GRR on g symbols: ln(p / q).
+double report_epsilon(const params& p) noexcept {
+  const memo_channel c = composite_channel(p);
+  if (kind_of(p.mech) == payload_kind::unary_bits) {
+    if (c.p <= 0 || c.not_p <= 0 || c.q <= 0 || c.not_q <= 0) return infinity;
+    return (det_log(c.p) + det_log(c.not_q)) - (det_log(c.q) + det_log(c.not_p));
+  }
+  if (c.p <= 0 || c.q <= 0) return infinity;
+  return det_log(c.p) - det_log(c.q);
+}
+
+}  // namespace
+
+double detail::oracle_epsilon(const params& p) noexcept {
+  return is_memoized(p) ? report_epsilon(p) : permanent_epsilon(p);
+}
+
+field_set memo_fields(mechanism m) noexcept {
+  if (in_family(m, mechanism_family::mean)) {
+    return mean_of(m) == mean_member::duchi ? field_bits(field::memo_grid, field::output_flip) : 0;  // E.2
+  }
+  if (!in_family(m, mechanism_family::frequency_oracle)) return 0;
+  switch (oracle_of(m)) {
+    case frequency_oracle::sue:
+    case frequency_oracle::oue: return field_bits(field::instant_keep, field::instant_other);
+    case frequency_oracle::blh:
+    case frequency_oracle::olh: return field_bits(field::instant_keep);
+    case frequency_oracle::grr:
+    case frequency_oracle::hr:
+    case frequency_oracle::cms:
+    case frequency_oracle::hcms:
+    case frequency_oracle::flh: return 0;
+  }
+  return 0;  // a value outside the enumeration
+}
+
+memo_channel composite_channel(const params& p) noexcept {
+  memo_channel c;
+  if (!is_memoized(p)) return c;
+  // Probabilities out of 2^32 and their complements are exact doubles; each composite term is a
+  // sum of products of two of them (a few roundings, within the D.1 margin).
+  const auto prob = [](uint64_t t) { return static_cast<double>(t) / one_d; };
+  const auto rest = [](uint64_t t) { return (one_d - static_cast<double>(t)) / one_d; };
+  const uint64_t keep = p.get(field::threshold_keep), ik = p.get(field::instant_keep);
+  if (kind_of(p.mech) == payload_kind::unary_bits) {
+    // A bit B' of the permanent response is 1 with T_keep (the item's bit) or T_other (another);
+    // the report's bit S is 1 with instant_keep when B' = 1 and instant_other when B' = 0.
+    const uint64_t other = p.get(field::threshold_other), io = p.get(field::instant_other);
+    c.p = prob(keep) * prob(ik) + rest(keep) * prob(io);
+    c.not_p = prob(keep) * rest(ik) + rest(keep) * rest(io);
+    c.q = prob(other) * prob(ik) + rest(other) * prob(io);
+    c.not_q = prob(other) * rest(ik) + rest(other) * rest(io);
+    return c;
+  }
+  // Two GRRs on the g buckets compose to a GRR: the permanent bucket B' is the item's bucket x with
+  // T_keep; the report keeps B' with instant_keep, else moves uniformly to one of the g - 1 others,
+  // which is x with probability 1 / (g - 1) when B' != x.
+  const auto others = static_cast<double>(p.get(field::hash_range) - 1);
+  c.p = prob(keep) * prob(ik) + rest(keep) * rest(ik) / others;
+  c.not_p = prob(keep) * rest(ik) + rest(keep) * (prob(ik) + rest(ik) * (others - 1) / others);
+  c.q = c.not_p / others;
+  c.not_q = c.p + c.not_p * (others - 1) / others;
+  return c;
+}
+
+double longitudinal_epsilon(const params& p) noexcept {
+  if (in_family(p.mech, mechanism_family::mean)) return detail::mean_longitudinal_epsilon(p);  // E.2
+  if (!in_family(p.mech, mechanism_family::frequency_oracle)) return std::numeric_limits<double>::quiet_NaN();
+  return is_memoized(p) ? permanent_epsilon(p) : infinity;
 }
 
 // The top-level dispatch by family (docs/architecture.md "The mechanism table"): the user-level
@@ -269,6 +353,59 @@ derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, ui
     case frequency_oracle::flh: return make_flh(epsilon, d, rows, hash_seed, columns);
   }
   return fail();
+}
+
+namespace {
+
+// The smallest t in [lo, hi] with fits(t), fits false then true along [lo, hi]: bisection, about 32
+// evaluations, returning only a t that was evaluated to fit; hi + 1 when none does.
+template <class Fits>
+uint64_t first_fitting(uint64_t lo, uint64_t hi, Fits fits) {
+  if (!fits(hi)) return hi + 1;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (fits(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
+
+}  // namespace
+
+derived_params make_memoized_oracle(mechanism m, double epsilon_longitudinal, double epsilon_report,
+                                    uint32_t d) noexcept {
+  if (!valid_epsilon(epsilon_report) || !(epsilon_report < epsilon_longitudinal) || memo_fields(m) == 0) {
+    return fail();
+  }
+  const derived_params permanent = make_frequency_oracle(m, epsilon_longitudinal, d);
+  if (permanent.code != status::ok) return permanent;
+  params p = permanent.block;
+  const bool unary = kind_of(p.mech) == payload_kind::unary_bits;
+  const auto set_instant = [&](uint64_t keep, uint64_t other) {
+    p.set(field::instant_keep, keep);
+    if (unary) p.set(field::instant_other, other);
+  };
+  const auto fits = [&](uint64_t keep, uint64_t other) {
+    set_instant(keep, other);
+    return report_epsilon(p) <= epsilon_report / margin;
+  };
+  if (unary) {
+    // Symmetric: the least flip t in [1, 2^31 - 1] that fits (epsilon_1 falls as t grows to 1/2).
+    const uint64_t flip = first_fitting(1, one / 2 - 1, [&](uint64_t t) { return fits(one - t, t); });
+    if (flip == one / 2) return fail();
+    set_instant(one - flip, flip);
+  } else {
+    // The largest keep in (2^32 / g, 2^32 - 1] that fits (epsilon_1 falls with the keep), searched
+    // as the least drop below 2^32 - 1.
+    const uint64_t lowest = one / p.get(field::hash_range) + 1, highest = one - 1;
+    const uint64_t drop = first_fitting(0, highest - lowest, [&](uint64_t u) { return fits(highest - u, 0); });
+    if (drop > highest - lowest) return fail();
+    set_instant(highest - drop, 0);
+  }
+  return finish(p);
 }
 
 }  // namespace ldp::wire

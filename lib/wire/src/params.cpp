@@ -6,6 +6,7 @@
 #include "ldp/base/bits.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
+#include "ldp/wire/oracle_params.h"
 
 namespace ldp::wire {
 namespace {
@@ -19,14 +20,11 @@ constexpr bool is_kent(mechanism m) {
   return in_family(m, mechanism_family::user_level_vote) || in_family(m, mechanism_family::user_level_refine);
 }
 
-// The optional group of a memoized duchi block (docs/mechanisms.md E.2): both fields or neither.
-constexpr field_set duchi_memo = field_bits(field::memo_grid, field::output_flip);
-
 // Exactly the table's fields, no more: one canonical block per parameter set (wire_format.md 3.2).
 bool fields_match(const params& p) {
   const field_set required = required_fields(p.mech);
   if (p.present == required) return true;
-  if (p.mech == mechanism::duchi) return p.present == (required | duchi_memo);
+  if (memo_fields(p.mech) != 0 && p.present == (required | memo_fields(p.mech))) return true;  // E.1
   return is_kent(p.mech) &&
          (p.present == (required | kent_fold) || p.present == (required | kent_fold | kent_rotation));
 }
@@ -82,7 +80,7 @@ bool ranges_hold(const params& p) {
   if (has(field::threshold_bits)) {
     const uint64_t w = get(field::threshold_bits);
     if (w < 1 || w > 63) return false;
-    for (field f : {field::threshold_keep, field::threshold_other}) {
+    for (field f : {field::threshold_keep, field::threshold_other, field::instant_keep, field::instant_other}) {
       if (has(f) && get(f) > (uint64_t{1} << w)) return false;
     }
   }
@@ -136,7 +134,7 @@ bool ranges_hold(const params& p) {
     if (!checked_mul(squared, get(field::hadamard_dim), &bound) || bound >= (uint64_t{1} << 62)) return false;
     if (r < 1 || r > radius || p.get_signed(field::clip_lo) != -r) return false;
   }
-  return detail::oracle_rules_hold(p) && detail::numeric_rules_hold(p);
+  return detail::oracle_rules_hold(p) && detail::memo_rules_hold(p) && detail::numeric_rules_hold(p);
 }
 
 }  // namespace

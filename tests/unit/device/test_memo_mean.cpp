@@ -106,6 +106,9 @@ TEST_CASE("memoized duchi: any number of reports of one value stays within epsil
       CAPTURE(grid);
       const auto p = small_block(1.0, grid, flip);
       const long double bound = permanent_ratio(p);
+      // The wire's longitudinal level is this ratio's logarithm, whatever the flip.
+      CHECK(std::exp(static_cast<long double>(ldp::wire::longitudinal_epsilon(p))) ==
+            doctest::Approx(static_cast<double>(bound)).epsilon(1e-14));
       long double previous = 0;
       for (int reports = 1; reports <= 6; ++reports) {
         CAPTURE(reports);
@@ -223,6 +226,9 @@ TEST_CASE("memoized duchi: blocks, contexts and keys that do not fit are refused
   auto lone = small_block(1.0, 8, 0.1);
   lone.present &= ~ldp::wire::field_bit(field::output_flip);
   CHECK(ldp::wire::validate(lone) == status::invalid_parameters);
+  // Fresh coins per report have no longitudinal bound.
+  CHECK(std::isinf(ldp::wire::longitudinal_epsilon(ldp::wire::make_duchi(0, 1, 3, 1.0).block)));
+  CHECK(std::isinf(ldp::wire::longitudinal_epsilon(ldp::wire::make_laplace(0, 1, 3, 1.0).block)));
   auto other = ldp::wire::make_laplace(0, 1, 3, 1.0).block;
   other.set(field::memo_grid, 8).set(field::output_flip, 0);
   CHECK(ldp::wire::validate(other) == status::invalid_parameters);

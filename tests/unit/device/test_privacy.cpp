@@ -11,6 +11,7 @@
 #include "enumerator.h"
 #include "ldp/device.h"
 #include "ldp/wire.h"
+#include "privacy_ratio.h"
 #include "tables.h"
 #include "wire_examples.h"
 
@@ -25,38 +26,7 @@ ldp::wire::derived_params small_block(mechanism m, double eps, uint32_t d) {
   return ldp::wire::make_frequency_oracle(m, eps, d, 2, 8, sketch_seed);
 }
 
-struct ratio_result {
-  long double max_ratio = 0;
-  bool infinite = false;
-};
-
-// max over pairs (x, x') and outputs z of P(z|x) / P(z|x').
-template <class Randomize>
-ratio_result max_ratio(uint32_t d, uint64_t seed, Randomize randomize) {
-  std::vector<std::map<std::string, long double>> pmfs;
-  for (uint32_t x = 0; x < d; ++x) {
-    ldp::test::enumerating_coins coins(seed);
-    pmfs.push_back(coins.pmf([&](ldp::test::enumerating_coins& c) { return randomize(x, c); }));
-    long double total = 0;
-    for (const auto& [z, p] : pmfs.back()) total += p;
-    CHECK(total == doctest::Approx(1.0).epsilon(1e-12));
-  }
-  ratio_result r;
-  for (uint32_t x = 0; x < d; ++x) {
-    for (uint32_t y = 0; y < d; ++y) {
-      if (x == y) continue;
-      for (const auto& [z, p] : pmfs[x]) {
-        const auto it = pmfs[y].find(z);
-        if (it == pmfs[y].end() || it->second == 0) {
-          r.infinite = true;
-          continue;
-        }
-        if (p / it->second > r.max_ratio) r.max_ratio = p / it->second;
-      }
-    }
-  }
-  return r;
-}
+using ldp::test::max_ratio;
 
 const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire::mechanism_family::frequency_oracle);
 

@@ -7,6 +7,7 @@
 #include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/memo.h"
+#include "ldp/device/memo_key.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"

@@ -13,8 +13,10 @@
 #include "ldp/base/status.h"
 #include "ldp/device/coins.h"
 #include "ldp/device/context.h"
+#include "ldp/device/memo_key.h"
 #include "ldp/random/drbg.h"
 #include "ldp/wire/hash.h"
+#include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
 
@@ -43,14 +45,45 @@ class frequency_context {
   status fields(uint32_t item, Coins& coins, wire::report* r) noexcept;
 
   // The report or payload of `item` (out: max_output_size(p, f) bytes always suffice).
+  // invalid_argument for a memoized block: its reports come from randomize_memoized only, so no
+  // path skips the permanent stage.
   [[nodiscard]] status randomize(uint32_t item, random::drbg& rng, span<unsigned char> out, framing f,
                                  std::size_t* written) noexcept;
 
+  // Memoized randomized response (docs/mechanisms.md E.1), memoized sue, oue, olh and blh blocks
+  // (wire::is_memoized; invalid_argument for others and for a null secret). The permanent response
+  // of `item`: fields() with coins from the value's memoized stream; OLH/BLH hash with the
+  // device-permanent seed. Deterministic in (secret, use case, block, item) and the same on every
+  // kernel table.
+  [[nodiscard]] status permanent_fields(uint32_t item, memo_key key, const kernels::table& k, wire::report* r) noexcept;
+
+  // Both stages with any coins (the audits enumerate them): fields() with `permanent`, then the
+  // instantaneous stage with `instant`: unary, each bit kept at instant_keep when 1 and set at
+  // instant_other when 0 (two Bernoulli masks and a branch-free select); local hashing, GRR with
+  // instant_keep on the g buckets.
+  template <class PermanentCoins, class InstantCoins>
+  status memoized_fields(uint32_t item, PermanentCoins& permanent, InstantCoins& instant, wire::report* r) noexcept;
+
+  // One memoized report or payload of `item`: the permanent response under `key`, then the
+  // instantaneous stage with coins from `rng` (whose kernel table also derives the memo seeds).
+  [[nodiscard]] status randomize_memoized(uint32_t item, memo_key key, random::drbg& rng, span<unsigned char> out,
+                                          framing f, std::size_t* written) noexcept;
+
  private:
-  static constexpr workspace_layout layout(const wire::params& p) noexcept {
-    workspace_layout l;
-    l.place<uint64_t>(bit_words(p));
-    return l;
+  // The permanent bits, then (memoized unary blocks) the two instantaneous masks.
+  struct placement {
+    workspace_layout layout;
+    std::size_t masks = 0;
+  };
+  static constexpr placement place(const wire::params& p) noexcept {
+    placement at;
+    at.layout.place<uint64_t>(bit_words(p));
+    at.masks = at.layout.place<uint64_t>(mask_words(p));
+    return at;
+  }
+  static constexpr workspace_layout layout(const wire::params& p) noexcept { return place(p).layout; }
+  static constexpr std::size_t mask_words(const wire::params& p) noexcept {
+    return wire::is_memoized(p) && wire::kind_of(p.mech) == wire::payload_kind::unary_bits ? 2 * bit_words(p) : 0;
   }
   static constexpr std::size_t bit_words(const wire::params& p) noexcept {
     const bool unary = p.mech == wire::mechanism::sue || p.mech == wire::mechanism::oue;
@@ -60,8 +93,15 @@ class frequency_context {
     return static_cast<std::size_t>((n + 63) / 64);
   }
 
+  template <class Coins>
+  status instantaneous(Coins& coins, wire::report* r) noexcept;
+  // Calls use(coins) with the permanent coins of `item` under `key` (frequency.cpp).
+  template <class Use>
+  status with_permanent_coins(uint32_t item, memo_key key, const kernels::table& k, Use use) noexcept;
+
   validated_block block_{};
   span<uint64_t> bits_{};
+  span<uint64_t> masks_{};  // memoized unary blocks: instant_keep's mask, then instant_other's
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -185,6 +225,51 @@ status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) 
     }
   }
   return status::invalid_argument;  // a value outside the enumeration
+}
+
+template <class PermanentCoins, class InstantCoins>
+status frequency_context::memoized_fields(uint32_t item, PermanentCoins& permanent, InstantCoins& instant,
+                                          wire::report* r) noexcept {
+  if (!wire::is_memoized(block_.params)) {
+    *r = wire::report{};
+    return status::invalid_argument;
+  }
+  const status s = fields(item, permanent, r);
+  return s != status::ok ? s : instantaneous(instant, r);
+}
+
+template <class Coins>
+status frequency_context::instantaneous(Coins& coins, wire::report* r) noexcept {
+  using wire::field;
+  using wire::frequency_oracle;
+  const wire::params& p = block_.params;
+  switch (wire::oracle_of(p.mech)) {  // validate() admits the memo fields on these four only
+    case frequency_oracle::sue:
+    case frequency_oracle::oue: {
+      // S = B' ? M_keep : M_other per bit. B' is already in wire byte order (fields() converted it
+      // in place); the masks are converted alike, and a bitwise select does not care about the order.
+      const auto d = static_cast<std::size_t>(p.get(field::domain));
+      const std::size_t words = masks_.size() / 2;
+      const span<uint64_t> keep(masks_.data(), words), other(masks_.data() + words, words);
+      status s = coins.mask(keep, d, p.get(field::instant_keep));
+      if (s == status::ok) s = coins.mask(other, d, p.get(field::instant_other));
+      if (s != status::ok) return s;
+      (void)detail::words_to_bytes(keep, d);
+      (void)detail::words_to_bytes(other, d);
+      for (std::size_t i = 0; i < words; ++i) bits_[i] = (bits_[i] & keep[i]) | (~bits_[i] & other[i]);
+      return status::ok;
+    }
+    case frequency_oracle::blh:
+    case frequency_oracle::olh:
+      r->index = detail::grr(r->index, p.get(field::hash_range), p.get(field::instant_keep), coins);
+      return status::ok;
+    case frequency_oracle::grr:
+    case frequency_oracle::hr:
+    case frequency_oracle::cms:
+    case frequency_oracle::hcms:
+    case frequency_oracle::flh: break;
+  }
+  return status::invalid_argument;
 }
 
 }  // namespace ldp::device

@@ -20,6 +20,7 @@
 #include "ldp/device/coins.h"
 #include "ldp/device/context.h"
 #include "ldp/device/memo.h"
+#include "ldp/device/memo_key.h"
 #include "ldp/random/drbg.h"
 #include "ldp/random/samplers.h"
 #include "ldp/wire/mean_params.h"

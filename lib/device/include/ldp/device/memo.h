@@ -31,14 +31,6 @@ struct memo_scope {
   uint64_t fingerprint = 0;
 };
 
-// What a memoized randomize() needs to find its permanent responses: the device secret
-// (device_secret_size bytes, kept by the caller) and the use case they belong to. The block's
-// fingerprint completes the memo_scope.
-struct memo_key {
-  const unsigned char* secret = nullptr;
-  uint32_t use_case = 0;
-};
-
 // The 32-byte DRBG seed of (scope, purpose, input): the first 32 bytes of ChaCha20 block `purpose`
 // under the device secret with nonce fingerprint (8 bytes LE) || use_case (4 bytes LE), taken as a
 // key, then the first 32 bytes of block `input` under that key with nonce "ldp memo v1" (12 bytes,

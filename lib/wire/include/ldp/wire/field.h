@@ -38,9 +38,11 @@ enum class field : uint8_t {
   bin_half_width = 26,     // u64  tau: winsorized bins are 2 tau wide
   window_half_width = 27,  // u64  w: a round-2 window is [midpoint - w, midpoint + w]
   window_digest = 28,      // u64  SipHash of the broadcast window list (central_params.h)
-  memo_grid = 31,          // u32  k: memoized duchi rounds to the k + 1 points lo + j Q / k (docs/mechanisms.md E.2)
-  output_flip = 32,        // u64  Phi: memoized duchi flips its permanent bit with Phi / 2^32 (E.2)
-  sampled_buckets = 33,    // u32  d of dBitFlip: buckets each device samples (E.3)
+  instant_keep = 29,   // u64  memoized SUE/OUE: P(S=1 | B'=1); OLH/BLH: the instantaneous GRR keep (mechanisms.md E.1)
+  instant_other = 30,  // u64  memoized SUE/OUE: P(S=1 | B'=0)
+  memo_grid = 31,      // u32  k: memoized duchi rounds to the k + 1 points lo + j Q / k (docs/mechanisms.md E.2)
+  output_flip = 32,    // u64  Phi: memoized duchi flips its permanent bit with Phi / 2^32 (E.2)
+  sampled_buckets = 33,  // u32  d of dBitFlip: buckets each device samples (E.3)
 };
 
 inline constexpr int field_max = 33;
@@ -65,6 +67,8 @@ inline constexpr std::size_t seed_size = 32;
     case field::bin_half_width:
     case field::window_half_width:
     case field::window_digest:
+    case field::instant_keep:
+    case field::instant_other:
     case field::output_flip: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;

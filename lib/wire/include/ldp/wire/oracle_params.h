@@ -57,8 +57,50 @@ inline constexpr uint32_t flh_default_functions = 1024;
 // epsilon_impl of a block from its integers (docs/mechanisms.md Table D.1): the frequency oracles, and
 // the numeric mechanisms of mean_params.h (Duchi ln(T_hi/T_lo), discrete Laplace Delta/t). +inf
 // when a probability is 0 or 1 where the mechanism needs it strictly inside, NaN for mechanisms
-// without a formula here.
+// without a formula here. For a memoized oracle block: the level of one report, epsilon_1 of the
+// composite channel of both stages (docs/mechanisms.md E.1).
 [[nodiscard]] double implemented_epsilon(const params& p) noexcept;
+
+// ---- Memoized randomized response (docs/mechanisms.md E.1, RAPPOR's two stages) ----------------
+// A memoized block is an sue, oue, olh or blh block with the instantaneous thresholds instant_keep
+// (and, for sue and oue, instant_other): its own thresholds are the permanent stage, applied once
+// per (device, value), and the instantaneous stage randomizes the permanent response again in
+// every report.
+
+[[nodiscard]] constexpr bool is_memoized(const params& p) noexcept { return p.has(field::instant_keep); }
+
+// The fields a memoized block of m adds to the required ones (docs/wire_format.md 3.2); none for
+// the mechanisms without a memoized form. duchi: memo_grid and output_flip (E.2, mean_params.h).
+[[nodiscard]] field_set memo_fields(mechanism m) noexcept;
+
+// The channel from a device's item to one memoized report, both stages composed (E.1): unary
+// encodings: the probability p that a report's bit is 1 at the device's item and q at another
+// item; local hashing: the probability p that the reported bucket is the item's hash bucket and q
+// that it is one given other bucket, q = (1 - p) / (g - 1). Complements are computed without
+// cancellation (epsilon_1 near the saturation of w = 32 needs them). Zeros for a block that is not
+// memoized.
+struct memo_channel {
+  double p = 0, not_p = 0, q = 0, not_q = 0;
+};
+[[nodiscard]] memo_channel composite_channel(const params& p) noexcept;
+
+// The longitudinal level epsilon_inf of a frequency oracle block: what any number of reports of one
+// value by one device reveal. A memoized block: the permanent stage's epsilon_impl (Table D.1 of
+// its own thresholds); any other frequency oracle: +inf (every report draws fresh coins, so k
+// reports compose to k epsilon with no bound). A mean block: ln(T_hi / T_lo) for memoized duchi
+// (E.2, for a device whose rounded value stays one grid point), +inf for the others. NaN for other
+// families.
+[[nodiscard]] double longitudinal_epsilon(const params& p) noexcept;
+
+// A memoized sue, oue, olh or blh block (olh: g chosen as make_olh does; it may come out a blh
+// block): the permanent stage exactly as make_frequency_oracle(m, epsilon_longitudinal, d), then
+// the least noisy instantaneous thresholds on the 2^32 grid whose composite epsilon_1 satisfies
+// epsilon_1 (1 + 2^-40) <= epsilon_report (D.1 rule; unary: a symmetric instantaneous response,
+// instant_keep + instant_other = 2^32; local hashing: GRR on the g buckets). epsilon_impl is
+// epsilon_1. invalid_argument for another mechanism, epsilons out of (0, 40] or epsilon_report >=
+// epsilon_longitudinal, and when no instantaneous threshold fits.
+[[nodiscard]] derived_params make_memoized_oracle(mechanism m, double epsilon_longitudinal, double epsilon_report,
+                                                  uint32_t d) noexcept;
 
 }  // namespace ldp::wire
 
