@@ -16,6 +16,7 @@
 #include "ldp/device.h"
 #include "ldp/wire.h"
 #include "memo_enumeration.h"
+#include "privacy_ratio.h"
 #include "tables.h"
 
 using ldp::status;
@@ -37,39 +38,21 @@ long double permanent_ratio(const ldp::wire::params& p) {
   return static_cast<long double>(p.get(field::threshold_keep)) / p.get(field::threshold_other);
 }
 
-// The exact joint pmf of `reports` reports of one device holding x: the permanent draws are
-// shared, the flips fresh.
-std::map<std::string, long double> reports_pmf(const ldp::wire::params& p, int64_t x, int reports) {
-  ldp::test::enumerating_coins coins;
-  return coins.pmf([&](ldp::test::enumerating_coins& c) {
+// max over inputs x, x' of the grid [lo, hi] and outputs z of P(z | x) / P(z | x') for `reports`
+// reports of one device: the permanent draws are shared, the flips fresh.
+long double max_ratio(const ldp::wire::params& p, int reports) {
+  const ldp::wire::value_range range = ldp::wire::range_of(p);
+  const auto inputs = static_cast<uint32_t>(ldp::wire::range_width(p) + 1);
+  const auto r = ldp::test::max_ratio(inputs, 0, [&](uint32_t x, ldp::test::enumerating_coins& c) {
     ldp::test::enumerating_permanent permanent(c);
     std::string key;
-    for (int i = 0; i < reports; ++i) key += std::to_string(ldp::device::memoized_duchi_bit(p, x, permanent, c));
+    for (int i = 0; i < reports; ++i) {
+      key += std::to_string(ldp::device::memoized_duchi_bit(p, range.lo + x, permanent, c));
+    }
     return key;
   });
-}
-
-// max over inputs x, x' of the grid [lo, hi] and outputs z of P(z | x) / P(z | x').
-long double max_ratio(const ldp::wire::params& p, int reports) {
-  const ldp::wire::value_range r = ldp::wire::range_of(p);
-  std::vector<std::map<std::string, long double>> pmfs;
-  for (int64_t x = r.lo; x <= r.hi; ++x) {
-    pmfs.push_back(reports_pmf(p, x, reports));
-    long double total = 0;
-    for (const auto& [z, q] : pmfs.back()) total += q;
-    CHECK(total == doctest::Approx(1.0).epsilon(1e-12));
-  }
-  long double worst = 0;
-  for (const auto& a : pmfs) {
-    for (const auto& b : pmfs) {
-      for (const auto& [z, q] : a) {
-        const auto it = b.find(z);
-        REQUIRE(it != b.end());
-        if (q / it->second > worst) worst = q / it->second;
-      }
-    }
-  }
-  return worst;
+  CHECK_FALSE(r.infinite);
+  return r.max_ratio;
 }
 
 }  // namespace
