@@ -75,6 +75,16 @@ int main() {
     return 5;
   }
   sink = report_bytes[report_size - 1];
+  // A memoized report (docs/mechanisms.md E.1) under a block derived on the device: the permanent
+  // response keyed by the device secret (flash in a real image), then the instantaneous stage.
+  static const unsigned char device_secret[ldp::device::device_secret_size] = {0x5e, 0xc7};
+  const ldp::wire::derived_params memo = ldp::wire::make_memoized_oracle(ldp::wire::mechanism::olh, 2.0, 1.0, 10);
+  unsigned char memo_report[ldp::wire::report_header_size + 8 + 4];  // the seed, a bucket of at most 4 bytes
+  if (frequency_context::init({}, memo.block, &oracle) != ldp::status::ok ||
+      oracle.randomize_memoized(3, {device_secret, 1}, rng, memo_report, report, &report_size) != ldp::status::ok) {
+    return 6;
+  }
+  sink = memo_report[report_size - 1];
   // Numeric reports (docs/mechanisms.md B.1, B.2), from blocks derived on the device: a discrete
   // Laplace value on [-1, 1] with f = 16, a Duchi bit, and a 3-coordinate Laplace vector.
   const ldp::wire::derived_params laplace = ldp::wire::make_laplace(-1.0, 1.0, 16, 1.0);

@@ -141,6 +141,22 @@ std::vector<golden_case> all_cases() {
                      example(m3), status::ok});
   }
   {
+    // Memoized oracle blocks (docs/mechanisms.md E.1, wire_format.md tags 29 and 30): eps_inf = 2,
+    // eps_1 = 1, d = 10. Their reports are the oracles' own; the block (and so the fingerprint)
+    // differs from the plain one with the same permanent thresholds.
+    for (mechanism m : ldp::test::memoized_oracles()) {
+      const ldp::wire::params memo = ldp::wire::make_memoized_oracle(m, 2.0, 1.0, 10).block;
+      cases.push_back({file_stem(m) + "_valid_memoized", "memoized block, eps_inf 2 and eps_1 1: the example report",
+                       memo, example(memo), status::ok});
+    }
+    const ldp::wire::params memo = ldp::wire::make_memoized_oracle(mechanism::olh, 2.0, 1.0, 10).block;
+    ldp::wire::params plain = memo;
+    plain.present &= ~ldp::wire::memo_fields(memo.mech);
+    cases.push_back({"olh_memoized_under_plain_block",
+                     "a memoized block's report read under the plain block of its permanent thresholds", plain,
+                     example(memo), status::parameter_mismatch});
+  }
+  {
     // A memoized duchi block (docs/mechanisms.md E.2): the same bit payload under the block with
     // memo_grid k = 16 (a step of 1/8 on [-1, 1]) and output_flip 0.1 * 2^32.
     ldp::wire::params memo = params(mechanism::duchi);

@@ -162,14 +162,6 @@ ldp_status ldp_params_frequency(ldp_params* params, ldp_mechanism mechanism, uin
 ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, double lo, double hi, uint32_t frac_bits,
                               double epsilon) LDP_NOEXCEPT;
 
-/* duchi memoized by alpha-point rounding (docs/mechanisms.md E.2, Ding, Kulkarni, Yekhanin 2017):
- * the duchi block at `epsilon` (its longitudinal level) with `grid` = k grid points steps over the
- * range (k must divide (hi - lo) 2^f, 1 <= k <= 2^24) and each report's bit flipped with probability
- * `flip` in [0, 1/2). ldp_params_epsilon gives one report's level, below epsilon when flip > 0.
- * Randomize with ldp_randomize_value_memoized. */
-ldp_status ldp_params_memoized_duchi(ldp_params* params, double lo, double hi, uint32_t frac_bits, double epsilon,
-                                     uint32_t grid, double flip) LDP_NOEXCEPT;
-
 /* laplace-vector: d coordinates, each in [lo, hi] (L1 sensitivity d (hi - lo)). */
 ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
                                      double epsilon) LDP_NOEXCEPT;
@@ -221,16 +213,6 @@ ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t i
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
                                size_t* written) LDP_NOEXCEPT;
 
-/* A memoized duchi block (ldp_params_memoized_duchi): a report of x whose permanent draws (the
- * device's alpha, the bit of each grid point) come from the 32-byte device `secret` (drawn once from
- * the TRNG and kept; whoever reads it can undo the permanent stage) and `use_case`, and whose flip
- * comes from rng. The same secret, use case and block give the same permanent bit for a value
- * forever. LDP_INVALID_ARGUMENT for a block that is not memoized or a NULL secret; ldp_randomize_value
- * refuses memoized blocks. */
-ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng, const uint8_t secret[LDP_SEED_SIZE],
-                                        uint32_t use_case, int64_t x, uint8_t* out, size_t capacity,
-                                        size_t* written) LDP_NOEXCEPT;
-
 /* laplace-vector, vector-duchi or vector-laplace (docs/mechanisms.md B.1, B.5): a report of the vector
  * x[0, d) of fixed-point coordinates; d must be the block's dimension (else LDP_INVALID_ARGUMENT).
  * vector-duchi and vector-laplace clip x to the block's L2 ball, and derive the rotation signs from
@@ -245,6 +227,58 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
 ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,
                                       void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
                                       size_t* written) LDP_NOEXCEPT;
+
+/* ---- Memoized randomized response (docs/mechanisms.md E.1, RAPPOR's two stages) -----------------
+ * A memoized block draws a permanent response once per (device, value), from a secret the device
+ * keeps, and randomizes it again in every report: any number of reports of one value reveal at most
+ * the longitudinal level, one report at most the per-report level. */
+
+/* Bytes of the device secret that keys the permanent responses (drawn once from the TRNG, stored,
+ * never sent: whoever reads it can undo the permanent stage). */
+#define LDP_DEVICE_SECRET_SIZE 32
+
+/* A memoized sue, oue, olh or blh block over items [0, d): the permanent stage is
+ * ldp_params_frequency's at epsilon_longitudinal, the instantaneous one the least noisy such that a
+ * report's level (ldp_params_epsilon) is at most epsilon_report. LDP_INVALID_ARGUMENT for another
+ * mechanism, d < 2, an epsilon out of (0, 40] or epsilon_report >= epsilon_longitudinal. */
+ldp_status ldp_params_frequency_memoized(ldp_params* params, ldp_mechanism mechanism, uint32_t d,
+                                         double epsilon_longitudinal, double epsilon_report) LDP_NOEXCEPT;
+
+/* What any number of reports of one value by one device reveal: a memoized block's permanent level
+ * (memoized duchi: ln(T_hi / T_lo), docs/mechanisms.md E.2); +infinity for a frequency oracle or mean
+ * block that is not memoized (its reports compose without bound); NaN for other mechanisms and a
+ * context that is not initialized. */
+double ldp_params_longitudinal_epsilon(const ldp_params* params) LDP_NOEXCEPT;
+
+/* One report of `item` under a memoized block: the permanent response of (secret, use_case, block,
+ * item), then fresh noise from rng. `use_case` is the 32-bit id of the data being reported (a
+ * ledger's use case). LDP_INVALID_ARGUMENT for a block that is not memoized or a null secret, which
+ * ldp_randomize_item in turn refuses for memoized blocks; LDP_OUT_OF_RANGE for item >= d. The
+ * workspace is ldp_workspace_size() bytes (3 d bits for sue and oue, none for olh and blh). */
+ldp_status ldp_randomize_item_memoized(const ldp_params* params, ldp_rng* rng, uint32_t item,
+                                       const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, void* workspace,
+                                       size_t workspace_size, uint8_t* out, size_t capacity,
+                                       size_t* written) LDP_NOEXCEPT;
+
+/* ---- Memoized numeric telemetry (docs/mechanisms.md E.2, Ding, Kulkarni, Yekhanin 2017) --------- */
+
+/* duchi memoized by alpha-point rounding (docs/mechanisms.md E.2, Ding, Kulkarni, Yekhanin 2017):
+ * the duchi block at `epsilon` (its longitudinal level) with `grid` = k grid points steps over the
+ * range (k must divide (hi - lo) 2^f, 1 <= k <= 2^24) and each report's bit flipped with probability
+ * `flip` in [0, 1/2). ldp_params_epsilon gives one report's level, below epsilon when flip > 0.
+ * Randomize with ldp_randomize_value_memoized. */
+ldp_status ldp_params_memoized_duchi(ldp_params* params, double lo, double hi, uint32_t frac_bits, double epsilon,
+                                     uint32_t grid, double flip) LDP_NOEXCEPT;
+
+/* A memoized duchi block (ldp_params_memoized_duchi): a report of x whose permanent draws (the
+ * device's alpha, the bit of each grid point) come from the 32-byte device `secret` (drawn once from
+ * the TRNG and kept; whoever reads it can undo the permanent stage) and `use_case`, and whose flip
+ * comes from rng. The same secret, use case and block give the same permanent bit for a value
+ * forever. LDP_INVALID_ARGUMENT for a block that is not memoized or a NULL secret; ldp_randomize_value
+ * refuses memoized blocks. */
+ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
+                                        const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, int64_t x,
+                                        uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@ using ldp::status;
 
 static_assert(LDP_STATUS_COUNT == ldp::status_count);
 static_assert(LDP_PARAMS_MAX_ENCODED_SIZE >= ldp::wire::params_max_size);
-static_assert(LDP_SEED_SIZE == ldp::device::device_secret_size);  // ldp_randomize_value_memoized's secret
+static_assert(LDP_DEVICE_SECRET_SIZE == ldp::device::device_secret_size);
 
 namespace ldp::capi {
 
@@ -80,14 +80,22 @@ struct randomizer_call {
   }
 };
 
+// A device context of the block on the caller's workspace, then use(context)'s status.
+template <class Context, class Use>
+ldp_status on_context(const randomizer_call& call, void* workspace, size_t workspace_size, Use use) noexcept {
+  Context context;
+  const status s = Context::init({static_cast<std::byte*>(workspace), workspace_size}, call.p->block, &context);
+  if (s != status::ok) return code(s);
+  return code(use(context));
+}
+
 // A device context of the block on the caller's workspace, then one report of x.
 template <class Context, class Input>
 ldp_status randomize_with(const randomizer_call& call, Input x, void* workspace, size_t workspace_size, uint8_t* out,
                           size_t capacity, size_t* written) noexcept {
-  Context context;
-  const status s = Context::init({static_cast<std::byte*>(workspace), workspace_size}, call.p->block, &context);
-  if (s != status::ok) return code(s);
-  return code(context.randomize(x, call.r->rng, {out, capacity}, ldp::device::framing::report, written));
+  return on_context<Context>(call, workspace, workspace_size, [&](Context& context) {
+    return context.randomize(x, call.r->rng, {out, capacity}, ldp::device::framing::report, written);
+  });
 }
 
 // The builders' common end: the block in *params, or a cleared context and the builder's status.
@@ -245,9 +253,9 @@ ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x
   return randomize_with<ldp::device::mean_context>(call, x, nullptr, 0, out, capacity, written);
 }
 
-ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng, const uint8_t secret[LDP_SEED_SIZE],
-                                        uint32_t use_case, int64_t x, uint8_t* out, size_t capacity,
-                                        size_t* written) noexcept {
+ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
+                                        const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, int64_t x,
+                                        uint8_t* out, size_t capacity, size_t* written) noexcept {
   const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
   if (!call.ok || secret == nullptr) return code(status::invalid_argument);
   ldp::device::mean_context context;
@@ -272,6 +280,35 @@ ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, co
   if (!call.ok || (observations == nullptr && count != 0)) return code(status::invalid_argument);
   return randomize_with<ldp::device::user_level_context>(call, ldp::span<const int64_t>(observations, count), workspace,
                                                          workspace_size, out, capacity, written);
+}
+
+ldp_status ldp_params_frequency_memoized(ldp_params* params, ldp_mechanism mechanism, uint32_t d,
+                                         double epsilon_longitudinal, double epsilon_report) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  if (mechanism > UINT8_MAX) {
+    clear(params);
+    return code(status::invalid_argument);
+  }
+  return publish(params, ldp::wire::make_memoized_oracle(static_cast<ldp::wire::mechanism>(mechanism),
+                                                         epsilon_longitudinal, epsilon_report, d));
+}
+
+double ldp_params_longitudinal_epsilon(const ldp_params* params) noexcept {
+  const params_context* context = live<params_context>(params);
+  return context == nullptr ? std::numeric_limits<double>::quiet_NaN()
+                            : ldp::wire::longitudinal_epsilon(context->block);
+}
+
+ldp_status ldp_randomize_item_memoized(const ldp_params* params, ldp_rng* rng, uint32_t item,
+                                       const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, void* workspace,
+                                       size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || secret == nullptr) return code(status::invalid_argument);
+  using ldp::device::frequency_context;
+  return on_context<frequency_context>(call, workspace, workspace_size, [&](frequency_context& context) {
+    return context.randomize_memoized(item, {secret, use_case}, call.r->rng, {out, capacity},
+                                      ldp::device::framing::report, written);
+  });
 }
 
 }  // extern "C"

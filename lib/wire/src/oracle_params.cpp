@@ -380,7 +380,12 @@ derived_params make_memoized_oracle(mechanism m, double epsilon_longitudinal, do
   if (!valid_epsilon(epsilon_report) || !(epsilon_report < epsilon_longitudinal) || memo_fields(m) == 0) {
     return fail();
   }
-  const derived_params permanent = make_frequency_oracle(m, epsilon_longitudinal, d);
+  // OLH's hash range is chosen for the reports' level: a report is a GRR on the g buckets at
+  // epsilon_1, whose variance is least near g = e^{epsilon_1} + 1 (A.4). The g of epsilon_inf made
+  // the per-report variance 5x (epsilon_inf = 4) to 270x (epsilon_inf = 8) larger at epsilon_1 = 1.
+  const derived_params permanent = m == mechanism::olh
+                                       ? make_olh(epsilon_longitudinal, d, local_hash_range(epsilon_report))
+                                       : make_frequency_oracle(m, epsilon_longitudinal, d);
   if (permanent.code != status::ok) return permanent;
   params p = permanent.block;
   const bool unary = kind_of(p.mech) == payload_kind::unary_bits;

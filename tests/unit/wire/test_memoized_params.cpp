@@ -10,14 +10,13 @@
 #include <vector>
 
 #include "ldp/wire.h"
+#include "wire_examples.h"
 
 using ldp::status;
 using ldp::wire::field;
 using ldp::wire::mechanism;
 
 namespace {
-
-const std::vector<mechanism> memoizable = {mechanism::sue, mechanism::oue, mechanism::olh, mechanism::blh};
 
 bool unary(const ldp::wire::params& p) { return ldp::wire::kind_of(p.mech) == ldp::wire::payload_kind::unary_bits; }
 
@@ -46,7 +45,7 @@ long double direct_report_epsilon(const ldp::wire::params& p) {
 }  // namespace
 
 TEST_CASE("make_memoized_oracle: the permanent stage is the plain oracle at epsilon_inf, epsilon_1 fits tightly") {
-  for (mechanism m : memoizable) {
+  for (mechanism m : ldp::test::memoized_oracles()) {
     for (const auto& [inf, report] : std::vector<std::pair<double, double>>{
              {1.0, 0.5}, {2.0, 1.0}, {4.0, 1.0}, {8.0, 2.0}, {3.0, 2.9}, {0.2, 0.05}, {20.0, 0.5}}) {
       for (uint32_t d : {2u, 10u, 1000u}) {
@@ -60,8 +59,13 @@ TEST_CASE("make_memoized_oracle: the permanent stage is the plain oracle at epsi
         const ldp::wire::params& p = memo.block;
         CHECK(ldp::wire::validate(p) == status::ok);
         CHECK(ldp::wire::is_memoized(p));
-        // The permanent thresholds are the plain oracle's (olh may come out blh, as make_olh does).
-        const auto plain = ldp::wire::make_frequency_oracle(m, inf, d);
+        // The permanent thresholds are the plain oracle's at epsilon_inf; olh's hash range is the
+        // one make_olh chooses at epsilon_report (and may make it a blh block).
+        const auto plain =
+            m == mechanism::olh
+                ? ldp::wire::make_olh(
+                      inf, d, static_cast<uint32_t>(ldp::wire::make_olh(report, d).block.get(field::hash_range)))
+                : ldp::wire::make_frequency_oracle(m, inf, d);
         REQUIRE(plain.code == status::ok);
         CHECK(p.mech == plain.block.mech);
         CHECK(p.get(field::threshold_keep) == plain.block.get(field::threshold_keep));
@@ -119,7 +123,7 @@ TEST_CASE("longitudinal_epsilon: the permanent level, unbounded without memoizat
 }
 
 TEST_CASE("the composite channel: both stages composed, complements consistent") {
-  for (mechanism m : memoizable) {
+  for (mechanism m : ldp::test::memoized_oracles()) {
     const auto memo = ldp::wire::make_memoized_oracle(m, 4.0, 1.0, 10);
     REQUIRE(memo.code == status::ok);
     const ldp::wire::memo_channel c = ldp::wire::composite_channel(memo.block);
@@ -196,4 +200,37 @@ TEST_CASE("block rules of tags 29 and 30 (wire_format.md 3.2-3.3)") {
   p.set(field::instant_keep, uint64_t{1} << 32).set(field::instant_other, 0);
   CHECK(ldp::wire::validate(p) == status::ok);
   CHECK(ldp::wire::implemented_epsilon(p) == doctest::Approx(ldp::wire::longitudinal_epsilon(p)).epsilon(1e-12));
+}
+
+TEST_CASE("one memoized report costs the variance of the plain oracle at epsilon_1") {
+  // The composite of two symmetric binary channels (SUE, BLH), of OUE's true bit at 1/2 through a
+  // symmetric one, and of two GRRs on OLH's g buckets is the plain oracle's channel at epsilon_1:
+  // the leading variance coefficient q (1 - q) / (p - q)^2 matches to the rounding of the
+  // thresholds (OLH: its g is chosen at epsilon_1 for this).
+  for (mechanism m : ldp::test::memoized_oracles()) {
+    for (const auto& [inf, report] : std::vector<std::pair<double, double>>{{2.0, 1.0}, {8.0, 1.0}, {4.0, 2.0}}) {
+      const std::string name = ldp::wire::mechanism_name(m);
+      CAPTURE(name);
+      CAPTURE(inf);
+      CAPTURE(report);
+      const auto memo = ldp::wire::make_memoized_oracle(m, inf, report, 1000);
+      REQUIRE(memo.code == status::ok);
+      const auto plain = ldp::wire::make_frequency_oracle(m, memo.epsilon_impl, 1000).block;
+      const auto lead = [](double p, double q) { return q * (1 - q) / ((p - q) * (p - q)); };
+      const ldp::wire::memo_channel c = ldp::wire::composite_channel(memo.block);
+      const double one = 4294967296.0;
+      double memo_lead = 0, plain_lead = 0;
+      if (unary(memo.block)) {
+        memo_lead = lead(c.p, c.q);
+        plain_lead = lead(static_cast<double>(plain.get(field::threshold_keep)) / one,
+                          static_cast<double>(plain.get(field::threshold_other)) / one);
+      } else {
+        REQUIRE(plain.get(field::hash_range) == memo.block.get(field::hash_range));
+        const double q = 1.0 / static_cast<double>(plain.get(field::hash_range));
+        memo_lead = lead(c.p, q);
+        plain_lead = lead(static_cast<double>(plain.get(field::threshold_keep)) / one, q);
+      }
+      CHECK(memo_lead == doctest::Approx(plain_lead).epsilon(1e-6));
+    }
+  }
 }

@@ -92,8 +92,9 @@ struct memo_channel {
 // families.
 [[nodiscard]] double longitudinal_epsilon(const params& p) noexcept;
 
-// A memoized sue, oue, olh or blh block (olh: g chosen as make_olh does; it may come out a blh
-// block): the permanent stage exactly as make_frequency_oracle(m, epsilon_longitudinal, d), then
+// A memoized sue, oue, olh or blh block: the permanent stage as make_frequency_oracle(m,
+// epsilon_longitudinal, d), except that olh takes the hash range make_olh chooses for
+// epsilon_report (a report is a GRR on g buckets at epsilon_1; it may come out a blh block), then
 // the least noisy instantaneous thresholds on the 2^32 grid whose composite epsilon_1 satisfies
 // epsilon_1 (1 + 2^-40) <= epsilon_report (D.1 rule; unary: a symmetric instantaneous response,
 // instant_keep + instant_other = 2^32; local hashing: GRR on the g buckets). epsilon_impl is

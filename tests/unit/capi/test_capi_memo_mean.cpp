@@ -19,7 +19,7 @@ namespace {
 using bytes = std::vector<unsigned char>;
 
 const uint8_t rng_seed[LDP_SEED_SIZE] = {0x3c, 0x17};
-const uint8_t secret[LDP_SEED_SIZE] = {0xa5, 0x5a, 0x01};
+const uint8_t secret[LDP_DEVICE_SECRET_SIZE] = {0xa5, 0x5a, 0x01};
 
 bytes encoded(const ldp_params& p) {
   bytes out(LDP_PARAMS_MAX_ENCODED_SIZE);
@@ -43,6 +43,8 @@ TEST_CASE("memoized duchi through the C API: the C++ block, the C++ bytes, estim
   CHECK(encoded(p) == block);
   CHECK(ldp_params_epsilon(&p) == cxx.epsilon_impl);
   CHECK(ldp_params_epsilon(&p) < 2.0);
+  CHECK(ldp_params_longitudinal_epsilon(&p) == ldp::wire::longitudinal_epsilon(cxx.block));
+  CHECK(ldp_params_longitudinal_epsilon(&p) <= 2.0);
 
   ldp_rng rng;
   REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
