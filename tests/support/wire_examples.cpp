@@ -23,6 +23,15 @@ std::vector<mechanism> mechanisms_of(wire::mechanism_family f) {
   return out;
 }
 
+std::vector<mechanism> memoized_oracles() {
+  std::vector<mechanism> out;
+  for (const mechanism m : all_mechanisms()) {
+    // The oracles only: duchi's memo fields are E.2's (memoized numeric telemetry).
+    if (wire::in_family(m, wire::mechanism_family::frequency_oracle) && wire::memo_fields(m) != 0) out.push_back(m);
+  }
+  return out;
+}
+
 wire::params example_params(mechanism m) {
   wire::params p;
   p.mech = m;

@@ -17,6 +17,10 @@ std::vector<wire::mechanism> all_mechanisms();
 // The mechanism table's rows of family f, in id order.
 std::vector<wire::mechanism> mechanisms_of(wire::mechanism_family f);
 
+// The oracles with a memoized form (wire::memo_fields, docs/mechanisms.md E.1), in id order: sue,
+// oue, blh, olh.
+std::vector<wire::mechanism> memoized_oracles();
+
 // A valid block for m with typical parameters: epsilon = 1 with w = 32 thresholds rounded toward
 // privacy (docs/mechanisms.md D.1), d = 10 items (1000 for sketches and sparse vectors), values in
 // [-1, 1] with 16 fraction bits, discrete Laplace scale 3 grid units.

@@ -14,6 +14,7 @@
 #include "ldp/device.h"
 #include "ldp/wire.h"
 #include "ldp_server.h"
+#include "wire_examples.h"
 
 using ldp::status;
 using ldp::wire::mechanism;
@@ -27,18 +28,10 @@ const uint8_t secret[LDP_DEVICE_SECRET_SIZE] = {0x42, 0x01, 0x99};
 constexpr uint32_t domain = 20, use_case = 12;
 constexpr double longitudinal = 3.0, per_report = 1.0;
 
-bytes encode(const ldp_params& p) {
-  bytes out(LDP_PARAMS_MAX_ENCODED_SIZE);
-  size_t n = 0;
-  REQUIRE(ldp_params_encode(&p, out.data(), out.size(), &n) == LDP_OK);
-  out.resize(n);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("memoized blocks and reports through the C API are the C++ ones") {
-  for (mechanism m : {mechanism::sue, mechanism::oue, mechanism::olh, mechanism::blh}) {
+  for (mechanism m : ldp::test::memoized_oracles()) {
     const auto cxx = ldp::wire::make_memoized_oracle(m, longitudinal, per_report, domain);
     REQUIRE(cxx.code == status::ok);
     ldp_params p;
@@ -48,7 +41,10 @@ TEST_CASE("memoized blocks and reports through the C API are the C++ ones") {
     std::size_t size = 0;
     REQUIRE(ldp::wire::encode_params(cxx.block, expected, &size) == status::ok);
     expected.resize(size);
-    CHECK(encode(p) == expected);
+    bytes encoded(LDP_PARAMS_MAX_ENCODED_SIZE);
+    REQUIRE(ldp_params_encode(&p, encoded.data(), encoded.size(), &size) == LDP_OK);
+    encoded.resize(size);
+    CHECK(encoded == expected);
     CHECK(ldp_params_epsilon(&p) == cxx.epsilon_impl);
     CHECK(ldp_params_longitudinal_epsilon(&p) == ldp::wire::longitudinal_epsilon(cxx.block));
     CHECK(ldp_params_epsilon(&p) < ldp_params_longitudinal_epsilon(&p));

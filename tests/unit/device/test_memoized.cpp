@@ -23,8 +23,6 @@ using ldp::wire::mechanism;
 
 namespace {
 
-const std::vector<mechanism> memoizable = {mechanism::sue, mechanism::oue, mechanism::olh, mechanism::blh};
-
 bool hashed(const ldp::wire::params& p) { return ldp::wire::kind_of(p.mech) == ldp::wire::payload_kind::hash_bucket; }
 
 struct secret {
@@ -37,18 +35,16 @@ long double bound(double epsilon) { return std::exp(static_cast<long double>(eps
 }  // namespace
 
 TEST_CASE("exact enumeration: a memoized report is epsilon_1-LDP, a permanent response epsilon_inf-LDP, tightly") {
-  for (mechanism m : memoizable) {
+  for (mechanism m : ldp::test::memoized_oracles()) {
     for (const auto& [inf, report] : std::vector<std::pair<double, double>>{{2.0, 1.0}, {4.0, 0.5}, {1.0, 0.7}}) {
       // Unary outputs: 2^d patterns; local hashing: d items over g buckets.
       const bool local_hashing = m == mechanism::olh || m == mechanism::blh;
       const std::vector<uint32_t> domains =
           local_hashing ? std::vector<uint32_t>{2, 5} : std::vector<uint32_t>{2, 3, 4};
       for (uint32_t d : domains) {
-        const std::string name = ldp::wire::mechanism_name(m);
-        CAPTURE(name);
-        CAPTURE(inf);
-        CAPTURE(report);
-        CAPTURE(d);
+        const std::string where = std::string(ldp::wire::mechanism_name(m)) + " eps_inf " + std::to_string(inf) +
+                                  " eps_1 " + std::to_string(report) + " d " + std::to_string(d);
+        CAPTURE(where);
         const auto memo = ldp::wire::make_memoized_oracle(m, inf, report, d);
         REQUIRE(memo.code == status::ok);
         const ldp::wire::params p = memo.block;
@@ -109,7 +105,7 @@ TEST_CASE("epsilon_1 is the composite channel's, neither stage's alone") {
 
 TEST_CASE("permanent responses: a function of (secret, use case, block, item), the same on every kernel table") {
   const secret a(1), b(2);
-  for (mechanism m : memoizable) {
+  for (mechanism m : ldp::test::memoized_oracles()) {
     const std::string name = ldp::wire::mechanism_name(m);
     CAPTURE(name);
     constexpr uint32_t d = 40;
