@@ -132,9 +132,14 @@ def case_days_bad_options() -> None:
     fails(*base, "--days", "2", "--epsilon-longitudinal", "4", message="--epsilon-longitudinal applies with --memoize")
     fails(*base, "--days", "2", "--memoize", message="--memoize needs --epsilon-longitudinal")
     fails(*base, "--days", "2", "--memoize", "--epsilon-longitudinal", "0.5", message="must be below")
+    fails(*base, "--days", "2", "--memoize", "--epsilon-longitudinal", "4", "--memo-grid", "4",
+          message="--memo-grid applies to --mechanism duchi only")
+    fails("simulate", "-m", "duchi", "-e", "1", "--range", "0:10", "--devices", "100", "--seed", "1", "--data",
+          "uniform", "--out", path("bad.ldpb"), "--days", "2", "--memoize", "--epsilon-longitudinal", "4",
+          "--memo-grid", "3", message="cannot build a memoized duchi block")
     fails("simulate", "-m", "hr", "-e", "1", "--domain", "20", "--devices", "100", "--seed", "1", "--data", "uniform",
           "--out", path("bad.ldpb"), "--days", "2", "--memoize", "--epsilon-longitudinal", "4",
-          message="--memoize applies to --mechanism sue, oue, olh and blh")
+          message="--memoize applies to --mechanism sue, oue, olh, blh and duchi")
     fails("simulate", "-m", "hr", "-e", "1", "--domain", "20", "--devices", "100", "--seed", "1", "--data", "uniform",
           "--out", path("bad.ldpb"), "--days", "2", "--attack", message="--attack applies to")
     fails("simulate", "-m", "kent", "-e", "1", "--range", "0:1", "--observations", "5", "--devices", "100", "--seed",
@@ -239,6 +244,32 @@ def case_days_memoized() -> None:
     others = devices * (d - 1)
     check(abs(other_ones - others * q) <= 5.5 * math.sqrt(others * q * (1 - q)) + 1,
           f"{other_ones} of {others} other bits are 1 (q = {q})")
+
+
+def case_days_memoized_duchi() -> None:
+    """Memoized duchi (docs/mechanisms.md E.2) through the tool: a device whose value stays put
+    reports its permanent bit flipped with phi = output_flip / 2^32 in every report, so its count of
+    ones over N = 200 days is Binomial(N, 1 - phi) or Binomial(N, phi), never in between as fresh
+    coins at the value's probability would give (each of the 300 counts falls outside its
+    interval with probability <= 2e-10: a false failure below 1e-7). One report is at most --epsilon,
+    the permanent bits at --epsilon-longitudinal; the day's state estimates the mean."""
+    days, devices = 200, 300
+    days_run("du.ldpb", days, "--memoize", "--epsilon-longitudinal", "4", "--memo-grid", "4", "--truth-out",
+             path("du.csv"), mechanism="duchi", data="builtin", devices=str(devices))
+    run("aggregate", path("du.day0.ldpb"), "--out", path("du.ldps"))
+    j = cli.estimate_json("du.ldps", "--truth", path("du.day0.csv"))
+    check(j["epsilon"] <= 1 and abs(j["epsilon"] - 1) < 1e-3 and abs(j["epsilon_longitudinal"] - 4) < 1e-6,
+          f"levels: {j['epsilon']}, {j.get('epsilon_longitudinal')}")
+    check(j["parameters"]["memo_grid"] == 4, f"parameters: {j['parameters']}")
+    # The mean of 300 reports within 5.5 of its closed-form standard deviations (false failure 4e-8).
+    check(j["error"]["rmse"] <= 5.5 * j["error"]["predicted_rmse"], f"estimate: {j['error']}")
+    phi = j["parameters"]["output_flip"] / 2 ** 32
+    high, low = binomial_interval(days, 1 - phi, 1e-10), binomial_interval(days, phi, 1e-10)
+    check(low[1] < high[0], f"intervals {low} and {high} overlap")
+    for device, reports in enumerate(per_device_payloads("du", days)):
+        ones = sum(r[0] for r in reports)
+        check(low[0] <= ones <= low[1] or high[0] <= ones <= high[1],
+              f"device {device}: {ones} of {days} reports are 1, neither a permanent 1 {high} nor 0 {low}")
 
 
 def attack_numbers(stdout: str) -> Dict[str, float]:

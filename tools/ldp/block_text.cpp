@@ -42,6 +42,9 @@ const char* field_name(field f) {
     case field::window_digest: return "window_digest";
     case field::instant_keep: return "instant_keep";
     case field::instant_other: return "instant_other";
+    case field::memo_grid: return "memo_grid";
+    case field::output_flip: return "output_flip";
+    case field::sampled_buckets: return "sampled_buckets";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }
@@ -88,9 +91,10 @@ std::vector<block_field> block_fields(const wire::params& p) {
 std::string describe_epsilon(const wire::params& p) {
   const double epsilon = wire::implemented_epsilon(p);
   if (std::isnan(epsilon)) return {};
-  if (!wire::is_memoized(p)) return fmt::format("epsilon {:.15g} implemented", epsilon);
-  return fmt::format("epsilon {:.15g} implemented per report, {:.15g} longitudinal", epsilon,
-                     wire::longitudinal_epsilon(p));
+  // Memoized blocks have a finite longitudinal level; the others none (+inf) or no formula (NaN).
+  const double longitudinal = wire::longitudinal_epsilon(p);
+  if (!std::isfinite(longitudinal)) return fmt::format("epsilon {:.15g} implemented", epsilon);
+  return fmt::format("epsilon {:.15g} implemented per report, {:.15g} longitudinal", epsilon, longitudinal);
 }
 
 std::string describe_block(const wire::params& p) {

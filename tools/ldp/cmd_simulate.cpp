@@ -168,6 +168,10 @@ command add_simulate(CLI::App& parent) {
                        "--memoize: epsilon of the permanent responses, what all reports of one value reveal together")},
       {"--use-case",
        app->add_option("--use-case", d.use_case, "--memoize: use case id of the memoization (default 0)")},
+      {"--memo-grid",
+       app->add_option("--memo-grid", d.memo_grid,
+                       "--memoize duchi: values round to k + 1 points of the range (default 1: its ends)")
+           ->check(CLI::Range(1u, 1u << 24))},
       {"--attack",
        app->add_flag("--attack", d.attack, "--days: print what an attacker averaging each device's reports guesses")},
       {"--attack-devices",

@@ -135,7 +135,7 @@ void print_attack(const parameter_block& block, const days_options& d, uint64_t 
         item_counts(day0, static_cast<uint32_t>(block.params.get(wire::field::domain)));
     for (const uint64_t c : counts) prior.push_back(static_cast<double>(c) / static_cast<double>(day0.devices()));
   }
-  if (d.memoize) {
+  if (d.memoize && items) {
     // The permanent responses of the devices' last-day items: all an attacker with every report
     // of that value could learn (the instantaneous stage only adds noise to it).
     memoized_program devices(block.params, nullptr, seed, d.use_case);
@@ -158,6 +158,44 @@ void print_attack(const parameter_block& block, const days_options& d, uint64_t 
   }
 }
 
+// Memoized duchi (docs/mechanisms.md E.2): the permanent bits at --epsilon-longitudinal on the
+// k + 1 points of --memo-grid k (default 1: the range's ends), and the least output flip Phi / 2^32
+// whose one-report level is at most --epsilon. The level falls as Phi grows (Phi = 0 is
+// epsilon-infinity itself), so a bisection over the integers Phi in [0, 2^31) finds it.
+parameter_block memoized_duchi_block(const tool_mechanism& tm, const mechanism_options& m, const days_options& d) {
+  double lo = 0, hi = 0;
+  parse_range(m.range, &lo, &hi);
+  const uint32_t grid = d.memo_grid == 0 ? 1 : d.memo_grid;
+  const auto build = [&](uint64_t phi) {
+    return wire::make_memoized_duchi(lo, hi, m.frac_bits, d.epsilon_longitudinal, grid,
+                                     std::ldexp(static_cast<double>(phi), -32));
+  };
+  const wire::derived_params none = build(0);
+  if (none.code != status::ok) {
+    fail(
+        "cannot build a memoized duchi block for --range {} --frac-bits {} --epsilon-longitudinal {} --memo-grid {}: "
+        "{} (k must divide (hi - lo) 2^f, at most 2^24)",
+        m.range, m.frac_bits, d.epsilon_longitudinal, grid, describe(none.code));
+  }
+  const auto fits = [&](const wire::derived_params& b) { return b.code == status::ok && b.epsilon_impl <= m.epsilon; };
+  uint64_t low = 0, high = (uint64_t{1} << 31) - 1;  // build(low) does not fit
+  wire::derived_params best = build(high);
+  if (!fits(best)) fail("no output flip makes one memoized duchi report as private as --epsilon {}", m.epsilon);
+  while (high - low > 1) {
+    const uint64_t mid = low + (high - low) / 2;
+    const wire::derived_params at = build(mid);
+    if (fits(at)) {
+      high = mid;
+      best = at;
+    } else {
+      low = mid;
+    }
+  }
+  parameter_block out = block_of(best.block, tm);
+  out.epsilon_impl = best.epsilon_impl;
+  return out;
+}
+
 }  // namespace
 
 void check_days_options(const days_options& d, input_kind input) {
@@ -175,12 +213,13 @@ parameter_block days_block(const mechanism_options& m, const days_options& d) {
     return build_block(m);
   }
   const tool_mechanism& tm = checked_mechanism(m);
-  const auto memoizable = {wire::mechanism::sue, wire::mechanism::oue, wire::mechanism::olh, wire::mechanism::blh};
+  const auto memoizable = {wire::mechanism::sue, wire::mechanism::oue, wire::mechanism::olh, wire::mechanism::blh,
+                           wire::mechanism::duchi};
   if (std::find(memoizable.begin(), memoizable.end(), tm.id) == memoizable.end()) {
-    fail("--memoize applies to --mechanism sue, oue, olh and blh, not {}", tm.name);
+    fail("--memoize applies to --mechanism sue, oue, olh, blh and duchi, not {}", tm.name);
   }
+  if (d.memo_grid != 0 && tm.id != wire::mechanism::duchi) fail("--memo-grid applies to --mechanism duchi only");
   if (given(m, "--hash-range")) fail("--memoize: olh's hash range is make_olh's choice at --epsilon, not --hash-range");
-  if (m.domain < 2) fail("--domain must be at least 2, got {}", m.domain);
   if (d.epsilon_longitudinal == 0) fail("--memoize needs --epsilon-longitudinal E (the permanent responses' epsilon)");
   if (!wire::valid_epsilon(d.epsilon_longitudinal)) {
     fail("--epsilon-longitudinal must be in {}, got {}", epsilon_range(), d.epsilon_longitudinal);
@@ -191,6 +230,8 @@ parameter_block days_block(const mechanism_options& m, const days_options& d) {
         "the permanent response",
         m.epsilon, d.epsilon_longitudinal);
   }
+  if (tm.id == wire::mechanism::duchi) return memoized_duchi_block(tm, m, d);
+  if (m.domain < 2) fail("--domain must be at least 2, got {}", m.domain);
   const wire::derived_params derived = wire::make_memoized_oracle(tm.id, d.epsilon_longitudinal, m.epsilon, m.domain);
   if (derived.code != status::ok) {
     fail("cannot build a memoized {} block with --epsilon {} per report and --epsilon-longitudinal {}: {}", tm.name,

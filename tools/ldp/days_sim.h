@@ -23,6 +23,7 @@ struct days_options {
   bool memoize = false;
   double epsilon_longitudinal = 0;  // --memoize: epsilon-infinity of the permanent responses
   uint32_t use_case = 0;            // --memoize: the memoization scope's use case (the ledger's id)
+  uint32_t memo_grid = 0;           // --memoize duchi: k of the k + 1 rounding points (0: not given, 1)
   bool attack = false;
   uint64_t attack_devices = 10000;  // devices the attacker follows (evenly spread)
   uint32_t attack_window = 0;       // the attacker averages the last W days' reports (0: all days)
