@@ -65,6 +65,7 @@ enum ldp_mechanism_id {
   LDP_MECH_HCMS = 8,
   LDP_MECH_KENT_VOTE = 9,
   LDP_MECH_FLH = 10,
+  LDP_MECH_DBITFLIP = 11, /* docs/mechanisms.md E.3: ldp_params_dbitflip, ldp_randomize_item_memoized */
   LDP_MECH_LAPLACE = 16,
   LDP_MECH_LAPLACE_VECTOR = 17,
   LDP_MECH_DUCHI = 18,
