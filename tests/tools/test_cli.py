@@ -35,6 +35,7 @@ MECHANISMS = {
     "hr": (["--domain", "50"], 50),
     "cms": (["--domain", "50", "--sketch", "8:64"], 50),
     "hcms": (["--domain", "50", "--sketch", "8:64"], 50),
+    "dbitflip": (["--domain", "50", "--sampled-buckets", "4"], 50),
     "laplace": (["--range", "-2:6"], 1),
     "duchi": (["--range", "0:10", "--frac-bits", "12"], 1),
     "laplace-vector": (["--dim", "4", "--range", "-1:1"], 4),

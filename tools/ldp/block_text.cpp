@@ -110,6 +110,7 @@ std::string describe_block(const wire::params& p) {
   add("k", field::sketch_rows);
   add("m", field::sketch_columns);
   add("s", field::sparsity);
+  add("s", field::sampled_buckets);   // dbitflip
   add("tau", field::bin_half_width);  // winsorized: rotated grid units
   add("w", field::window_half_width);
   if (p.has(field::radius)) parts.push_back(fmt::format("R={:g}", real(field::radius)));
@@ -120,6 +121,7 @@ std::string describe_block(const wire::params& p) {
     parts.push_back(fmt::format("interval [{:g}, {:g}]", real(field::interval_lo), real(field::interval_hi)));
   }
   add("f", field::frac_bits);
+  add("grid", field::memo_grid);  // memoized duchi: k + 1 rounding points
   return fmt::format("{}", fmt::join(parts, " "));
 }
 

@@ -291,9 +291,11 @@ void simulate_days(const parameter_block& block, const mechanism_options& m, con
     const uint64_t seed = day_seed_of(r.seed, day);
     const std::string out = indexed_path(r.out, "day", day);
     const program_factory make = [&]() -> std::unique_ptr<device_program> {
+      // Device secrets derive from --seed, not the day's seed: they are the same every day.
       std::unique_ptr<device_program> program =
-          d.memoize ? std::make_unique<memoized_program>(block.params, today.get(), r.seed, d.use_case)
-                    : make_device_program(block, *today);
+          d.memoize || wire::needs_device_secret(block.params)
+              ? std::make_unique<memoized_program>(block.params, today.get(), r.seed, d.use_case)
+              : make_device_program(block, *today, r.seed);
       return d.attack ? fleets.front().recorder.record(std::move(program)) : std::move(program);
     };
     const simulated_batch batch = simulate_to_file(out, block, *today, seed, seed_purpose::device_block, r.threads,
@@ -304,7 +306,7 @@ void simulate_days(const parameter_block& block, const mechanism_options& m, con
       followed_fleet& plain = fleets[f];
       run_fleet(
           plain.block, *today, seed, seed_purpose::device_block, r.threads, [](span<const unsigned char>, uint64_t) {},
-          [&] { return plain.recorder.record(make_device_program(plain.block, *today)); });
+          [&] { return plain.recorder.record(make_device_program(plain.block, *today, r.seed)); });
       plain.attacker.observe_all(plain.recorder);
     }
     std::string line = fmt::format("day {}: ", day);

@@ -93,7 +93,7 @@ fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64
   };
   std::vector<worker> workers(threads);
   for (worker& w : workers) {
-    w.program = make ? make() : make_device_program(block, data);
+    w.program = make ? make() : make_device_program(block, data, seed);
     w.payload.resize(wire::max_payload_size(block.params));
   }
 

@@ -30,7 +30,7 @@ struct fleet_timing {
 using chunk_sink = std::function<void(span<const unsigned char> chunks, uint64_t devices_done)>;
 
 // A new device program for one worker thread (simulate --days: memoized devices, recorded reports);
-// empty: make_device_program(block, data).
+// empty: make_device_program(block, data, seed).
 using program_factory = std::function<std::unique_ptr<device_program>()>;
 
 // The worker threads run_fleet uses for a --threads value: the value, or one per hardware thread

@@ -19,7 +19,7 @@
 
 namespace ldp::tools {
 
-// Memoized sue, oue, olh, blh (frequency_context) and duchi (mean_context) devices.
+// Memoized sue, oue, olh, blh, dbitflip (frequency_context) and duchi (mean_context) devices.
 class memoized_program final : public device_program {
  public:
   // `data` (which must outlive the program) may be null for a program that only gives permanent
