@@ -1,4 +1,4 @@
-// Memoized telemetry through the C API (ldp.h; docs/mechanisms.md E.2): the memoized duchi builder
+// Memoized numeric telemetry through the C API (ldp.h; docs/mechanisms.md E.2, E.3): the memoized duchi builder
 // gives the C++ block, ldp_randomize_value_memoized writes the C++ randomize_memoized bytes for the
 // same seed, secret and use case, the C aggregator estimates them, and the argument errors.
 #include <doctest/doctest.h>
@@ -8,6 +8,7 @@
 
 #include "device_context.h"
 #include "ldp.h"
+#include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
 #include "ldp/wire.h"
 #include "ldp_server.h"
@@ -90,4 +91,49 @@ TEST_CASE("memoized duchi through the C API: bad builders, blocks and secrets ar
   REQUIRE(ldp_params_numeric(&plain, LDP_MECH_DUCHI, 0.0, 1.0, 3, 1.0) == LDP_OK);
   CHECK(ldp_randomize_value_memoized(&plain, &rng, secret, 0, 3, out, sizeof out, &written) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_randomize_value_memoized(&p, &rng, secret, 0, 3, out, 1, &written) == LDP_BUFFER_TOO_SMALL);
+}
+
+TEST_CASE("dBitFlip through the C API: the C++ block and bytes, counted by the C aggregator") {
+  const auto cxx = ldp::wire::make_dbitflip(2.0, 40, 4);
+  REQUIRE(cxx.code == status::ok);
+  ldp_params p;
+  REQUIRE(ldp_params_dbitflip(&p, 40, 4, 2.0) == LDP_OK);
+  bytes block(ldp::wire::params_max_size);
+  size_t n = 0;
+  REQUIRE(ldp::wire::encode_params(cxx.block, block, &n) == status::ok);
+  block.resize(n);
+  CHECK(encoded(p) == block);
+  CHECK(ldp_params_epsilon(&p) == cxx.epsilon_impl);
+  CHECK(ldp_params_longitudinal_epsilon(&p) == cxx.epsilon_impl);
+  CHECK(ldp_workspace_size(&p) == 0);
+  ldp_rng rng;
+  REQUIRE(ldp_rng_init(&rng, rng_seed) == LDP_OK);
+  ldp::random::drbg cxx_rng(rng_seed);
+  ldp::test::owned_context<ldp::device::frequency_context> c(cxx.block);
+  REQUIRE(c.code == status::ok);
+  ldp_aggregator* agg = nullptr;
+  REQUIRE(ldp_aggregator_create(&p, &agg) == LDP_OK);
+  for (uint32_t item = 0; item < 40; ++item) {
+    uint8_t out[32];
+    size_t written = 0;
+    REQUIRE(ldp_randomize_item_memoized(&p, &rng, item, secret, 2, nullptr, 0, out, sizeof out, &written) == LDP_OK);
+    unsigned char expected[32];
+    size_t size = 0;
+    REQUIRE(c->randomize_memoized(item, {secret, 2}, cxx_rng, expected, ldp::device::framing::report, &size) ==
+            status::ok);
+    CHECK(bytes(out, out + written) == bytes(expected, expected + size));
+    CHECK(ldp_aggregator_add_report(agg, out, written) == LDP_OK);
+  }
+  std::vector<ldp_estimate> e(40);
+  size_t count = 0;
+  REQUIRE(ldp_aggregator_estimate_all(agg, 0.95, e.data(), e.size(), &count) == LDP_OK);
+  CHECK(count == 40);
+  ldp_aggregator_free(agg);
+  // Refusals: the plain randomizer, and blocks that do not fit.
+  uint8_t out[32];
+  size_t written = 1;
+  CHECK(ldp_randomize_item(&p, &rng, 3, nullptr, 0, out, sizeof out, &written) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_dbitflip(&p, 40, 33, 2.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_dbitflip(&p, 3, 4, 2.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_dbitflip(nullptr, 40, 4, 2.0) == LDP_INVALID_ARGUMENT);
 }
