@@ -1,4 +1,5 @@
-// Memoized randomized response device -> wire -> server (docs/mechanisms.md E.1, D.3), three tests:
+// Memoized randomized response device -> wire -> server (docs/mechanisms.md E.1, D.3), four tests
+// (together failing a correct build with probability below 1.6e-6):
 // 1. Fleet estimates: R = 240 runs of a fleet of 652 devices, each with its own secret, one memoized
 //    report per device; the server's estimates are unbiased (z = 6.1, two-sided 1e-9 per item) with
 //    the closed-form variance of the composite channel (chi-square(R - 1), two-sided 1e-9 per
@@ -16,6 +17,12 @@
 //    exactly and no more: over 200 devices with uniform values its success rate is at most what
 //    epsilon_inf allows any attacker, e^{eps_inf} / (e^{eps_inf} + d - 1) (checked with a
 //    Clopper-Pearson lower bound at 1e-7 per oracle).
+// 4. The Monte-Carlo audit of the real path (D.2 (b)): 200,000 devices per input, each with a fresh
+//    secret, one permanent response and one memoized report each; Table D.2's event for (v, w)
+//    (unary: bit v set, bit w clear; local hashing: bucket H_s(v) != H_s(w)) gives an empirical
+//    epsilon whose Clopper-Pearson lower bound (two-sided 5e-8 per proportion) must not exceed
+//    epsilon_1 (reports) or epsilon_inf (permanent responses), and whose point estimate must reach
+//    0.9 of it (14 or more standard errors from the truth here): 16 intervals, below 8e-7.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -295,5 +302,58 @@ TEST_CASE("the averaging attack: recovers the value without memoization, only th
     CHECK(permanent_matches == devices);
     MESSAGE(name << ": the attacker guesses the value of " << plain_success << " of " << devices
                  << " devices without memoization, " << memo_success << " with it (bound " << limit * devices << ")");
+  }
+}
+
+TEST_CASE("Monte-Carlo audit of the real path: epsilon_1 per report, epsilon_inf per permanent response") {
+  constexpr uint64_t runs = 200000;
+  constexpr double alpha = 5e-8;
+  constexpr uint32_t d = 16, v = 3, w = 11;
+  REQUIRE(ldp::test::memoized_oracles().size() == 4);  // the bound above counts 4 oracles
+  for (mechanism m : ldp::test::memoized_oracles()) {
+    const std::string name = ldp::wire::mechanism_name(m);
+    CAPTURE(name);
+    const auto memo = ldp::wire::make_memoized_oracle(m, 4.0, 1.0, d);
+    REQUIRE(memo.code == status::ok);
+    const ldp::wire::params& p = memo.block;
+    ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
+    REQUIRE(oracle.code == status::ok);
+    auto rng = ldp::test::seeded_drbg((name + " memoized audit").c_str());
+    const auto in_event = [&](const ldp::wire::report& r) {
+      if (unary(p)) return ((r.bits[v / 8] >> (v % 8)) & 1) != 0 && ((r.bits[w / 8] >> (w % 8)) & 1) == 0;
+      const auto key = ldp::wire::report_hash_key(r.seed);
+      const auto g = static_cast<uint32_t>(p.get(field::hash_range));
+      const uint32_t hv = ldp::wire::hash_to_range(key, v, g);
+      return hv != ldp::wire::hash_to_range(key, w, g) && r.index == hv;
+    };
+    // hits[input][0]: memoized reports in the event, hits[input][1]: permanent responses.
+    uint64_t hits[2][2] = {};
+    std::vector<unsigned char> out(ldp::wire::max_payload_size(p));
+    for (int input = 0; input < 2; ++input) {
+      const uint32_t item = input == 0 ? v : w;
+      uint64_t failures = 0;
+      for (uint64_t i = 0; i < runs; ++i) {
+        device_secret secret;
+        rng.fill(secret.bytes, sizeof secret.bytes);
+        std::size_t size = 0;
+        ldp::wire::report r;
+        failures += oracle->randomize_memoized(item, {secret.bytes, 5}, rng, out, ldp::device::framing::payload,
+                                               &size) != status::ok;
+        failures += ldp::wire::decode_payload(p, {out.data(), size}, &r) != status::ok;
+        hits[input][0] += in_event(r);
+        failures += oracle->permanent_fields(item, {secret.bytes, 5}, rng.kernel(), &r) != status::ok;
+        hits[input][1] += in_event(r);
+      }
+      REQUIRE(failures == 0);
+    }
+    for (int stage = 0; stage < 2; ++stage) {
+      const double level = stage == 0 ? memo.epsilon_impl : ldp::wire::longitudinal_epsilon(p);
+      CAPTURE(stage);
+      REQUIRE(hits[1][stage] > 0);
+      const auto pv = ldp::test::clopper_pearson(hits[0][stage], runs, alpha);
+      const auto pw = ldp::test::clopper_pearson(hits[1][stage], runs, alpha);
+      CHECK(std::log(pv.lo / pw.hi) <= level);
+      CHECK(std::log(static_cast<double>(hits[0][stage]) / static_cast<double>(hits[1][stage])) >= 0.9 * level);
+    }
   }
 }

@@ -212,6 +212,10 @@ TEST_CASE("no path skips the permanent stage") {
   CHECK(size == 0);
   CHECK(memoized->randomize_memoized(9, {a.bytes, 7}, rng, out, ldp::device::framing::payload, &size) == status::ok);
   CHECK(size == ldp::wire::max_payload_size(memo));
+  // The instantaneous masks (which with the report would give the permanent bits back) are wiped;
+  // the first word is the report's bits.
+  REQUIRE(memoized.workspace.size() == 24);
+  for (std::size_t i = 8; i < memoized.workspace.size(); ++i) CHECK(memoized.workspace[i] == std::byte{0});
   // A context that never initialized.
   ldp::device::frequency_context none;
   CHECK(none.randomize_memoized(3, {a.bytes, 7}, rng, out, ldp::device::framing::report, &size) ==

@@ -274,6 +274,8 @@ status frequency_context::instantaneous(Coins& coins, wire::report* r) noexcept 
       (void)detail::words_to_bytes(keep, d);
       (void)detail::words_to_bytes(other, d);
       for (std::size_t i = 0; i < words; ++i) bits_[i] = (bits_[i] & keep[i]) | (~bits_[i] & other[i]);
+      // With the report, the masks would give B' back wherever they differ: they do not outlive it.
+      secure_zero(masks_.data(), masks_.size() * sizeof(uint64_t));
       return status::ok;
     }
     case frequency_oracle::blh:
