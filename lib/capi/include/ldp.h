@@ -281,6 +281,13 @@ ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
                                         const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, int64_t x,
                                         uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
 
+/* dBitFlip (docs/mechanisms.md E.3): items [0, k), each device sampling `sampled` = s buckets
+ * (1 <= s <= min(k, 32)) and reporting one permanent bit for each, at the largest implementable
+ * epsilon not above `epsilon`, for one report and for all reports of one value alike. Its reports need
+ * the device secret: ldp_randomize_item_memoized (no workspace); ldp_randomize_item refuses the block.
+ * LDP_INVALID_ARGUMENT for k < 2, s out of range or an epsilon out of (0, 40]. */
+ldp_status ldp_params_dbitflip(ldp_params* params, uint32_t k, uint32_t sampled, double epsilon) LDP_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif
