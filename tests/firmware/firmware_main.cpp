@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "firmware_ledger.h"
 #include "ldp/base.h"
 #include "ldp/device.h"
 #include "ldp/kernels.h"
@@ -102,6 +103,15 @@ int main() {
   if (ldp::device::mean_context::init({}, duchi.block, &scalar) != ldp::status::ok ||
       scalar.randomize(reading, rng, numeric_report, report, &report_size) != ldp::status::ok) {
     return 21;
+  }
+  sink = numeric_report[report_size - 1];
+  // The Duchi bit memoized by alpha-point rounding (docs/mechanisms.md E.2): k = 16 grid points, a
+  // flip of 1/8, permanent draws from the device secret the firmware keeps (above).
+  const ldp::wire::derived_params memo_duchi = ldp::wire::make_memoized_duchi(-1.0, 1.0, 16, 1.0, 16, 0.125);
+  if (ldp::device::mean_context::init({}, memo_duchi.block, &scalar) != ldp::status::ok ||
+      scalar.randomize_memoized(reading, {device_secret, 1}, rng, numeric_report, report, &report_size) !=
+          ldp::status::ok) {
+    return 23;
   }
   sink = numeric_report[report_size - 1];
   const int64_t coordinates[3] = {reading, -reading, 70000};
@@ -206,6 +216,7 @@ int main() {
     return 71;
   }
   sink = refine_report[report_size - 1];
+  if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);
   sink = static_cast<uint64_t>(ldp::platform::detect_cpu().neon);

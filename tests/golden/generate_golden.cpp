@@ -157,6 +157,21 @@ std::vector<golden_case> all_cases() {
                      example(memo), status::parameter_mismatch});
   }
   {
+    // A memoized duchi block (docs/mechanisms.md E.2): the same bit payload under the block with
+    // memo_grid k = 16 (a step of 1/8 on [-1, 1]) and output_flip 0.1 * 2^32.
+    ldp::wire::params memo = params(mechanism::duchi);
+    memo.set(field::memo_grid, 16).set(field::output_flip, 429496730);
+    cases.push_back({"duchi_valid_memoized", "memo_grid 16, output_flip 429496730: the example report", memo,
+                     example(memo), status::ok});
+    builder high = header(memo);
+    high.le(2, 1);
+    cases.push_back({"duchi_memoized_reserved_bits", "bit byte 0x02 under the memoized block", memo, high.out,
+                     status::reserved_bits_set});
+    cases.push_back({"duchi_memoized_plain_fingerprint",
+                     "the plain duchi block's example report: a memoized block has its own fingerprint", memo,
+                     example(params(mechanism::duchi)), status::parameter_mismatch});
+  }
+  {
     // The block HR (docs/mechanisms.md A.5, wire_format.md tag 34): d = 10 items in B = 4 blocks of
     // K - 1 = 3, reports y = j K + z below B K = 16 (one byte).
     const ldp::wire::params blocks = ldp::wire::make_hr(4.0, 10, 4).block;
@@ -229,6 +244,12 @@ std::vector<golden_case> all_cases() {
   payload(mechanism::olh, "bucket_out_of_range", "bucket 4 = g", builder().le(1, 8).le(4, 1), status::out_of_range);
   payload(mechanism::blh, "bucket_out_of_range", "bucket 2 = g", builder().le(1, 8).le(2, 1), status::out_of_range);
   payload(mechanism::olh, "seed_only", "the seed without its bucket", builder().le(1, 8), status::wrong_length);
+  // dbitflip (docs/mechanisms.md E.3): the device's seed, then its s = 3 bits packed below 2^3.
+  payload(mechanism::dbitflip, "valid_all_bits", "bits 111: all three sampled buckets reported 1",
+          builder().le(0x5eed, 8).le(7, 1), status::ok);
+  payload(mechanism::dbitflip, "bits_out_of_range", "bits 8 = 2^s: a fourth bit set", builder().le(0x5eed, 8).le(8, 1),
+          status::out_of_range);
+  payload(mechanism::dbitflip, "seed_only", "the seed without its bits", builder().le(0x5eed, 8), status::wrong_length);
 
   // sketch_row: row (k = 16), then m = 100 bits in 13 bytes, bits 100..103 are padding.
   {

@@ -41,7 +41,8 @@ support_model pure_model(const wire::params& p) noexcept {
       }
       break;
     case frequency_oracle::cms:
-    case frequency_oracle::hcms: model = support_model{}; break;  // not a pure protocol
+    case frequency_oracle::hcms:
+    case frequency_oracle::dbitflip: model = support_model{}; break;  // not a pure protocol
   }
   if (wire::is_memoized(p)) {
     // One report of each device passes both stages: the composite channel replaces the permanent
