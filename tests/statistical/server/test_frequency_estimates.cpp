@@ -133,8 +133,8 @@ void check_estimates(const std::vector<uint64_t>& counts, ldp::random::drbg& rng
         if (ldp::wire::needs_device_secret(p)) {  // dBitFlip (E.3): every user a device of its own
           unsigned char secret[ldp::device::device_secret_size];
           rng.fill(secret, sizeof secret);
-          failures += oracle->randomize_memoized(v, {secret, 0}, rng, payload, ldp::device::framing::payload,
-                                                 &size) != ldp::status::ok;
+          failures += oracle->randomize_memoized(v, {secret, 0}, rng, payload, ldp::device::framing::payload, &size) !=
+                      ldp::status::ok;
         } else {
           failures += oracle->randomize(v, rng, payload, ldp::device::framing::payload, &size) != ldp::status::ok;
         }
