@@ -45,7 +45,7 @@ class hr_aggregator final : public histogram_aggregator {
       const std::size_t row = std::size_t{v} + 1;
       const int64_t value = transformed32.empty() ? transformed[row] : transformed32[row];
       const double c = static_cast<double>(value) / scale;
-      out.push_back(make_estimate(v, c, model_.variance(c, n), z));
+      out.push_back(make_estimate(v, c, model_.variance(c, n), z, variance_kind::exact));
     }
     return out;
   }

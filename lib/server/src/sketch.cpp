@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collision_moments.h"
 #include "estimation.h"
 #include "factories.h"
 #include "integer_fwht.h"
@@ -49,8 +50,13 @@ class sketch_aggregator : public frequency_aggregator {
  protected:
   // The finalized sketch M, k x m row-major.
   virtual std::vector<double> finalize() const = 0;
-  // The variance without the collision term, for plug-in count f (clipped) and n reports.
+  // The variance without the collision term, for plug-in count f (clipped) and n reports, averaged
+  // over hash families (A.6 "Averaged over hash families").
   virtual double noise_variance(double f, double n) const = 0;
+  // The variance conditional on the public family (A.6 "Conditional on the public family") for
+  // plug-in count f (clipped), n reports and the collision moments s1 = sum_{y != x} f_y a_y(x),
+  // s2 = sum_{y != x} f_y a_y(x)^2.
+  virtual double conditional_variance(double f, double n, double s1, double s2) const = 0;
   // Cells: append, merge, read with the invariants of the layout.
   virtual void write_cells(std::vector<unsigned char>& out) const = 0;
   virtual void merge_cells(const sketch_aggregator& other) = 0;
@@ -109,7 +115,12 @@ class sketch_aggregator : public frequency_aggregator {
       const double c = clip_count(counts[i], n);
       terms[i] = c * (c - 1) > 0 ? c * (c - 1) : 0.0;
     }
-    const double pairs = sum_collisions(items, terms).total;
+    const collision_sums sums = sum_collisions(items, terms);
+    if (sums.distinct == params_.get(field::domain) && k_ >= 2)
+      return conditional_estimates(hash, items, sketch, counts, z);
+    // A candidate list (the items outside it are unknown), or a single row: the collision term
+    // stays the average over hash families, over the listed items only (A.6).
+    const double pairs = sums.total;
     std::vector<estimate> out;
     out.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -117,7 +128,87 @@ class sketch_aggregator : public frequency_aggregator {
       double others = pairs - terms[i];
       if (others < 0) others = 0;  // rounding
       const double variance = noise_variance(f, n) + others / (k * (m - 1));
-      out.push_back(make_estimate(items[i], counts[i], variance, z));
+      out.push_back(make_estimate(items[i], counts[i], variance, z, variance_kind::average));
+    }
+    return out;
+  }
+
+  // The mean squared error conditional on the public family when `items` covers the whole domain
+  // (A.6 "Conditional on the public family"): counts[i] is the estimate of items[i], sketch the
+  // finalized sketch; k >= 2 (one row leaves no other rows for the plug-ins of the bias).
+  std::vector<estimate> conditional_estimates(const wire::sketch_hash& hash, span<const uint32_t> items,
+                                              const std::vector<double>& sketch, const std::vector<double>& counts,
+                                              double z) const {
+    const auto d = static_cast<uint32_t>(params_.get(field::domain));
+    const auto n = static_cast<double>(reports_);
+    const double m = m_, ratio = m / (m - 1);
+    // The rows' buckets, hashed once when they fit 64 MiB (three passes read them).
+    std::vector<uint32_t> table;
+    if (uint64_t{k_} * d <= (uint64_t{1} << 24)) {
+      table.resize(std::size_t{k_} * d);
+      for (uint32_t j = 0; j < k_; ++j) {
+        for (uint32_t x = 0; x < d; ++x) table[std::size_t{j} * d + x] = hash(j, x, m_);
+      }
+    }
+    const auto rows = [&](uint32_t j, std::vector<uint32_t>& buckets) {
+      if (!table.empty()) {
+        std::copy_n(table.begin() + static_cast<std::ptrdiff_t>(std::size_t{j} * d), d, buckets.begin());
+        return;
+      }
+      for (uint32_t x = 0; x < d; ++x) buckets[x] = hash(j, x, m_);
+    };
+    // The family's bias of item x, (m/(m-1)) (sum_{y != x} f_y a_y(x) - (n - f_x)/m) with
+    // sum_y f_y = n, for s1 = sum_{y != x} f_y a_y(x).
+    const auto bias = [&](double s1, double fx) { return ratio * (s1 - (n - fx) / m); };
+    // Plug-in of the bias: in row j, an item y that shares x's bucket carries in its own estimate
+    // f-hat_y that bucket's count / k (a heavy item's, say) a second time, so y enters with its
+    // estimate from the other rows, f-hat_y^(-j) = (m/(m-1)) ((sum_{j' != j} M[j'][h_j'(y)])/(k - 1)
+    // - n/m), whose biases come from rows in which y and x do not meet (A.6). Summed over the
+    // bucket l = h_j(x): (m/(m-1)) ((S_j[l] - s_x)/(k - 1) - (c_j[l] - 1)(M[j][l]/(k - 1) + n/m)),
+    // with s_y = sum_j M[j][h_j(y)], S_j[l] its sum over the bucket and c_j[l] the bucket's size.
+    std::vector<double> own(d), shared(d, 0.0);
+    for (std::size_t i = 0; i < items.size(); ++i) own[items[i]] = k_ * (counts[i] / ratio + n / m);
+    {
+      std::vector<uint32_t> buckets(d);
+      std::vector<double> total(m_), size(m_);
+      const double others = k_ - 1.0;
+      for (uint32_t j = 0; j < k_; ++j) {
+        rows(j, buckets);
+        std::fill(total.begin(), total.end(), 0.0);
+        std::fill(size.begin(), size.end(), 0.0);
+        for (uint32_t x = 0; x < d; ++x) {
+          total[buckets[x]] += own[x];
+          size[buckets[x]] += 1;
+        }
+        const double* row = sketch.data() + std::size_t{j} * m_;
+        for (uint32_t x = 0; x < d; ++x) {
+          const uint32_t l = buckets[x];
+          shared[x] += ratio * ((total[l] - own[x]) / others - (size[l] - 1) * (row[l] / others + n / m));
+        }
+      }
+    }
+    std::vector<std::vector<double>> weights(3, std::vector<double>(d));
+    for (std::size_t i = 0; i < items.size(); ++i) weights[0][items[i]] = counts[i];
+    // Weights 1 and 2: the plug-ins clipped to [0, n] (the variance needs counts >= 0) and each
+    // item's variance without collisions.
+    for (uint32_t x = 0; x < d; ++x) {
+      weights[1][x] = clip_count(weights[0][x], n);
+      weights[2][x] = conditional_variance(weights[1][x], n, 0, 0);
+    }
+    const collision_moments a = moments_of_collisions(k_, m_, d, rows, weights, true);
+    const variance_kind kind = a.exact ? variance_kind::exact : variance_kind::bound;
+    std::vector<estimate> out;
+    out.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const uint32_t x = items[i];
+      const double variance = conditional_variance(weights[1][x], n, a.first[1][x], a.second[1][x]);
+      // The squared bias less the plug-in's own noise (m/(m-1))^2 sum_y a_y(x)^2 Var f-hat_y is
+      // unbiased, so not clipped at 0 (that would add about 0.48 times the noise where the bias is
+      // small); the total is kept at least half the variance.
+      // The plug-ins from k - 1 rows: variance k/(k - 1) times theirs.
+      const double b = bias(shared[x] / k_, weights[0][x]);
+      const double mse = variance + b * b - ratio * ratio * a.second[2][x] * k_ / (k_ - 1.0);
+      out.push_back(make_estimate(x, counts[i], mse > variance / 2 ? mse : variance / 2, z, kind));
     }
     return out;
   }
@@ -165,6 +256,13 @@ class cms_aggregator final : public sketch_aggregator {
   double noise_variance(double f, double n) const override {
     const double m = m_, ratio = m / (m - 1);
     return ratio * ratio * n * (c_ * c_ - 1) / 4 + (n - f) / (m - 1);
+  }
+
+  // Each report: (c^2 - 1)/4 from its flips, a(1 - a) from its row for a user whose item meets x in
+  // a fraction a of the rows.
+  double conditional_variance(double, double n, double s1, double s2) const override {
+    const double m = m_, ratio = m / (m - 1);
+    return ratio * ratio * (n * (c_ * c_ - 1) / 4 + s1 - s2);
   }
 
   void write_cells(std::vector<unsigned char>& out) const override { put_u64s(out, cells()); }
@@ -240,6 +338,12 @@ class hcms_aggregator final : public sketch_aggregator {
   double noise_variance(double f, double n) const override {
     const double m = m_, ratio = m / (m - 1);
     return ratio * ratio * (n * c_ * c_ - f - (n - f) / (m * m));
+  }
+
+  // Each report's term is +-c with mean a (the fraction of rows in which its item meets x): c^2 - a^2.
+  double conditional_variance(double f, double n, double, double s2) const override {
+    const double m = m_, ratio = m / (m - 1);
+    return ratio * ratio * (n * c_ * c_ - f - s2);
   }
 
   void write_cells(std::vector<unsigned char>& out) const override {

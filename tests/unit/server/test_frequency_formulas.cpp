@@ -160,6 +160,57 @@ TEST_CASE("CMS and HCMS match the reference (HCMS: row FWHT equals the dense pro
   }
 }
 
+TEST_CASE("variance kinds: exact, averaged over the public functions, or a bound (A.4, A.6)") {
+  for (mechanism m : {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh, mechanism::olh, mechanism::hr,
+                      mechanism::flh, mechanism::cms, mechanism::hcms}) {
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
+    const params p = block(m, 2.0, 40);
+    aggregator a = make(p);
+    for (const bytes& b : random_reports(p, oracle_name.c_str(), 200)) REQUIRE(a->add_report(b) == status::ok);
+    // FLH's shared-function term averages over the functions; every other variance of the whole
+    // domain is conditional on what the block fixes.
+    const ldp::server::variance_kind want =
+        m == mechanism::flh ? ldp::server::variance_kind::average : ldp::server::variance_kind::exact;
+    for (const estimate& e : a->estimate_all()) CHECK(e.kind == want);
+    // A candidate list of the sketches: the items outside it are unknown, the average remains.
+    const uint32_t items[] = {3, 17};
+    const bool sketch = m == mechanism::cms || m == mechanism::hcms;
+    for (const estimate& e : a->estimate_items(items)) {
+      CHECK(e.kind == (sketch ? ldp::server::variance_kind::average : want));
+    }
+  }
+  CHECK(std::string(ldp::server::variance_kind_name(ldp::server::variance_kind::bound)) == "bound");
+}
+
+TEST_CASE("CMS and HCMS: a family with too many shared buckets to pair gives an upper bound") {
+  // k = 2 rows of m = 2 buckets over 40 items: about 380 pairs per row pass the budget of
+  // 4 k (d + m) = 336, so the second moment of the collisions takes its lower bound first / k.
+  static const unsigned char seed[32] = {7};
+  for (mechanism m : {mechanism::cms, mechanism::hcms}) {
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
+    const params p =
+        (m == mechanism::cms ? ldp::wire::make_cms(2.0, 40, 2, 2, seed) : ldp::wire::make_hcms(2.0, 40, 2, 2, seed))
+            .block;
+    const std::vector<bytes> reports = random_reports(p, oracle_name.c_str(), 400);
+    aggregator a = make(p);
+    for (const bytes& b : reports) REQUIRE(a->add_report(b) == status::ok);
+    const std::vector<estimate> got = a->estimate_all();
+    const std::vector<expected> exact = reference_sketch(p, decode_all(p, reports));
+    REQUIRE(got.size() == exact.size());
+    bool above = false;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CAPTURE(i);
+      CHECK(got[i].kind == ldp::server::variance_kind::bound);
+      CHECK(got[i].value == doctest::Approx(exact[i].count).epsilon(1e-9));
+      CHECK(got[i].variance >= exact[i].variance * (1 - 1e-12));
+      above = above || got[i].variance > exact[i].variance * (1 + 1e-9);
+    }
+    CHECK(above);  // some item meets another in both rows
+  }
+}
+
 TEST_CASE("CMS and HCMS: noise-free encodings of one item") {
   // Every report is the exact (unflipped) encoding of item 7: the estimate follows the formulas
   // with those counts, and exceeds the count of any item that never collides with 7.
