@@ -116,10 +116,13 @@ class sketch_aggregator : public frequency_aggregator {
       terms[i] = c * (c - 1) > 0 ? c * (c - 1) : 0.0;
     }
     const collision_sums sums = sum_collisions(items, terms);
-    if (sums.distinct == params_.get(field::domain) && k_ >= 2)
+    // The conditional form needs the whole domain (the items outside a candidate list are unknown),
+    // two rows or more (its plug-ins leave one out), and a sparse family, 16 d <= k m: the plug-ins'
+    // own collision biases add about 2 d / (k m) of the squared bias (A.6). Otherwise the collision
+    // term stays the average over hash families, over the listed items only.
+    if (sums.distinct == params_.get(field::domain) && k_ >= 2 && 16 * sums.distinct <= uint64_t{k_} * m_) {
       return conditional_estimates(hash, items, sketch, counts, z);
-    // A candidate list (the items outside it are unknown), or a single row: the collision term
-    // stays the average over hash families, over the listed items only (A.6).
+    }
     const double pairs = sums.total;
     std::vector<estimate> out;
     out.reserve(items.size());
