@@ -249,7 +249,8 @@ inline std::vector<expected> reference_flh(const params& p, const std::vector<ld
 //   HCMS  r^2 (n c^2 - f_x - sum_y f_y a_y(x)^2)
 // plus b^2 - r^2 (k/(k - 1)) sum_y a_y(x)^2 V(y), the total at least half the variance, with
 // b = r ((1/k) sum_j sum_{y: h_j(y) = h_j(x)} g_j(y) - (n - f-hat_x)/m) and g_j(y) the estimate of y
-// from the rows other than j.
+// from the rows other than j. A dense family (16 d > k m) keeps A.6's variance averaged over
+// families, with sum_{y != x} f_y (f_y - 1) / (k (m - 1)).
 inline std::vector<expected> reference_sketch(const params& p, const std::vector<ldp::wire::report>& rs) {
   const uint64_t d = p.get(field::domain);
   const uint32_t k = static_cast<uint32_t>(p.get(field::sketch_rows));
@@ -288,6 +289,22 @@ inline std::vector<expected> reference_sketch(const params& p, const std::vector
   const auto plain = [&](double fx) {  // the variance without collisions
     return p.mech == mechanism::cms ? r2 * n * (c * c - 1) / 4 : r2 * (n * c * c - fx);
   };
+  if (16 * d > uint64_t{k} * m) {  // a dense family: the collision term averaged over families
+    std::vector<expected> out;
+    for (uint32_t x = 0; x < d; ++x) {
+      double collisions = 0;
+      for (uint32_t y = 0; y < d; ++y) {
+        const double fy = clip(f[y], n);
+        if (y != x) collisions += std::max(fy * (fy - 1), 0.0);
+      }
+      collisions /= k * (mm - 1);
+      const double fx = clip(f[x], n);
+      const double var = p.mech == mechanism::cms ? r2 * n * (c * c - 1) / 4 + (n - fx) / (mm - 1) + collisions
+                                                  : r2 * (n * c * c - fx - (n - fx) / (mm * mm)) + collisions;
+      out.push_back({f[x], var});
+    }
+    return out;
+  }
   const auto without = [&](uint32_t y, uint32_t row) {  // g_row(y)
     double sum = 0;
     for (uint32_t j = 0; j < k; ++j) sum += j == row ? 0.0 : sketch[j * m + hash(j, y, m)];
