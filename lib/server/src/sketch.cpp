@@ -12,12 +12,19 @@
 //   CMS   M[j][l] = k ((c/2)(2 ones[j][l] - n_j) + n_j/2)
 //   HCMS  M[j][.] = k c (H_m sum[j][.])            (one FWHT of length m per row)
 // Estimate: f-hat(x) = (m/(m-1)) ((1/k) sum_j M[j][h_j(x)] - n/m).
-// Variance [derived in A.6], with f the plug-in estimates clipped to [0, n]:
-//   CMS   (m/(m-1))^2 n (c^2 - 1)/4 + (n - f(x))/(m - 1) + collisions
-//   HCMS  (m/(m-1))^2 [n c^2 - f(x) - (n - f(x))/m^2]    + collisions
-// where collisions = sum_{x' != x} f(x')(f(x') - 1) / (k (m - 1)) runs over the distinct items being
-// estimated (all d for estimate_all; for a candidate list it covers the candidates only, a lower
-// bound), with each f(x')(f(x') - 1) taken as at least 0.
+// Variance [derived in A.6], f the plug-in estimates clipped to [0, n], r = m/(m-1):
+// - all d items of a sparse family (16 d <= k m, k >= 2): the mean squared error at the public
+//   family in use (kind exact; bound when the pairs of items sharing buckets pass the budget of
+//   collision_moments.h), Var + b^2 with a_y(x) the share of rows in which y meets x,
+//     CMS   Var = r^2 (n (c^2 - 1)/4 + sum_{y != x} f_y a_y(x) (1 - a_y(x)))
+//     HCMS  Var = r^2 (n c^2 - f(x) - sum_{y != x} f_y a_y(x)^2)
+//     b = r (sum_{y != x} f_y a_y(x) - (n - f(x))/m), estimated from leave-one-row-out plug-ins;
+// - otherwise (a candidate list, one row, a dense family) the average over hash families (kind
+//   average):
+//     CMS   (m/(m-1))^2 n (c^2 - 1)/4 + (n - f(x))/(m - 1) + collisions
+//     HCMS  (m/(m-1))^2 [n c^2 - f(x) - (n - f(x))/m^2]    + collisions
+//   where collisions = sum_{x' != x} f(x')(f(x') - 1) / (k (m - 1)) runs over the distinct items
+//   being estimated, each f(x')(f(x') - 1) taken as at least 0.
 #include <algorithm>
 #include <cmath>
 

@@ -20,8 +20,8 @@
 
 namespace ldp::server {
 
-// What an estimate's variance is (docs/mechanisms.md 0 "Variance kinds"; every family's header says
-// which it gives). The plug-ins of unknown counts or means, which every family uses, do not change
+// What an estimate's variance is (docs/mechanisms.md 0 "Variance kinds" lists which kind each family
+// gives). The plug-ins of unknown counts or means, which every family uses, do not change
 // the kind.
 enum class variance_kind : uint8_t {
   exact,    // the closed form of the implemented mechanism, conditional on every public value in use
