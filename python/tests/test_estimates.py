@@ -24,6 +24,7 @@ def test_frame_columns_and_attrs():
     assert e["item"].tolist() == list(range(12))
     assert (e["ci_low"] <= e["estimate"]).all() and (e["estimate"] <= e["ci_high"]).all()
     assert e.attrs["kind"] == "count" and e.attrs["confidence"] == 0.9 and e.attrs["reports"] == 5000
+    assert e.attrs["variance_kind"] == "exact"  # OUE: the closed form, nothing public to average
     # Slices stay Estimates (the plot helper goes with them).
     assert isinstance(e[e["estimate"] > 0], ldpkit.Estimates)
 

@@ -34,11 +34,12 @@ double normal_z(double confidence) {
   return (lo + hi) / 2;
 }
 
-std::vector<server::estimate> noise_estimates(const std::vector<double>& values, double variance, double confidence) {
+std::vector<server::estimate> noise_estimates(const std::vector<double>& values, double variance, double confidence,
+                                              server::variance_kind kind) {
   const double half = normal_z(confidence) * std::sqrt(variance);
   std::vector<server::estimate> out;
   for (std::size_t j = 0; j < values.size(); ++j) {
-    out.push_back({static_cast<uint32_t>(j), values[j], variance, values[j] - half, values[j] + half});
+    out.push_back({static_cast<uint32_t>(j), values[j], variance, values[j] - half, values[j] + half, kind});
   }
   return out;
 }
@@ -67,7 +68,9 @@ estimate_report sparse_release_report(const server::aggregator& agg, const relea
         q.epsilon, q.delta, describe(s));
   }
   estimate_report r =
-      make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, top);
+      // The projection onto the l1 ball is non-expansive: the noise variances bound the total squared error.
+      make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence, server::variance_kind::bound),
+                           true, confidence, top);
   release_summary summary;
   summary.epsilon_impl = rel.epsilon_impl;
   summary.delta = rel.delta;
@@ -104,7 +107,9 @@ estimate_report winsorized_release_report(const server::aggregator& agg, const r
   const server::privacy_loss loss = checked_loss(budget, per_coordinate);
   const char* window = window_rule_name(p);
   estimate_report r =
-      make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence), true, confidence, top);
+      // Exactly the noise's variance around the mean of the values clamped to the public windows.
+      make_estimate_report(noise_estimates(rel.mean, rel.noise_variance, confidence, server::variance_kind::exact),
+                           true, confidence, top);
   release_summary summary;
   summary.epsilon_impl = loss.epsilon;
   summary.delta = loss.delta;

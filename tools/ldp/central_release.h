@@ -26,8 +26,9 @@ bool is_central(wire::mechanism m);
 double normal_z(double confidence);
 
 // One estimate per coordinate: the released value, the variance of the noise and the interval
-// value +- z sd (the noise's; it does not cover a clipping or projection bias).
-std::vector<server::estimate> noise_estimates(const std::vector<double>& values, double variance, double confidence);
+// value +- z sd (the noise's; it does not cover a clipping or projection bias), of the given kind.
+std::vector<server::estimate> noise_estimates(const std::vector<double>& values, double variance, double confidence,
+                                              server::variance_kind kind);
 
 struct release_request {
   double epsilon = 0;

@@ -37,6 +37,15 @@ error_summary summarize(const std::vector<server::estimate>& all, const truth_ta
 
 const char* item_word(const estimate_report& r) { return r.means ? "coordinate" : "item"; }
 
+// What the variances are (server::variance_kind): the kind every estimate shares, which is the case
+// for every family's estimate_all; "mixed" otherwise.
+const char* variance_kind_text(const std::vector<server::estimate>& all) {
+  for (const server::estimate& e : all) {
+    if (e.kind != all.front().kind) return "mixed";
+  }
+  return server::variance_kind_name(all.front().kind);  // make_estimate_report refuses an empty list
+}
+
 // "1 coordinate", "1,000 items".
 std::string counted(const estimate_report& r, std::size_t n) {
   return fmt::format("{} {}{}", format_count(n), item_word(r), n == 1 ? "" : "s");
@@ -169,6 +178,7 @@ nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estima
       {"fingerprint", fmt::format("{:016x}", agg.fingerprint())},
       {"parameters", parameters},
       {"kind", r.means ? "mean" : "count"},
+      {"variance_kind", variance_kind_text(r.all)},
       {"size", r.all.size()},
       {"confidence", r.confidence},
       {"reports", agg.reports()},

@@ -89,6 +89,15 @@ bool detail::served_by(wire::mechanism m, make_function make) noexcept {
 
 aggregator::aggregator(const wire::params& p) : params_(p), fingerprint_(wire::fingerprint(p)) {}
 
+const char* variance_kind_name(variance_kind k) noexcept {
+  switch (k) {
+    case variance_kind::exact: return "exact";
+    case variance_kind::average: return "average";
+    case variance_kind::bound: return "bound";
+  }
+  return "unknown";
+}
+
 status aggregator::create(const wire::params& p, std::unique_ptr<aggregator>* out) { return create(p, limits{}, out); }
 
 status aggregator::create(const wire::params& p, const limits& lim, std::unique_ptr<aggregator>* out) {

@@ -81,7 +81,8 @@ class dbitflip_aggregator final : public frequency_aggregator {
       const double count = ratio * (static_cast<double>(ones_[v]) - q_ * static_cast<double>(sampled_[v])) / gap;
       const double variance =
           ratio * n * q_ * (1 - q_) / (gap * gap) + clip_count(count, n) * (ratio * (1 - 2 * q_) / gap - 1);
-      out.push_back(make_estimate(v, count, variance, z));
+      // Exact over the devices' fresh seeds, which pick the sampled buckets (as OLH's, A.4).
+      out.push_back(make_estimate(v, count, variance, z, variance_kind::exact));
     }
     return out;
   }

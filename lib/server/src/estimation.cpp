@@ -99,11 +99,12 @@ collision_sums sum_collisions(span<const uint32_t> items, const std::vector<doub
   return out;
 }
 
-estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept {
+estimate make_estimate(uint32_t item, double count, double variance, double z, variance_kind kind) noexcept {
   estimate e;
   e.item = item;
   e.value = count;
   e.variance = variance;
+  e.kind = kind;
   const double half = z * std::sqrt(variance > 0 ? variance : 0.0);
   e.ci_low = count - half;
   e.ci_high = count + half;
@@ -117,7 +118,7 @@ std::vector<estimate> template_estimates(const support_model& model, const std::
   out.reserve(items.size());
   for (uint32_t v : items) {
     const double c = model.count(static_cast<double>(support[v]), n);
-    out.push_back(make_estimate(v, c, model.variance(c, n), z));
+    out.push_back(make_estimate(v, c, model.variance(c, n), z, variance_kind::exact));
   }
   return out;
 }

@@ -45,8 +45,9 @@ struct collision_sums {
 };
 [[nodiscard]] collision_sums sum_collisions(span<const uint32_t> items, const std::vector<double>& terms);
 
-// An estimate with its interval count +- z sqrt(variance).
-[[nodiscard]] estimate make_estimate(uint32_t item, double count, double variance, double z) noexcept;
+// An estimate with its interval count +- z sqrt(variance) and the kind of its variance.
+[[nodiscard]] estimate make_estimate(uint32_t item, double count, double variance, double z,
+                                     variance_kind kind) noexcept;
 
 }  // namespace ldp::server::detail
 

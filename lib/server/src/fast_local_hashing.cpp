@@ -71,7 +71,8 @@ class flh_aggregator final : public histogram_aggregator {
     for (std::size_t i = 0; i < items.size(); ++i) {
       const double own = shared > 1 ? (terms[i] - total / shared) / (1 - 1 / shared) : 0.0;
       const double others = total - own > 0 ? total - own : 0.0;
-      out.push_back(make_estimate(items[i], counts[i], noise[i] + others / shared, z));
+      // The k-term averages over the public functions the block names (A.4): an average.
+      out.push_back(make_estimate(items[i], counts[i], noise[i] + others / shared, z, variance_kind::average));
     }
     return out;
   }

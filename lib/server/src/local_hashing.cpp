@@ -191,7 +191,7 @@ class local_hash_aggregator final : public frequency_aggregator {
     out.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
       const double c = model_.count(static_cast<double>(support[i]), n);
-      out.push_back(make_estimate(items[i], c, model_.variance(c, n), z));
+      out.push_back(make_estimate(items[i], c, model_.variance(c, n), z, variance_kind::exact));
     }
     return out;
   }

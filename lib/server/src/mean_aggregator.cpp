@@ -83,7 +83,8 @@ class laplace_mean final : public aggregator {
     for (std::size_t j = 0; j < sums_.size(); ++j) {
       const uint32_t item = params_.mech == mechanism::laplace_vector ? static_cast<uint32_t>(j) : scalar_item(params_);
       out.push_back(reports_ == 0 ? detail::empty_estimate(item)
-                                  : detail::make_estimate(item, to_double(sums_[j]) / n * gamma, variance, z));
+                                  : detail::make_estimate(item, to_double(sums_[j]) / n * gamma, variance, z,
+                                                          variance_kind::exact));
     }
     return out;
   }
@@ -148,7 +149,7 @@ class duchi_mean final : public aggregator {
     // (B^2 - y-c^2) / (n - 1): conservative in expectation (ldp/server/mean.h).
     const double per_user = reports_ == 1 ? b * b : (b * b - y_clipped * y_clipped) / (n - 1);
     const double variance = half_width * half_width * per_user;
-    return {detail::make_estimate(item, center + half_width * y, variance, z)};
+    return {detail::make_estimate(item, center + half_width * y, variance, z, variance_kind::bound)};
   }
 
  private:

@@ -12,15 +12,23 @@
 //   CMS   M[j][l] = k ((c/2)(2 ones[j][l] - n_j) + n_j/2)
 //   HCMS  M[j][.] = k c (H_m sum[j][.])            (one FWHT of length m per row)
 // Estimate: f-hat(x) = (m/(m-1)) ((1/k) sum_j M[j][h_j(x)] - n/m).
-// Variance [derived in A.6], with f the plug-in estimates clipped to [0, n]:
-//   CMS   (m/(m-1))^2 n (c^2 - 1)/4 + (n - f(x))/(m - 1) + collisions
-//   HCMS  (m/(m-1))^2 [n c^2 - f(x) - (n - f(x))/m^2]    + collisions
-// where collisions = sum_{x' != x} f(x')(f(x') - 1) / (k (m - 1)) runs over the distinct items being
-// estimated (all d for estimate_all; for a candidate list it covers the candidates only, a lower
-// bound), with each f(x')(f(x') - 1) taken as at least 0.
+// Variance [derived in A.6], f the plug-in estimates clipped to [0, n], r = m/(m-1):
+// - all d items of a sparse family (16 d <= k m, k >= 2): the mean squared error at the public
+//   family in use (kind exact; bound when the pairs of items sharing buckets pass the budget of
+//   collision_moments.h), Var + b^2 with a_y(x) the share of rows in which y meets x,
+//     CMS   Var = r^2 (n (c^2 - 1)/4 + sum_{y != x} f_y a_y(x) (1 - a_y(x)))
+//     HCMS  Var = r^2 (n c^2 - f(x) - sum_{y != x} f_y a_y(x)^2)
+//     b = r (sum_{y != x} f_y a_y(x) - (n - f(x))/m), estimated from leave-one-row-out plug-ins;
+// - otherwise (a candidate list, one row, a dense family) the average over hash families (kind
+//   average):
+//     CMS   (m/(m-1))^2 n (c^2 - 1)/4 + (n - f(x))/(m - 1) + collisions
+//     HCMS  (m/(m-1))^2 [n c^2 - f(x) - (n - f(x))/m^2]    + collisions
+//   where collisions = sum_{x' != x} f(x')(f(x') - 1) / (k (m - 1)) runs over the distinct items
+//   being estimated, each f(x')(f(x') - 1) taken as at least 0.
 #include <algorithm>
 #include <cmath>
 
+#include "collision_moments.h"
 #include "estimation.h"
 #include "factories.h"
 #include "integer_fwht.h"
@@ -49,8 +57,13 @@ class sketch_aggregator : public frequency_aggregator {
  protected:
   // The finalized sketch M, k x m row-major.
   virtual std::vector<double> finalize() const = 0;
-  // The variance without the collision term, for plug-in count f (clipped) and n reports.
+  // The variance without the collision term, for plug-in count f (clipped) and n reports, averaged
+  // over hash families (A.6 "Averaged over hash families").
   virtual double noise_variance(double f, double n) const = 0;
+  // The variance conditional on the public family (A.6 "Conditional on the public family") for
+  // plug-in count f (clipped), n reports and the collision moments s1 = sum_{y != x} f_y a_y(x),
+  // s2 = sum_{y != x} f_y a_y(x)^2.
+  virtual double conditional_variance(double f, double n, double s1, double s2) const = 0;
   // Cells: append, merge, read with the invariants of the layout.
   virtual void write_cells(std::vector<unsigned char>& out) const = 0;
   virtual void merge_cells(const sketch_aggregator& other) = 0;
@@ -109,7 +122,15 @@ class sketch_aggregator : public frequency_aggregator {
       const double c = clip_count(counts[i], n);
       terms[i] = c * (c - 1) > 0 ? c * (c - 1) : 0.0;
     }
-    const double pairs = sum_collisions(items, terms).total;
+    const collision_sums sums = sum_collisions(items, terms);
+    // The conditional form needs the whole domain (the items outside a candidate list are unknown),
+    // two rows or more (its plug-ins leave one out), and a sparse family, 16 d <= k m: the plug-ins'
+    // own collision biases add about 2 d / (k m) of the squared bias (A.6). Otherwise the collision
+    // term stays the average over hash families, over the listed items only.
+    if (sums.distinct == params_.get(field::domain) && k_ >= 2 && 16 * sums.distinct <= uint64_t{k_} * m_) {
+      return conditional_estimates(hash, items, sketch, counts, z);
+    }
+    const double pairs = sums.total;
     std::vector<estimate> out;
     out.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -117,7 +138,87 @@ class sketch_aggregator : public frequency_aggregator {
       double others = pairs - terms[i];
       if (others < 0) others = 0;  // rounding
       const double variance = noise_variance(f, n) + others / (k * (m - 1));
-      out.push_back(make_estimate(items[i], counts[i], variance, z));
+      out.push_back(make_estimate(items[i], counts[i], variance, z, variance_kind::average));
+    }
+    return out;
+  }
+
+  // The mean squared error conditional on the public family when `items` covers the whole domain
+  // (A.6 "Conditional on the public family"): counts[i] is the estimate of items[i], sketch the
+  // finalized sketch; k >= 2 (one row leaves no other rows for the plug-ins of the bias).
+  std::vector<estimate> conditional_estimates(const wire::sketch_hash& hash, span<const uint32_t> items,
+                                              const std::vector<double>& sketch, const std::vector<double>& counts,
+                                              double z) const {
+    const auto d = static_cast<uint32_t>(params_.get(field::domain));
+    const auto n = static_cast<double>(reports_);
+    const double m = m_, ratio = m / (m - 1);
+    // The rows' buckets, hashed once when they fit 64 MiB (three passes read them).
+    std::vector<uint32_t> table;
+    if (uint64_t{k_} * d <= (uint64_t{1} << 24)) {
+      table.resize(std::size_t{k_} * d);
+      for (uint32_t j = 0; j < k_; ++j) {
+        for (uint32_t x = 0; x < d; ++x) table[std::size_t{j} * d + x] = hash(j, x, m_);
+      }
+    }
+    const auto rows = [&](uint32_t j, std::vector<uint32_t>& buckets) {
+      if (!table.empty()) {
+        std::copy_n(table.begin() + static_cast<std::ptrdiff_t>(std::size_t{j} * d), d, buckets.begin());
+        return;
+      }
+      for (uint32_t x = 0; x < d; ++x) buckets[x] = hash(j, x, m_);
+    };
+    // The family's bias of item x, (m/(m-1)) (sum_{y != x} f_y a_y(x) - (n - f_x)/m) with
+    // sum_y f_y = n, for s1 = sum_{y != x} f_y a_y(x).
+    const auto bias = [&](double s1, double fx) { return ratio * (s1 - (n - fx) / m); };
+    // Plug-in of the bias: in row j, an item y that shares x's bucket carries in its own estimate
+    // f-hat_y that bucket's count / k (a heavy item's, say) a second time, so y enters with its
+    // estimate from the other rows, f-hat_y^(-j) = (m/(m-1)) ((sum_{j' != j} M[j'][h_j'(y)])/(k - 1)
+    // - n/m), whose biases come from rows in which y and x do not meet (A.6). Summed over the
+    // bucket l = h_j(x): (m/(m-1)) ((S_j[l] - s_x)/(k - 1) - (c_j[l] - 1)(M[j][l]/(k - 1) + n/m)),
+    // with s_y = sum_j M[j][h_j(y)], S_j[l] its sum over the bucket and c_j[l] the bucket's size.
+    std::vector<double> own(d), shared(d, 0.0);
+    for (std::size_t i = 0; i < items.size(); ++i) own[items[i]] = k_ * (counts[i] / ratio + n / m);
+    {
+      std::vector<uint32_t> buckets(d);
+      std::vector<double> total(m_), size(m_);
+      const double others = k_ - 1.0;
+      for (uint32_t j = 0; j < k_; ++j) {
+        rows(j, buckets);
+        std::fill(total.begin(), total.end(), 0.0);
+        std::fill(size.begin(), size.end(), 0.0);
+        for (uint32_t x = 0; x < d; ++x) {
+          total[buckets[x]] += own[x];
+          size[buckets[x]] += 1;
+        }
+        const double* row = sketch.data() + std::size_t{j} * m_;
+        for (uint32_t x = 0; x < d; ++x) {
+          const uint32_t l = buckets[x];
+          shared[x] += ratio * ((total[l] - own[x]) / others - (size[l] - 1) * (row[l] / others + n / m));
+        }
+      }
+    }
+    std::vector<std::vector<double>> weights(3, std::vector<double>(d));
+    for (std::size_t i = 0; i < items.size(); ++i) weights[0][items[i]] = counts[i];
+    // Weights 1 and 2: the plug-ins clipped to [0, n] (the variance needs counts >= 0) and each
+    // item's variance without collisions.
+    for (uint32_t x = 0; x < d; ++x) {
+      weights[1][x] = clip_count(weights[0][x], n);
+      weights[2][x] = conditional_variance(weights[1][x], n, 0, 0);
+    }
+    const collision_moments a = moments_of_collisions(k_, m_, d, rows, weights, true);
+    const variance_kind kind = a.exact ? variance_kind::exact : variance_kind::bound;
+    std::vector<estimate> out;
+    out.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const uint32_t x = items[i];
+      const double variance = conditional_variance(weights[1][x], n, a.first[1][x], a.second[1][x]);
+      // The squared bias less the plug-in's own noise (m/(m-1))^2 sum_y a_y(x)^2 Var f-hat_y is
+      // unbiased, so not clipped at 0 (that would add about 0.48 times the noise where the bias is
+      // small); the total is kept at least half the variance.
+      // The plug-ins from k - 1 rows: variance k/(k - 1) times theirs.
+      const double b = bias(shared[x] / k_, weights[0][x]);
+      const double mse = variance + b * b - ratio * ratio * a.second[2][x] * k_ / (k_ - 1.0);
+      out.push_back(make_estimate(x, counts[i], mse > variance / 2 ? mse : variance / 2, z, kind));
     }
     return out;
   }
@@ -165,6 +266,13 @@ class cms_aggregator final : public sketch_aggregator {
   double noise_variance(double f, double n) const override {
     const double m = m_, ratio = m / (m - 1);
     return ratio * ratio * n * (c_ * c_ - 1) / 4 + (n - f) / (m - 1);
+  }
+
+  // Each report: (c^2 - 1)/4 from its flips, a(1 - a) from its row for a user whose item meets x in
+  // a fraction a of the rows.
+  double conditional_variance(double, double n, double s1, double s2) const override {
+    const double m = m_, ratio = m / (m - 1);
+    return ratio * ratio * (n * (c_ * c_ - 1) / 4 + s1 - s2);
   }
 
   void write_cells(std::vector<unsigned char>& out) const override { put_u64s(out, cells()); }
@@ -240,6 +348,12 @@ class hcms_aggregator final : public sketch_aggregator {
   double noise_variance(double f, double n) const override {
     const double m = m_, ratio = m / (m - 1);
     return ratio * ratio * (n * c_ * c_ - f - (n - f) / (m * m));
+  }
+
+  // Each report's term is +-c with mean a (the fraction of rows in which its item meets x): c^2 - a^2.
+  double conditional_variance(double f, double n, double, double s2) const override {
+    const double m = m_, ratio = m / (m - 1);
+    return ratio * ratio * (n * c_ * c_ - f - s2);
   }
 
   void write_cells(std::vector<unsigned char>& out) const override {

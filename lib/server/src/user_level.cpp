@@ -208,7 +208,7 @@ status user_level_protocol::estimate_all(span<const aggregator* const> refines, 
     for (uint32_t i = 0; i < config_.dimension; ++i) {
       const bool flip = ((signs[i / 32] >> (i % 32)) & 1u) != 0;
       const double value = (flip ? -theta[i] : theta[i]) * scale;
-      out->push_back(detail::make_estimate(i, value, variance / folds_, z));
+      out->push_back(detail::make_estimate(i, value, variance / folds_, z, variance_kind::exact));
     }
     return status::ok;
   } catch (...) {

@@ -151,7 +151,9 @@ class vector_mean final : public aggregator {
       const bool flip = ((signs[i / 32] >> (i % 32)) & 1u) != 0;
       const double value = (flip ? -transformed[i] : transformed[i]) * factor;
       const double clipped = std::min(radius, std::max(-radius, value));
-      out.push_back(detail::make_estimate(static_cast<uint32_t>(i), value, (spread - clipped * clipped) / n, z));
+      // An upper bound for any users in the ball, whatever the rotation in use (vector_mean.h).
+      out.push_back(detail::make_estimate(static_cast<uint32_t>(i), value, (spread - clipped * clipped) / n, z,
+                                          variance_kind::bound));
     }
     return out;
   }

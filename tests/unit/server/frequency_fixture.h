@@ -270,8 +270,16 @@ inline std::vector<expected> reference_flh(const params& p, const std::vector<ld
 }
 
 // Naive reference for CMS/HCMS: the integer state rebuilt from the reports, the finalized sketch
-// by definition (HCMS: the dense O(m^2) Hadamard product per row), f-hat and the A.6 variance with
-// the collision term over all d items.
+// by definition (HCMS: the dense O(m^2) Hadamard product per row), f-hat, and the A.6 mean squared
+// error conditional on the family written out over all d items: a_y(x) = #{j : h_j(y) = h_j(x)} / k
+// counted pair by pair, f the clipped estimates, V(y) the variance of f-hat_y without collisions,
+// r = m/(m - 1), sums over y != x:
+//   CMS   r^2 (n (c^2 - 1)/4 + sum_y f_y a_y(x) (1 - a_y(x)))
+//   HCMS  r^2 (n c^2 - f_x - sum_y f_y a_y(x)^2)
+// plus b^2 - r^2 (k/(k - 1)) sum_y a_y(x)^2 V(y), the total at least half the variance, with
+// b = r ((1/k) sum_j sum_{y: h_j(y) = h_j(x)} g_j(y) - (n - f-hat_x)/m) and g_j(y) the estimate of y
+// from the rows other than j. A dense family (16 d > k m) keeps A.6's variance averaged over
+// families, with sum_{y != x} f_y (f_y - 1) / (k (m - 1)).
 inline std::vector<expected> reference_sketch(const params& p, const std::vector<ldp::wire::report>& rs) {
   const uint64_t d = p.get(field::domain);
   const uint32_t k = static_cast<uint32_t>(p.get(field::sketch_rows));
@@ -299,27 +307,58 @@ inline std::vector<expected> reference_sketch(const params& p, const std::vector
       }
     }
   }
+  const ldp::wire::sketch_hash hash(p.hash_seed);
   std::vector<double> f(static_cast<std::size_t>(d));
-  const double mm = m;
+  const double mm = m, r2 = (mm / (mm - 1)) * (mm / (mm - 1));
   for (uint32_t x = 0; x < d; ++x) {
     double sum = 0;
-    for (uint32_t j = 0; j < k; ++j) {
-      sum += sketch[j * m + ldp::wire::sketch_hash(p.hash_seed)(j, x, m)];
-    }
+    for (uint32_t j = 0; j < k; ++j) sum += sketch[j * m + hash(j, x, m)];
     f[x] = (mm / (mm - 1)) * (sum / k - n / mm);
   }
+  const auto plain = [&](double fx) {  // the variance without collisions
+    return p.mech == mechanism::cms ? r2 * n * (c * c - 1) / 4 : r2 * (n * c * c - fx);
+  };
+  if (16 * d > uint64_t{k} * m) {  // a dense family: the collision term averaged over families
+    std::vector<expected> out;
+    for (uint32_t x = 0; x < d; ++x) {
+      double collisions = 0;
+      for (uint32_t y = 0; y < d; ++y) {
+        const double fy = clip(f[y], n);
+        if (y != x) collisions += std::max(fy * (fy - 1), 0.0);
+      }
+      collisions /= k * (mm - 1);
+      const double fx = clip(f[x], n);
+      const double var = p.mech == mechanism::cms ? r2 * n * (c * c - 1) / 4 + (n - fx) / (mm - 1) + collisions
+                                                  : r2 * (n * c * c - fx - (n - fx) / (mm * mm)) + collisions;
+      out.push_back({f[x], var});
+    }
+    return out;
+  }
+  const auto without = [&](uint32_t y, uint32_t row) {  // g_row(y)
+    double sum = 0;
+    for (uint32_t j = 0; j < k; ++j) sum += j == row ? 0.0 : sketch[j * m + hash(j, y, m)];
+    return (mm / (mm - 1)) * (sum / (k - 1) - n / mm);
+  };
   std::vector<expected> out;
   for (uint32_t x = 0; x < d; ++x) {
-    double collisions = 0;
+    double spread = 0, squares = 0, shared = 0, noise = 0;
     for (uint32_t y = 0; y < d; ++y) {
+      if (y == x) continue;
+      double a = 0;
+      for (uint32_t j = 0; j < k; ++j) {
+        if (hash(j, x, m) != hash(j, y, m)) continue;
+        a += 1.0 / k;
+        shared += without(y, j) / k;
+      }
       const double fy = clip(f[y], n);
-      if (y != x) collisions += std::max(fy * (fy - 1), 0.0);
+      spread += fy * a * (1 - a);
+      squares += fy * a * a;
+      noise += a * a * plain(fy);
     }
-    collisions /= k * (mm - 1);
-    const double fx = clip(f[x], n), r2 = (mm / (mm - 1)) * (mm / (mm - 1));
-    const double var = p.mech == mechanism::cms ? r2 * n * (c * c - 1) / 4 + (n - fx) / (mm - 1) + collisions
-                                                : r2 * (n * c * c - fx - (n - fx) / (mm * mm)) + collisions;
-    out.push_back({f[x], var});
+    const double fx = clip(f[x], n);
+    const double var = p.mech == mechanism::cms ? r2 * (n * (c * c - 1) / 4 + spread) : r2 * (n * c * c - fx - squares);
+    const double b = (mm / (mm - 1)) * (shared - (n - f[x]) / mm);
+    out.push_back({f[x], std::max(var + b * b - r2 * noise * k / (k - 1), var / 2)});
   }
   return out;
 }

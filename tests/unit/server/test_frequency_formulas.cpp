@@ -184,6 +184,16 @@ TEST_CASE("CMS and HCMS match the reference (HCMS: row FWHT equals the dense pro
     aggregator a = make(p);
     for (const bytes& b : reports) REQUIRE(a->add_report(b) == status::ok);
     check_all(a->estimate_all(), reference_sketch(p, decode_all(p, reports)));
+    // The conditional form on a sparse family (16 d <= k m) of 16 rows of 64 buckets.
+    static const unsigned char seed[32] = {9};
+    const params sparse =
+        (m == mechanism::cms ? ldp::wire::make_cms(2.0, 40, 16, 64, seed) : ldp::wire::make_hcms(2.0, 40, 16, 64, seed))
+            .block;
+    const std::vector<bytes> sparse_reports = random_reports(sparse, "sparse family", 400);
+    aggregator s = make(sparse);
+    for (const bytes& b : sparse_reports) REQUIRE(s->add_report(b) == status::ok);
+    check_all(s->estimate_all(), reference_sketch(sparse, decode_all(sparse, sparse_reports)));
+    for (const estimate& e : s->estimate_all()) CHECK(e.kind == ldp::server::variance_kind::exact);
     // estimate_items: same counts; the collision term covers the distinct candidates only.
     const uint32_t items[] = {5, 5, 17};
     const std::vector<estimate> some = a->estimate_items(items);
@@ -191,6 +201,58 @@ TEST_CASE("CMS and HCMS match the reference (HCMS: row FWHT equals the dense pro
     CHECK(some[0].value == a->estimate_all()[5].value);
     CHECK(some[0].variance == some[1].variance);
     CHECK(some[2].value == a->estimate_all()[17].value);
+  }
+}
+
+TEST_CASE("variance kinds: exact, averaged over the public functions, or a bound (A.4, A.6)") {
+  for (mechanism m : {mechanism::grr, mechanism::sue, mechanism::oue, mechanism::blh, mechanism::olh, mechanism::hr,
+                      mechanism::flh, mechanism::cms, mechanism::hcms}) {
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
+    const params p = block(m, 2.0, 40);
+    aggregator a = make(p);
+    for (const bytes& b : random_reports(p, oracle_name.c_str(), 200)) REQUIRE(a->add_report(b) == status::ok);
+    // FLH's shared-function term averages over the functions, and so do the sketches' on this dense
+    // family (4 rows of 16 buckets over 40 items: 16 d > k m); every other variance is exact.
+    const bool sketch = m == mechanism::cms || m == mechanism::hcms;
+    const ldp::server::variance_kind want =
+        m == mechanism::flh || sketch ? ldp::server::variance_kind::average : ldp::server::variance_kind::exact;
+    for (const estimate& e : a->estimate_all()) CHECK(e.kind == want);
+    // A candidate list of the sketches: the items outside it are unknown, the average remains.
+    const uint32_t items[] = {3, 17};
+    for (const estimate& e : a->estimate_items(items)) {
+      CHECK(e.kind == (sketch ? ldp::server::variance_kind::average : want));
+    }
+  }
+  CHECK(std::string(ldp::server::variance_kind_name(ldp::server::variance_kind::bound)) == "bound");
+}
+
+TEST_CASE("CMS and HCMS: a family with too many shared buckets to pair gives an upper bound") {
+  // k = 384 rows of m = 2 buckets over 24 items (sparse enough: 16 d <= k m): 132 pairs per row,
+  // 50,688 in all, pass the budget of 4 k (d + m) = 39,936, so the second moment of the collisions
+  // takes its lower bound first / k.
+  static const unsigned char seed[32] = {7};
+  for (mechanism m : {mechanism::cms, mechanism::hcms}) {
+    const std::string oracle_name = ldp::wire::mechanism_name(m);
+    CAPTURE(oracle_name);
+    const params p =
+        (m == mechanism::cms ? ldp::wire::make_cms(2.0, 24, 384, 2, seed) : ldp::wire::make_hcms(2.0, 24, 384, 2, seed))
+            .block;
+    const std::vector<bytes> reports = random_reports(p, oracle_name.c_str(), 400);
+    aggregator a = make(p);
+    for (const bytes& b : reports) REQUIRE(a->add_report(b) == status::ok);
+    const std::vector<estimate> got = a->estimate_all();
+    const std::vector<expected> exact = reference_sketch(p, decode_all(p, reports));
+    REQUIRE(got.size() == exact.size());
+    bool above = false;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CAPTURE(i);
+      CHECK(got[i].kind == ldp::server::variance_kind::bound);
+      CHECK(got[i].value == doctest::Approx(exact[i].count).epsilon(1e-9));
+      CHECK(got[i].variance >= exact[i].variance * (1 - 1e-12));
+      above = above || got[i].variance > exact[i].variance * (1 + 1e-9);
+    }
+    CHECK(above);  // some item meets another in both rows
   }
 }
 

@@ -20,6 +20,19 @@
 
 namespace ldp::server {
 
+// What an estimate's variance is (docs/mechanisms.md 0 "Variance kinds" lists which kind each family
+// gives). The plug-ins of unknown counts or means, which every family uses, do not change
+// the kind.
+enum class variance_kind : uint8_t {
+  exact,    // the closed form of the implemented mechanism, conditional on every public value in use
+            // (hash family, rotation, public seeds, windows)
+  average,  // an average over a public value the server knows but does not condition on
+  bound,    // an upper bound of the closed form
+};
+
+// "exact", "average", "bound" (the JSON spelling, docs/cli.md); "unknown" for another value.
+[[nodiscard]] const char* variance_kind_name(variance_kind k) noexcept;
+
 // One estimated quantity: an item's count for frequency oracles, a coordinate's mean for the
 // numeric mechanisms (item = coordinate index, 0 for a scalar).
 struct estimate {
@@ -28,6 +41,7 @@ struct estimate {
   double variance = 0;  // closed form with the implemented parameters (see the family's header)
   double ci_low = 0;    // normal-approximation interval at the requested confidence
   double ci_high = 0;
+  variance_kind kind = variance_kind::exact;  // what `variance` is
 };
 
 // The saved state holds exactly this many rejection counters (src/aggregator.cpp, docs/wire_format.md

@@ -41,7 +41,10 @@ class frequency_aggregator : public aggregator {
 
   // Estimates for the given candidates (any value < d; a candidate >= d gets NaN in every field).
   // CMS/HCMS/FLH: the hash-collision variance term uses the clipped estimates of the distinct
-  // requested items (all d items for estimate_all). Empty if memory runs out (never throws).
+  // requested items (all d items for estimate_all). CMS/HCMS over all d items of a sparse family:
+  // the mean squared error conditional on the public family (docs/mechanisms.md A.6, kind exact);
+  // a candidate list gets the average over families (kind average). Empty if memory runs out
+  // (never throws).
   [[nodiscard]] std::vector<estimate> estimate_items(span<const uint32_t> items, double confidence = 0.95) const;
 
  protected:
