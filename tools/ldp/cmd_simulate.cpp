@@ -120,7 +120,7 @@ command add_simulate(CLI::App& parent) {
   auto o = std::make_shared<simulate_options>();
   CLI::App* app = parent.add_subcommand("simulate", "run the device code for a simulated fleet and write a batch file");
   add_mechanism_options(*app, o->mech);
-  app->add_option("--devices,-n", o->run.devices, "number of devices (default for csv data: one per row)");
+  app->add_option("--devices,-n", o->run.devices, "number of devices (default for csv and npy data: one per row)");
   app->add_option("--data", o->run.data, "zipf:<s>, uniform, builtin, csv:<path>[:<column>] or npy:<path>")->required();
   app->add_option("--seed", o->run.seed, "seed of the simulation's randomness (docs/cli.md)")->required();
   app->add_option("--out,-o", o->run.out, "batch file to write")->required();
