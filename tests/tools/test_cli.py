@@ -1274,7 +1274,8 @@ def case_duplicates():
     check(read("m.ldps") == read("aa.ldps"), "merge S S --allow-duplicates differs from aggregate A A")
 
 
-def main():
+def main(cases=None):
+    """Runs the case named on the command line: case_<name> of `cases` (default: this module's)."""
     global LDP, WORK
     parser = argparse.ArgumentParser()
     parser.add_argument("--ldp", required=True)
@@ -1285,7 +1286,7 @@ def main():
     WORK = args.work
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    case = globals().get("case_" + args.case)
+    case = (cases or globals()).get("case_" + args.case)
     if case is None:
         print(f"unknown case {args.case}")
         return 1

@@ -10,18 +10,14 @@ compare batch digests (SHA-256) of simulate runs at one seed: a CSV of the numbe
 memory order and format version. Hostile .npy headers and truncated files must fail at once (exit 2)
 with a message naming the problem, within the memory contract (docs/security_model.md).
 """
-import argparse
 import hashlib
-import io
-import os
-import shutil
 import struct
 import sys
 
 import numpy as np
 
 import test_cli as cli
-from test_cli import Failure, check, fails, path, run, write
+from test_cli import check, fails, path, run, write
 
 # Mechanisms of every input shape (options, reals per device): items, a scalar, vectors, kent's
 # observations and winsorized-mean's samples all read rows of the same data files.
@@ -253,28 +249,5 @@ def case_csv_numbers():
           path("x.ldpb"), "--data", f"csv:{path('short.csv')}", message=r"line 3: needs 3 field\(s\) from column 1, has 2")
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--ldp", required=True)
-    parser.add_argument("--work", required=True)
-    parser.add_argument("case")
-    args = parser.parse_args()
-    cli.LDP = args.ldp
-    cli.WORK = args.work
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
-    case = globals().get("case_" + args.case)
-    if case is None:
-        print(f"unknown case {args.case}")
-        return 1
-    try:
-        case()
-    except Failure as e:
-        print(f"FAIL {args.case}: {e}")
-        return 1
-    print(f"ok {args.case}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(globals()))
