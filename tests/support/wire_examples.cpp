@@ -26,7 +26,8 @@ std::vector<mechanism> mechanisms_of(wire::mechanism_family f) {
 std::vector<mechanism> memoized_oracles() {
   std::vector<mechanism> out;
   for (const mechanism m : all_mechanisms()) {
-    if (wire::memo_fields(m) != 0) out.push_back(m);
+    // The oracles only: duchi's memo fields are E.2's (memoized numeric telemetry).
+    if (wire::in_family(m, wire::mechanism_family::frequency_oracle) && wire::memo_fields(m) != 0) out.push_back(m);
   }
   return out;
 }
@@ -60,6 +61,10 @@ wire::params example_params(mechanism m) {
       frequency(2041685230u);
       p.set(field::hash_range, 4).set(field::sketch_rows, 8);
       p.set_seed(field::hash_seed, seed);
+      break;
+    case mechanism::dbitflip:  // E.3: SUE's thresholds at epsilon 1, 3 of 10 buckets sampled
+      frequency(2673442470u);
+      p.set(field::threshold_other, 1621524826u).set(field::sampled_buckets, 3);
       break;
     case mechanism::hr:
       frequency(3139872686u);
@@ -148,7 +153,7 @@ example_report make_report(const wire::params& p, unsigned variant) {
     }
     case wire::payload_kind::hash_bucket:
       r.seed = 0x0123456789abcdefu ^ (v * 0x9e3779b97f4a7c15u);
-      r.index = static_cast<uint32_t>(v % p.get(field::hash_range));
+      r.index = static_cast<uint32_t>(v % wire::hash_bucket_bound(p));
       break;
     case wire::payload_kind::sketch_cell:
       r.index = static_cast<uint32_t>((5 + v) % p.get(field::sketch_rows));

@@ -35,6 +35,7 @@ MECHANISMS = {
     "hr": (["--domain", "50"], 50),
     "cms": (["--domain", "50", "--sketch", "8:64"], 50),
     "hcms": (["--domain", "50", "--sketch", "8:64"], 50),
+    "dbitflip": (["--domain", "50", "--sampled-buckets", "4"], 50),
     "laplace": (["--range", "-2:6"], 1),
     "duchi": (["--range", "0:10", "--frac-bits", "12"], 1),
     "laplace-vector": (["--dim", "4", "--range", "-1:1"], 4),
@@ -1275,7 +1276,8 @@ def case_duplicates():
 
 
 def main(cases=None):
-    """Runs the case named on the command line: case_<name> of `cases` (default: this module's)."""
+    """Runs one case (argv) in a fresh scratch directory: a case_<name> function of `cases` (a
+    module's globals; default this module's)."""
     global LDP, WORK
     parser = argparse.ArgumentParser()
     parser.add_argument("--ldp", required=True)
@@ -1286,7 +1288,7 @@ def main(cases=None):
     WORK = args.work
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    case = (cases or globals()).get("case_" + args.case)
+    case = (cases if cases is not None else globals()).get("case_" + args.case)
     if case is None:
         print(f"unknown case {args.case}")
         return 1
