@@ -141,19 +141,21 @@ class header_parser {
   const std::string& path_;
 };
 
-// One element as a double (exact for every value but integers above 2^53, which round to nearest
+// Elements as doubles (exact for every value but integers above 2^53, which round to nearest
 // as strtod rounds their decimal digits). U is the unsigned integer of T's size: the bytes are
 // assembled in the file's order whatever the host's, which compilers turn into a load (and a swap).
-using decoder = double (*)(const unsigned char*);
+using decoder = void (*)(const unsigned char* bytes, std::size_t count, double* out);
 
 template <typename T, typename U, bool big>
-double decode(const unsigned char* p) {
-  U bits = 0;
-  for (std::size_t k = 0; k < sizeof(U); ++k)
-    bits = static_cast<U>(bits | U{p[big ? sizeof(U) - 1 - k : k]} << (8 * k));
-  T v;
-  std::memcpy(&v, &bits, sizeof v);
-  return static_cast<double>(v);
+void decode(const unsigned char* p, std::size_t count, double* out) {
+  for (std::size_t i = 0; i < count; ++i, p += sizeof(U)) {
+    U bits = 0;
+    for (std::size_t k = 0; k < sizeof(U); ++k)
+      bits = static_cast<U>(bits | U{p[big ? sizeof(U) - 1 - k : k]} << (8 * k));
+    T v;
+    std::memcpy(&v, &bits, sizeof v);
+    out[i] = static_cast<double>(v);
+  }
 }
 
 template <bool big>
@@ -220,13 +222,15 @@ npy_rows read_npy(const std::string& path, uint32_t width, uint64_t max_rows) {
   if (out.rows == 0) fail("npy file {} has no data rows", path);
   const uint64_t kept = max_rows == 0 ? out.rows : std::min(out.rows, max_rows);
   out.values.resize(static_cast<std::size_t>(kept * width));
-  // Stream the data in file order: C order walks a row's columns, Fortran order a column's rows;
-  // rows beyond `kept` are checked, then dropped.
+  // Stream the data in blocks, in file order: element k is row k / width, column k % width (C
+  // order) or row k % rows, column k / rows (Fortran order); rows beyond `kept` are checked, then
+  // dropped.
   const decoder read = h.big_endian ? decoder_of<true>(h.kind, h.item_bytes) : decoder_of<false>(h.kind, h.item_bytes);
   buffer.erase(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(h.data_offset));
-  uint64_t row = 0, column = 0, left = out.rows * width;
+  const uint64_t count = out.rows * width, kept_count = kept * width;
+  std::vector<double> block;
   std::size_t at = 0;
-  while (left != 0) {
+  for (uint64_t k = 0; k < count;) {
     if (buffer.size() - at < h.item_bytes) {
       buffer.erase(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(at));
       at = 0;
@@ -234,17 +238,26 @@ npy_rows read_npy(const std::string& path, uint32_t width, uint64_t max_rows) {
         fail("npy file {} ends early: it changed while read", path);
       continue;
     }
-    for (; left != 0 && buffer.size() - at >= h.item_bytes; --left, at += h.item_bytes) {
-      const double v = read(buffer.data() + at);
-      if (!std::isfinite(v))
-        fail("npy file {} row {} column {}: {} is not a finite number", path, row + 1, column + 1, v);
-      if (row < kept) out.values[static_cast<std::size_t>(row * width + column)] = v;
-      if (!h.fortran_order) {
-        if (++column == width) column = 0, ++row;
-      } else if (++row == out.rows) {
-        row = 0, ++column;
+    const auto n = static_cast<std::size_t>(std::min<uint64_t>(count - k, (buffer.size() - at) / h.item_bytes));
+    block.resize(n);
+    read(buffer.data() + at, n, block.data());
+    at += n * h.item_bytes;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!std::isfinite(block[i])) {
+        const uint64_t e = k + i, row = h.fortran_order ? e % out.rows : e / width;
+        const uint64_t column = h.fortran_order ? e / out.rows : e % width;
+        fail("npy file {} row {} column {}: {} is not a finite number", path, row + 1, column + 1, block[i]);
       }
     }
+    if (!h.fortran_order) {
+      if (k < kept_count) std::copy_n(block.begin(), std::min<uint64_t>(n, kept_count - k), out.values.begin() + k);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) {
+        const uint64_t e = k + i, row = e % out.rows;
+        if (row < kept) out.values[static_cast<std::size_t>(row * width + e / out.rows)] = block[i];
+      }
+    }
+    k += n;
   }
   return out;
 }
