@@ -12,6 +12,16 @@
 namespace ldp::tools {
 namespace {
 
+// What a .npy header states.
+struct npy_header {
+  char kind = 'f';          // 'f' floating point, 'i' signed integer, 'u' unsigned integer
+  unsigned item_bytes = 8;  // bytes per element
+  bool big_endian = false;
+  bool fortran_order = false;
+  std::vector<uint64_t> shape;  // 1 or 2 dimensions
+  uint64_t data_offset = 0;     // where the data begin: 10 or 12 + the header's length
+};
+
 constexpr unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 constexpr std::size_t max_header_bytes = std::size_t{64} << 10;
 
@@ -172,8 +182,8 @@ decoder decoder_of(char kind, unsigned bytes) {
   }
 }
 
-}  // namespace
-
+// Parses the header at the start of `bytes` (the file's first bytes, at least all of its header)
+// for a file of `file_bytes` bytes; throws cli_error naming `path` and the problem.
 npy_header parse_npy_header(const unsigned char* bytes, std::size_t size, uint64_t file_bytes,
                             const std::string& path) {
   if (size < 10 || std::memcmp(bytes, magic, sizeof magic) != 0)
@@ -206,6 +216,8 @@ npy_header parse_npy_header(const unsigned char* bytes, std::size_t size, uint64
   }
   return h;
 }
+
+}  // namespace
 
 npy_rows read_npy(const std::string& path, uint32_t width, uint64_t max_rows) {
   input_file in(path, "npy file");

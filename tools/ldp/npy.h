@@ -13,20 +13,6 @@
 
 namespace ldp::tools {
 
-// What a .npy header states.
-struct npy_header {
-  char kind = 'f';          // 'f' floating point, 'i' signed integer, 'u' unsigned integer
-  unsigned item_bytes = 8;  // bytes per element
-  bool big_endian = false;
-  bool fortran_order = false;
-  std::vector<uint64_t> shape;  // 1 or 2 dimensions
-  uint64_t data_offset = 0;     // where the data begin: 10 or 12 + the header's length
-};
-
-// Parses the header at the start of `bytes` (the file's first bytes, at least all of its header)
-// for a file of `file_bytes` bytes; throws cli_error naming `path` and the problem.
-npy_header parse_npy_header(const unsigned char* bytes, std::size_t size, uint64_t file_bytes, const std::string& path);
-
 // The rows of a .npy file of `width` numbers per row (a 1-D array is one number per row).
 struct npy_rows {
   uint64_t rows = 0;           // the file's rows
