@@ -8,7 +8,6 @@
 
 #include "block_text.h"
 #include "commands.h"
-#include "csv.h"
 #include "datasets.h"
 #include "days_sim.h"
 #include "errors.h"
@@ -35,7 +34,7 @@ struct simulate_options {
 
 // Every file the run will write, under the names it will write them (kent --dim d > 1: fold f's
 // batches with ".fold<f>"; winsorized-mean --queries K > 1: query q's with ".query<q>"), against
-// --data's CSV file and each other, before any work (docs/cli.md "Files").
+// --data's CSV or .npy file and each other, before any work (docs/cli.md "Files").
 void refuse_overlapping_files(const mechanism_options& m, const user_level_run& o, input_kind input, uint32_t days) {
   const char* tag = nullptr;
   uint64_t copies = 1;
@@ -64,13 +63,7 @@ void refuse_overlapping_files(const mechanism_options& m, const user_level_run& 
     }
     for (uint64_t i = 0; i < copies; ++i) outputs.push_back({f.option, indexed_path(f.path, tag, i)});
   }
-  std::vector<named_file> inputs;
-  if (o.data.rfind("csv:", 0) == 0) {
-    std::string path, column;
-    split_csv_spec(o.data.substr(4), &path, &column);
-    inputs.push_back({"--data", path});
-  }
-  refuse_overlaps(inputs, outputs);
+  refuse_overlaps({{"--data", data_file(o.data)}}, outputs);
 }
 
 // docs/cli.md "simulate": the memory a fleet needs, the state its batch aggregates into
@@ -142,8 +135,8 @@ command add_simulate(CLI::App& parent) {
   auto o = std::make_shared<simulate_options>();
   CLI::App* app = parent.add_subcommand("simulate", "run the device code for a simulated fleet and write a batch file");
   add_mechanism_options(*app, o->mech);
-  app->add_option("--devices,-n", o->run.devices, "number of devices (default for csv data: one per row)");
-  app->add_option("--data", o->run.data, "zipf:<s>, uniform, builtin or csv:<path>[:<column>]")->required();
+  app->add_option("--devices,-n", o->run.devices, "number of devices (default for csv and npy data: one per row)");
+  app->add_option("--data", o->run.data, "zipf:<s>, uniform, builtin, csv:<path>[:<column>] or npy:<path>")->required();
   app->add_option("--seed", o->run.seed, "seed of the simulation's randomness (docs/cli.md)")->required();
   app->add_option("--out,-o", o->run.out, "batch file to write")->required();
   app->add_option("--truth-out", o->run.truth_out, "also write the exact answer as CSV");

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "errors.h"
@@ -13,30 +15,54 @@
 namespace ldp::tools {
 namespace {
 
-std::string trim(const std::string& s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
-  if (e - b >= 2 && s[b] == '"' && s[e - 1] == '"') {
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// A field without surrounding blanks and one pair of surrounding double quotes (docs/cli.md "Data").
+// Views into the reader's buffer: no allocation per field.
+struct field_view {
+  const char* begin;
+  const char* end;
+  std::string str() const { return std::string(begin, end); }
+};
+
+field_view trim(const char* b, const char* e) {
+  while (b < e && blank(*b)) ++b;
+  while (e > b && blank(e[-1])) --e;
+  if (e - b >= 2 && *b == '"' && e[-1] == '"') {
     ++b;
     --e;
   }
-  return s.substr(b, e - b);
+  return {b, e};
 }
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
+// The fields of a line, split at every comma.
+std::vector<field_view> split(const char* b, const char* e) {
+  std::vector<field_view> fields;
   for (;;) {
-    const std::size_t comma = line.find(',', start);
-    fields.push_back(trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-    if (comma == std::string::npos) return fields;
-    start = comma + 1;
+    const char* comma = static_cast<const char*>(std::memchr(b, ',', static_cast<std::size_t>(e - b)));
+    fields.push_back(trim(b, comma == nullptr ? e : comma));
+    if (comma == nullptr) return fields;
+    b = comma + 1;
   }
 }
 
-bool parse_number(const std::string& text, double* out) {
-  if (text.empty()) return false;
+// std::from_chars (correctly rounded, like glibc's strtod, and locale-free) for the whole of
+// [begin, end), when its answer is finite and not subnormal (where strtod reports ERANGE).
+bool from_chars_whole(const char* begin, const char* end, double* out) {
+  double v = 0;
+  const std::from_chars_result r = std::from_chars(begin, end, v);
+  if (r.ec != std::errc() || r.ptr != end || !std::isfinite(v) || (v != 0 && !std::isnormal(v))) return false;
+  *out = v;
+  return true;
+}
+
+// strtod's answer, finite and in range, for the whole field: from_chars takes the plain decimal
+// numbers of real data; everything it does not take whole goes to strtod, so the accepted set and
+// every value are exactly strtod's.
+bool parse_number(field_view f, double* out) {
+  if (f.begin == f.end) return false;
+  if (from_chars_whole(f.begin, f.end, out)) return true;
+  const std::string text = f.str();
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
@@ -45,43 +71,105 @@ bool parse_number(const std::string& text, double* out) {
   return true;
 }
 
-// Lines of a file, each at most limits.max_line_bytes, at most limits.max_bytes in all.
+// The commonest field, [-]digits[.digits] ended by ',' or the line's end, read in one pass: returns
+// where it ends (the comma or `end`), or nullptr for any other field (blanks, quotes, an exponent,
+// ...), which parse_number then reads. Clinger's fast path: when the digits as an integer m are at
+// most 2^53 and at most 22 of them follow the point, m and 10^k are exact doubles, so m / 10^k, one
+// correctly rounded division, is the correctly rounded value strtod gives; longer numbers go to
+// from_chars_whole.
+const char* parse_plain_field(const char* p, const char* end, double* out) {
+  static constexpr double powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  constexpr uint64_t max_exact = uint64_t{1} << 53;
+  const char* const begin = p;
+  const bool negative = p != end && *p == '-';
+  if (negative) ++p;
+  uint64_t m = 0;
+  int fraction = -1;  // digits after the point, -1 before it
+  bool digits = false, exact = true;
+  for (; p != end && *p != ','; ++p) {
+    const auto digit = static_cast<unsigned>(*p - '0');
+    if (digit < 10) {
+      digits = true;
+      if (exact) {
+        m = m * 10 + digit;
+        exact = m <= max_exact;
+      }
+      if (fraction >= 0) ++fraction;
+    } else if (*p == '.' && fraction < 0) {
+      fraction = 0;
+    } else {
+      return nullptr;
+    }
+  }
+  if (!digits) return nullptr;
+  if (exact && fraction <= 22) {
+    const double v = fraction > 0 ? static_cast<double>(m) / powers_of_ten[fraction] : static_cast<double>(m);
+    *out = negative ? -v : v;
+    return p;
+  }
+  return from_chars_whole(begin, p, out) ? p : nullptr;
+}
+
+// Lines of a file, each at most limits.max_line_bytes, at most limits.max_bytes in all. A line is
+// handed out in place in the read buffer; only a line that spans two reads is moved.
 class line_reader {
  public:
-  line_reader(const std::string& path, const csv_limits& limits) : in_(path, limits.what), limits_(limits) {}
+  line_reader(const std::string& path, const csv_limits& limits)
+      : in_(path, limits.what),
+        limits_(limits),
+        // Large reads for data files; a file with a byte limit (a truth file) keeps 64 KiB reads,
+        // so which limit a too-large file breaks first stays as documented.
+        chunk_(limits.max_bytes == UINT64_MAX ? std::size_t{1} << 20 : std::size_t{1} << 16) {}
 
-  // The next line without its '\n'; false at the end of the file.
-  bool next(std::string& line, uint64_t number) {
-    line.clear();
+  // The next line [*begin, *end) without its '\n'; false at the end of the file.
+  bool next(const char** begin, const char** end, uint64_t number) {
     for (;;) {
-      if (at_ == buffer_.size()) {
-        buffer_.clear();
-        at_ = 0;
-        if (in_.read_append(1 << 16, buffer_) == 0) return !line.empty();
-        if (in_.position() > limits_.max_bytes) {
-          fail("{} {} is larger than {} bytes (the limit of docs/cli.md)", limits_.what, in_.path(), limits_.max_bytes);
-        }
-      }
-      const auto start = buffer_.begin() + static_cast<std::ptrdiff_t>(at_);
-      const auto newline = std::find(start, buffer_.end(), static_cast<unsigned char>('\n'));
-      line.append(start, newline);
-      at_ = static_cast<std::size_t>(newline - buffer_.begin());
-      if (line.size() > limits_.max_line_bytes) {
-        fail("{} {} line {} is too long: more than {} bytes (the limit of docs/cli.md)", limits_.what, in_.path(),
-             number, limits_.max_line_bytes);
-      }
-      if (newline != buffer_.end()) {
-        ++at_;
+      const char* data = reinterpret_cast<const char*>(buffer_.data());
+      const std::size_t size = buffer_.size();
+      const void* newline = std::memchr(data + scanned_, '\n', size - scanned_);
+      if (newline != nullptr) {
+        *begin = data + at_;
+        *end = static_cast<const char*>(newline);
+        check_length(static_cast<uint64_t>(*end - *begin), number);
+        at_ = scanned_ = static_cast<std::size_t>(*end - data) + 1;
         return true;
+      }
+      check_length(size - at_, number);
+      if (eof_) {
+        if (at_ == size) return false;
+        *begin = data + at_;
+        *end = data + size;
+        at_ = scanned_ = size;
+        return true;
+      }
+      // Keep the partial line, then read behind it.
+      buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(at_));
+      scanned_ = buffer_.size();
+      at_ = 0;
+      if (in_.read_append(chunk_, buffer_) == 0) {
+        eof_ = true;
+      } else if (in_.position() > limits_.max_bytes) {
+        fail("{} {} is larger than {} bytes (the limit of docs/cli.md)", limits_.what, in_.path(), limits_.max_bytes);
       }
     }
   }
 
  private:
+  void check_length(uint64_t length, uint64_t number) const {
+    if (length > limits_.max_line_bytes) {
+      fail("{} {} line {} is too long: more than {} bytes (the limit of docs/cli.md)", limits_.what, in_.path(), number,
+           limits_.max_line_bytes);
+    }
+  }
+
   input_file in_;
   csv_limits limits_;
+  std::size_t chunk_;
   std::vector<unsigned char> buffer_;
-  std::size_t at_ = 0;
+  std::size_t at_ = 0;       // the start of the next line
+  std::size_t scanned_ = 0;  // buffer_[at_, scanned_) holds no '\n'
+  bool eof_ = false;
 };
 
 }  // namespace
@@ -111,39 +199,57 @@ void read_csv(const std::string& path, const std::string& column, std::size_t wi
     --first;
   }
   std::vector<double> values(width);
-  std::string line;
+  const char *begin = nullptr, *end = nullptr;
   uint64_t number = 0;
   bool seen_first = false;
-  while (in.next(line, number + 1)) {
+  while (in.next(&begin, &end, number + 1)) {
     ++number;
-    if (trim(line).empty()) continue;
-    const std::vector<std::string> fields = split(line);
+    const field_view whole = trim(begin, end);
+    if (whole.begin == whole.end) continue;
     if (!seen_first) {
       seen_first = true;
+      const std::vector<field_view> fields = split(begin, end);
       double probe = 0;
       const bool header =
           column.empty() || numbered ? (first < fields.size() && !parse_number(fields[first], &probe)) : true;
       if (!column.empty() && !numbered) {
         std::size_t i = 0;
-        while (i < fields.size() && fields[i] != column) ++i;
+        while (i < fields.size() && fields[i].str() != column) ++i;
         if (i == fields.size()) fail("CSV file {}: no column named '{}' in the header line", path, escaped(column, 40));
         first = i;
       }
       if (header) {
-        if (header_line != nullptr) *header_line = line;
+        if (header_line != nullptr) header_line->assign(begin, end);
         continue;
       }
     }
-    if (fields.size() < first + width) {
-      fail("CSV file {} line {}: needs {} field(s) from column {}, has {}", path, number, width, first + 1,
-           fields.size());
-    }
-    for (std::size_t j = 0; j < width; ++j) {
-      if (!parse_number(fields[first + j], &values[j])) {
-        fail("CSV file {} line {} column {}: '{}' is not a number", path, number, first + j + 1,
-             escaped(fields[first + j], 40));
+    // Walk to the selected fields; the rest of the line is not looked at. A line with too few
+    // fields is reported as such before any of its fields as not a number.
+    const auto fail_short_line = [&] {
+      const std::size_t has = split(begin, end).size();
+      if (has < first + width) {
+        fail("CSV file {} line {}: needs {} field(s) from column {}, has {}", path, number, width, first + 1, has);
       }
+    };
+    const char* at = begin;
+    std::size_t index = 0;
+    while (index < first + width) {
+      const char* stop = index >= first ? parse_plain_field(at, end, &values[index - first]) : nullptr;
+      const char* comma = stop != nullptr
+                              ? (stop == end ? nullptr : stop)
+                              : static_cast<const char*>(std::memchr(at, ',', static_cast<std::size_t>(end - at)));
+      if (index >= first && stop == nullptr) {
+        const field_view f = trim(at, comma == nullptr ? end : comma);
+        if (!parse_number(f, &values[index - first])) {
+          fail_short_line();
+          fail("CSV file {} line {} column {}: '{}' is not a number", path, number, index + 1, escaped(f.str(), 40));
+        }
+      }
+      ++index;
+      if (comma == nullptr) break;
+      at = comma + 1;
     }
+    if (index < first + width) fail_short_line();
     row(span<const double>(values.data(), width), number);
   }
 }

@@ -10,6 +10,7 @@
 #include "ldp/base/bits.h"
 #include "ldp/wire/checksum.h"
 #include "ldp/wire/det_math.h"
+#include "npy.h"
 
 namespace ldp::tools {
 namespace {
@@ -150,10 +151,10 @@ class synthetic_values final : public dataset {
   std::vector<double> direction_;
 };
 
-// Rows of a CSV file: items or reals.
-class csv_rows final : public dataset {
+// Rows of a CSV or .npy file, held in memory: items or reals.
+class held_rows final : public dataset {
  public:
-  csv_rows(std::vector<double> values, uint32_t width)
+  held_rows(std::vector<double> values, uint32_t width)
       : dataset(values.size() / width, width), values_(std::move(values)) {}
   uint32_t item(uint64_t device) const override {
     return static_cast<uint32_t>(values_[static_cast<std::size_t>(device)]);
@@ -201,6 +202,9 @@ class value_view final : public dataset {
   span<const double> values_;
 };
 
+// Whether a data file's number is an item of the domain (the file names it when it is not).
+bool is_item(double v, const data_shape& shape) { return v >= 0 && v < shape.domain && v == std::floor(v); }
+
 std::unique_ptr<dataset> csv_dataset(const std::string& spec, const data_shape& shape, uint64_t devices) {
   std::string path, column;
   split_csv_spec(spec, &path, &column);
@@ -209,7 +213,7 @@ std::unique_ptr<dataset> csv_dataset(const std::string& spec, const data_shape& 
   uint64_t rows = 0;
   read_csv(path, column, width, [&](span<const double> v, uint64_t line) {
     if (devices != 0 && rows == devices) return;
-    if (shape.input == input_kind::item && !(v[0] >= 0 && v[0] < shape.domain && v[0] == std::floor(v[0]))) {
+    if (shape.input == input_kind::item && !is_item(v[0], shape)) {
       fail("CSV file {} line {}: item {} is not an integer in [0, {}) (--domain)", path, line, v[0], shape.domain);
     }
     values.insert(values.end(), v.begin(), v.end());
@@ -217,7 +221,25 @@ std::unique_ptr<dataset> csv_dataset(const std::string& spec, const data_shape& 
   });
   if (rows == 0) fail("CSV file {} has no data rows", path);
   if (devices != 0 && rows < devices) fail("--devices {} but CSV file {} has only {} data rows", devices, path, rows);
-  return std::make_unique<csv_rows>(std::move(values), width);
+  return std::make_unique<held_rows>(std::move(values), width);
+}
+
+std::unique_ptr<dataset> npy_dataset(const std::string& path, const data_shape& shape, uint64_t devices) {
+  if (path.empty()) fail("--data npy: needs a file name (npy:<path>)");
+  const uint32_t width = width_of(shape);
+  npy_rows data = read_npy(path, width, devices);
+  if (devices != 0 && data.rows < devices) {
+    fail("--devices {} but npy file {} has only {} data rows", devices, path, data.rows);
+  }
+  if (shape.input == input_kind::item) {
+    for (std::size_t i = 0; i < data.values.size(); ++i) {
+      if (!is_item(data.values[i], shape)) {
+        fail("npy file {} row {}: item {} is not an integer in [0, {}) (--domain)", path, i + 1, data.values[i],
+             shape.domain);
+      }
+    }
+  }
+  return std::make_unique<held_rows>(std::move(data.values), width);
 }
 
 double parse_exponent(const std::string& text) {
@@ -267,9 +289,9 @@ data_shape shape_of(const parameter_block& block) {
 }
 
 std::unique_ptr<dataset> make_dataset(const std::string& spec, const data_shape& shape, uint64_t devices) {
-  const bool is_csv = spec.rfind("csv:", 0) == 0;
-  if (!is_csv && devices == 0) fail("--data {} needs --devices N (N >= 1)", spec);
-  if (is_csv) return csv_dataset(spec.substr(4), shape, devices);
+  if (spec.rfind("csv:", 0) == 0) return csv_dataset(spec.substr(4), shape, devices);
+  if (spec.rfind("npy:", 0) == 0) return npy_dataset(spec.substr(4), shape, devices);
+  if (devices == 0) fail("--data {} needs --devices N (N >= 1)", spec);
   const bool items = shape.input == input_kind::item;
   const uint32_t d = shape.domain;
   if (spec.rfind("zipf:", 0) == 0) {
@@ -284,7 +306,15 @@ std::unique_ptr<dataset> make_dataset(const std::string& spec, const data_shape&
     if (items) return std::make_unique<allocated_items>(allocate(builtin_weights(d), devices));
     return std::make_unique<synthetic_values>(shape, true, devices);
   }
-  fail("unknown --data '{}' (zipf:<s>, uniform, builtin, csv:<path>[:<column>])", spec);
+  fail("unknown --data '{}' (zipf:<s>, uniform, builtin, csv:<path>[:<column>], npy:<path>)", spec);
+}
+
+std::string data_file(const std::string& spec) {
+  if (spec.rfind("npy:", 0) == 0) return spec.substr(4);
+  if (spec.rfind("csv:", 0) != 0) return "";
+  std::string path, column;
+  split_csv_spec(spec.substr(4), &path, &column);
+  return path;
 }
 
 uint32_t width_of(const data_shape& shape) { return shape.input == input_kind::item ? 1 : shape.dim * shape.samples; }

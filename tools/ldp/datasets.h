@@ -80,9 +80,12 @@ class dataset {
   uint32_t width_;
 };
 
-// `devices` is N (0: the CSV's row count; required otherwise). Throws cli_error naming the problem
-// (unknown SPEC, unreadable CSV and its line, an item outside [0, d), too few rows).
+// `devices` is N (0: the CSV's or .npy's row count; required otherwise). Throws cli_error naming the
+// problem (unknown SPEC, unreadable CSV and its line, a bad .npy, an item outside [0, d), too few rows).
 std::unique_ptr<dataset> make_dataset(const std::string& spec, const data_shape& shape, uint64_t devices);
+
+// The file a csv: or npy: SPEC reads ("" for the synthetic data): an input of docs/cli.md "Files".
+std::string data_file(const std::string& spec);
 
 // Reals per device for the shape: 1 for items, dim * samples otherwise (a CSV row's width).
 uint32_t width_of(const data_shape& shape);
