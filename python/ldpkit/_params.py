@@ -23,6 +23,7 @@ OPTION_TYPES: Dict[str, str] = {
     "domain": _INT,
     "hash_range": _INT,
     "hash_functions": _INT,
+    "sampled_buckets": _INT,
     "sketch": _SKETCH,
     "range": _RANGE,
     "frac_bits": _INT,

@@ -52,6 +52,7 @@ CASES: Dict[str, Dict[str, Any]] = {
     "blh": {"epsilon": 2.0, "domain": 20},
     "olh": {"epsilon": 2.0, "domain": 20, "hash_range": 5},
     "flh": {"epsilon": 2.0, "domain": 20, "hash_functions": 64, "public_seed": 5},
+    "dbitflip": {"epsilon": 2.0, "domain": 20, "sampled_buckets": 3},
     "hr": {"epsilon": 2.0, "domain": 20},
     "cms": {"epsilon": 2.0, "domain": 20, "sketch": (4, 32), "public_seed": 9},
     "hcms": {"epsilon": 2.0, "domain": 20, "sketch": "4:32"},
