@@ -104,6 +104,17 @@ int main() {
     return 21;
   }
   sink = numeric_report[report_size - 1];
+  // The Duchi bit memoized by alpha-point rounding (docs/mechanisms.md E.2): k = 16 grid points, a
+  // flip of 1/8, permanent draws from a device secret the firmware keeps (here drawn at boot).
+  const ldp::wire::derived_params memo_duchi = ldp::wire::make_memoized_duchi(-1.0, 1.0, 16, 1.0, 16, 0.125);
+  unsigned char device_secret[ldp::device::device_secret_size];
+  rng.fill(device_secret, sizeof device_secret);
+  if (ldp::device::mean_context::init({}, memo_duchi.block, &scalar) != ldp::status::ok ||
+      scalar.randomize_memoized(reading, {device_secret, 1}, rng, numeric_report, report, &report_size) !=
+          ldp::status::ok) {
+    return 23;
+  }
+  sink = numeric_report[report_size - 1];
   const int64_t coordinates[3] = {reading, -reading, 70000};
   alignas(ldp::device::workspace_alignment) std::byte noisy[3 * sizeof(int64_t)];
   vector_mean_context vector;

@@ -156,6 +156,21 @@ std::vector<golden_case> all_cases() {
                      "a memoized block's report read under the plain block of its permanent thresholds", plain,
                      example(memo), status::parameter_mismatch});
   }
+  {
+    // A memoized duchi block (docs/mechanisms.md E.2): the same bit payload under the block with
+    // memo_grid k = 16 (a step of 1/8 on [-1, 1]) and output_flip 0.1 * 2^32.
+    ldp::wire::params memo = params(mechanism::duchi);
+    memo.set(field::memo_grid, 16).set(field::output_flip, 429496730);
+    cases.push_back({"duchi_valid_memoized", "memo_grid 16, output_flip 429496730: the example report", memo,
+                     example(memo), status::ok});
+    builder high = header(memo);
+    high.le(2, 1);
+    cases.push_back({"duchi_memoized_reserved_bits", "bit byte 0x02 under the memoized block", memo, high.out,
+                     status::reserved_bits_set});
+    cases.push_back({"duchi_memoized_plain_fingerprint",
+                     "the plain duchi block's example report: a memoized block has its own fingerprint", memo,
+                     example(params(mechanism::duchi)), status::parameter_mismatch});
+  }
   payload(mechanism::sparse_projection, "valid_empty", "count 0: no non-zero coordinate", builder().le(0, 1),
           status::ok);
   payload(mechanism::sparse_projection, "valid_full", "s = 4 pairs: first and last index, clip_lo and clip_hi values",

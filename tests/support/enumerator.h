@@ -29,6 +29,12 @@ class enumerating_coins {
   uint32_t uniform_below(uint32_t n) {
     return static_cast<uint32_t>(choose(n, [n](uint64_t) { return 1.0L / n; }));
   }
+  // P = threshold / denominator, denominator 0 standing for 2^64 (memoized duchi's grid bits).
+  bool bernoulli_fraction(uint64_t threshold, uint64_t denominator) {
+    const long double p = static_cast<long double>(threshold) /
+                          (denominator == 0 ? 18446744073709551616.0L : static_cast<long double>(denominator));
+    return choose(2, [p](uint64_t o) { return o == 0 ? p : 1 - p; }) == 0;
+  }
   uint64_t raw_u64() { return seed_; }
   bool raw_bit() {
     return choose(2, [](uint64_t) { return 0.5L; }) == 1;

@@ -26,7 +26,8 @@ std::vector<mechanism> mechanisms_of(wire::mechanism_family f) {
 std::vector<mechanism> memoized_oracles() {
   std::vector<mechanism> out;
   for (const mechanism m : all_mechanisms()) {
-    if (wire::memo_fields(m) != 0) out.push_back(m);
+    // The oracles only: duchi's memo fields are E.2's (memoized numeric telemetry).
+    if (wire::in_family(m, wire::mechanism_family::frequency_oracle) && wire::memo_fields(m) != 0) out.push_back(m);
   }
   return out;
 }

@@ -244,9 +244,10 @@ ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, co
 ldp_status ldp_params_frequency_memoized(ldp_params* params, ldp_mechanism mechanism, uint32_t d,
                                          double epsilon_longitudinal, double epsilon_report) LDP_NOEXCEPT;
 
-/* What any number of reports of one value by one device reveal: a memoized block's permanent level;
- * +infinity for a frequency oracle block that is not memoized (its reports compose without bound);
- * NaN for other mechanisms and a context that is not initialized. */
+/* What any number of reports of one value by one device reveal: a memoized block's permanent level
+ * (memoized duchi: ln(T_hi / T_lo), docs/mechanisms.md E.2); +infinity for a frequency oracle or mean
+ * block that is not memoized (its reports compose without bound); NaN for other mechanisms and a
+ * context that is not initialized. */
 double ldp_params_longitudinal_epsilon(const ldp_params* params) LDP_NOEXCEPT;
 
 /* One report of `item` under a memoized block: the permanent response of (secret, use_case, block,
@@ -258,6 +259,26 @@ ldp_status ldp_randomize_item_memoized(const ldp_params* params, ldp_rng* rng, u
                                        const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, void* workspace,
                                        size_t workspace_size, uint8_t* out, size_t capacity,
                                        size_t* written) LDP_NOEXCEPT;
+
+/* ---- Memoized numeric telemetry (docs/mechanisms.md E.2, Ding, Kulkarni, Yekhanin 2017) --------- */
+
+/* duchi memoized by alpha-point rounding (docs/mechanisms.md E.2, Ding, Kulkarni, Yekhanin 2017):
+ * the duchi block at `epsilon` (its longitudinal level) with `grid` = k grid points steps over the
+ * range (k must divide (hi - lo) 2^f, 1 <= k <= 2^24) and each report's bit flipped with probability
+ * `flip` in [0, 1/2). ldp_params_epsilon gives one report's level, below epsilon when flip > 0.
+ * Randomize with ldp_randomize_value_memoized. */
+ldp_status ldp_params_memoized_duchi(ldp_params* params, double lo, double hi, uint32_t frac_bits, double epsilon,
+                                     uint32_t grid, double flip) LDP_NOEXCEPT;
+
+/* A memoized duchi block (ldp_params_memoized_duchi): a report of x whose permanent draws (the
+ * device's alpha, the bit of each grid point) come from the 32-byte device `secret` (drawn once from
+ * the TRNG and kept; whoever reads it can undo the permanent stage) and `use_case`, and whose flip
+ * comes from rng. The same secret, use case and block give the same permanent bit for a value
+ * forever. LDP_INVALID_ARGUMENT for a block that is not memoized or a NULL secret; ldp_randomize_value
+ * refuses memoized blocks. */
+ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
+                                        const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, int64_t x,
+                                        uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 // The mean family (ldp/server/mean.h): exact sums of discrete Laplace reports (laplace,
 // laplace-vector, kent-refine) and counts of Duchi bits, with the estimators of docs/mechanisms.md B.1
-// and B.2.
+// and B.2 (memoized duchi, E.2: the same count, the scale B-hat of the flipped bit).
 //
 // Counts section of the saved state (after the common body of aggregator.cpp):
 //   laplace, kent-refine   16 bytes: the sum of the reported values (wide_sum.h layout)
@@ -162,7 +162,12 @@ bool is_mean_mechanism(wire::mechanism m) noexcept { return detail::served_by(m,
 double duchi_scale(const wire::params& p) noexcept {
   const uint64_t t_hi = p.get(field::threshold_keep), t_lo = p.get(field::threshold_other);
   if (t_hi <= t_lo) return infinity;
-  return std::ldexp(1.0, static_cast<int>(p.get(field::threshold_bits))) / static_cast<double>(t_hi - t_lo);
+  const double one = std::ldexp(1.0, static_cast<int>(p.get(field::threshold_bits)));
+  const double scale = one / static_cast<double>(t_hi - t_lo);
+  if (!wire::is_memoized_mean(p)) return scale;
+  // E.2: a flip with phi = Phi / 2^32 (< 1/2) shrinks E[bit] - 1/2 by 1 - 2 phi; undo it.
+  const double flip_one = std::ldexp(1.0, static_cast<int>(wire::duchi_threshold_bits));
+  return scale * flip_one / (flip_one - 2 * static_cast<double>(p.get(field::output_flip)));
 }
 
 double laplace_noise_variance(const wire::params& p) noexcept {

@@ -19,6 +19,9 @@ namespace ldp::wire::detail {
 [[nodiscard]] double oracle_epsilon(const params& p) noexcept;
 [[nodiscard]] double mean_epsilon(const params& p) noexcept;
 [[nodiscard]] double vector_mean_epsilon(const params& p) noexcept;
+// The longitudinal level of a mean block: ln(T_hi / T_lo) for memoized duchi (docs/mechanisms.md
+// E.2), +inf for the others (mean_params.cpp).
+[[nodiscard]] double mean_longitudinal_epsilon(const params& p) noexcept;
 
 // The rules of docs/wire_format.md 3.3 for discrete Laplace and Duchi blocks (mean_params.cpp),
 // checked by validate() after the field ranges of table 3 hold.

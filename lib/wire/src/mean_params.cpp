@@ -64,6 +64,20 @@ double duchi_epsilon(const params& p) {
   return det_log(static_cast<double>(t_hi)) - det_log(static_cast<double>(t_lo));
 }
 
+// One report of a memoized duchi block (docs/mechanisms.md E.2): the bit is 1 with
+// (Phi 2^w + (2^w - 2 Phi) N) / 2^2w for the permanent probability N / 2^w, which alpha-point
+// rounding keeps linear in x (its average over alpha is x). The range ends give the worst pair.
+// Each product is below 2^64 and rounds once in double, far inside the D.1 margin; the level is
+// not stepped against a request (the flip only lowers it below the duchi level).
+double memoized_report_epsilon(const params& p) {
+  const double one = std::ldexp(1.0, static_cast<int>(duchi_threshold_bits));
+  const auto flip = static_cast<double>(p.get(field::output_flip));
+  const double keep = one - 2 * flip;
+  const auto t_hi = static_cast<double>(p.get(field::threshold_keep));
+  const auto t_lo = static_cast<double>(p.get(field::threshold_other));
+  return det_log(flip * one + keep * t_hi) - det_log(flip * one + keep * t_lo);
+}
+
 }  // namespace
 
 status to_fixed(double x, unsigned frac_bits, int64_t* out) noexcept {
@@ -141,15 +155,31 @@ derived_params make_duchi(double lo, double hi, unsigned frac_bits, double epsil
   return finish(p);
 }
 
+derived_params make_memoized_duchi(double lo, double hi, unsigned frac_bits, double epsilon, uint32_t grid,
+                                   double flip) noexcept {
+  derived_params base = make_duchi(lo, hi, frac_bits, epsilon);
+  if (base.code != status::ok || !(flip >= 0 && flip < 0.5)) return fail();
+  params p = base.block;
+  p.set(field::memo_grid, grid);
+  p.set(field::output_flip, static_cast<uint64_t>(std::floor(std::ldexp(flip, duchi_threshold_bits) + 0.5)));
+  return finish(p);  // validate() refuses k = 0, k above memo_grid_max, k not dividing Q, Phi = 2^31
+}
+
 namespace detail {
 
 double mean_epsilon(const params& p) noexcept {
   switch (mean_of(p.mech)) {  // the kent-refine is a discrete Laplace value
     case mean_member::laplace:
     case mean_member::laplace_vector: return laplace_epsilon(p);
-    case mean_member::duchi: return duchi_epsilon(p);
+    case mean_member::duchi: return is_memoized_mean(p) ? memoized_report_epsilon(p) : duchi_epsilon(p);
   }
   return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration
+}
+
+double mean_longitudinal_epsilon(const params& p) noexcept {
+  // Only the permanent bits of a memoized duchi block bound what repeated reports reveal (E.2);
+  // fresh coins per report compose without limit.
+  return mean_of(p.mech) == mean_member::duchi && is_memoized_mean(p) ? duchi_epsilon(p) : infinity;
 }
 
 double vector_mean_epsilon(const params& p) noexcept {
@@ -183,6 +213,13 @@ bool numeric_rules_hold(const params& p) noexcept {
     const uint64_t t_hi = p.get(field::threshold_keep), t_lo = p.get(field::threshold_other);
     if (t_lo == 0 || t_lo >= t_hi || t_lo + t_hi != (uint64_t{1} << w)) return false;
     if (q > (uint64_t{1} << (64 - w))) return false;
+  }
+  if (p.has(field::memo_grid)) {
+    // Memoized duchi (E.2): k + 1 grid points s = Q / k apart (k divides Q), and a flip below 1/2
+    // (at 1/2 the report would say nothing: no estimator).
+    const uint64_t k = p.get(field::memo_grid);
+    if (k < 1 || k > memo_grid_max || q % k != 0) return false;
+    if (p.get(field::output_flip) >= (uint64_t{1} << (duchi_threshold_bits - 1))) return false;
   }
   return true;
 }

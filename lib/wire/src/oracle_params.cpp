@@ -162,6 +162,9 @@ double detail::oracle_epsilon(const params& p) noexcept {
 }
 
 field_set memo_fields(mechanism m) noexcept {
+  if (in_family(m, mechanism_family::mean)) {
+    return mean_of(m) == mean_member::duchi ? field_bits(field::memo_grid, field::output_flip) : 0;  // E.2
+  }
   if (!in_family(m, mechanism_family::frequency_oracle)) return 0;
   switch (oracle_of(m)) {
     case frequency_oracle::sue:
@@ -207,6 +210,7 @@ memo_channel composite_channel(const params& p) noexcept {
 }
 
 double longitudinal_epsilon(const params& p) noexcept {
+  if (in_family(p.mech, mechanism_family::mean)) return detail::mean_longitudinal_epsilon(p);  // E.2
   if (!in_family(p.mech, mechanism_family::frequency_oracle)) return std::numeric_limits<double>::quiet_NaN();
   return is_memoized(p) ? permanent_epsilon(p) : infinity;
 }

@@ -23,6 +23,11 @@
 //     (B-hat^2 - y-bar^2) / n, its expectation is at least the bound above: conservative, and
 //     unbiased on constant data (up to the clipping, which only raises it). n = 1: (Q/2)^2 gamma^2
 //     B-hat^2, the largest per-user variance.
+//   - memoized duchi (E.2): the same estimator and variance with B-hat = duchi_scale(p), which
+//     undoes the flip; alpha-point rounding is unbiased over the devices' alphas, and its variance
+//     is inside B-hat^2 - y_u^2 (each device's bit is one Bernoulli draw of its mean over alpha and
+//     the permanent coin). Valid for one report per device: reports of one device on several days
+//     share the permanent bit and must not be pooled into one state as if independent.
 //   - ci_low/ci_high = value -+ z sqrt(variance), the normal approximation.
 //   - n = 0: value and interval NaN, variance +inf.
 #ifndef LDP_SERVER_MEAN_H
@@ -41,7 +46,8 @@ namespace ldp::server {
 // gives invalid_parameters for a duchi block with T_lo = T_hi (epsilon 0, no estimator).
 [[nodiscard]] bool is_mean_mechanism(wire::mechanism m) noexcept;
 
-// B-hat = 2^w / (T_hi - T_lo) of a Duchi block (B.2; vector-duchi too); +inf when T_lo = T_hi.
+// B-hat = 2^w / (T_hi - T_lo) of a Duchi block (B.2; vector-duchi too); +inf when T_lo = T_hi. A
+// memoized block (E.2) multiplies it by 2^32 / (2^32 - 2 Phi), undoing the output flip.
 [[nodiscard]] double duchi_scale(const wire::params& p) noexcept;
 
 // The variance of the implemented discrete Laplace noise in grid units^2: 2 alpha / (1 - alpha)^2

@@ -40,9 +40,12 @@ enum class field : uint8_t {
   window_digest = 28,      // u64  SipHash of the broadcast window list (central_params.h)
   instant_keep = 29,   // u64  memoized SUE/OUE: P(S=1 | B'=1); OLH/BLH: the instantaneous GRR keep (mechanisms.md E.1)
   instant_other = 30,  // u64  memoized SUE/OUE: P(S=1 | B'=0)
+  memo_grid = 31,      // u32  k: memoized duchi rounds to the k + 1 points lo + j Q / k (docs/mechanisms.md E.2)
+  output_flip = 32,    // u64  Phi: memoized duchi flips its permanent bit with Phi / 2^32 (E.2)
+  sampled_buckets = 33,  // u32  d of dBitFlip: buckets each device samples (E.3)
 };
 
-inline constexpr int field_max = 30;
+inline constexpr int field_max = 33;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -65,15 +68,16 @@ inline constexpr std::size_t seed_size = 32;
     case field::window_half_width:
     case field::window_digest:
     case field::instant_keep:
-    case field::instant_other: return 8;
+    case field::instant_other:
+    case field::output_flip: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;
     default: return 4;
   }
 }
 
-// A set of fields as params::present holds it: bit t for tag t.
-using field_set = uint32_t;
+// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 33).
+using field_set = uint64_t;
 
 [[nodiscard]] constexpr field_set field_bit(field f) noexcept { return field_set{1} << static_cast<int>(f); }
 

@@ -113,6 +113,52 @@ struct value_range {
   return range_width(p) << p.get(field::threshold_bits);
 }
 
+// ---- Memoized duchi (docs/mechanisms.md E.2, Ding, Kulkarni, Yekhanin 2017) ---------------------
+//
+// A duchi block with the two optional fields memo_grid = k and output_flip = Phi (always together).
+// Each device rounds its value by alpha-point rounding to one of the k + 1 grid points
+// lo + j s, s = Q / k grid units (k divides Q), keeps one permanent duchi bit per grid point, and
+// flips the bit it reports with probability Phi / 2^32 < 1/2 (0: no flip). The permanent bits give
+// the longitudinal level ln(T_hi / T_lo) (the plain duchi level); one report, its bit flipped, has
+// the smaller level implemented_epsilon() returns (memoized_duchi_report_epsilon).
+
+// Largest k: a device's grid indices 0..k are memo_seed inputs, and the enumeration of E.2's tests
+// stays practical below it.
+inline constexpr uint64_t memo_grid_max = uint64_t{1} << 24;
+
+// make_duchi's block with memo_grid = k and output_flip = round(flip * 2^32) for a flip
+// probability in [0, 1/2). invalid_argument when make_duchi fails, k is 0, above memo_grid_max or
+// does not divide Q = (hi - lo) 2^f, or flip is outside [0, 1/2) (or rounds to 2^31).
+[[nodiscard]] derived_params make_memoized_duchi(double lo, double hi, unsigned frac_bits, double epsilon,
+                                                 uint32_t grid, double flip) noexcept;
+
+// Whether a (valid) block is a memoized duchi block. Its levels: implemented_epsilon() is one
+// report's, ln((Phi 2^32 + (2^32 - 2 Phi) T_hi) / (Phi 2^32 + (2^32 - 2 Phi) T_lo)), the composite of
+// duchi and the flip; longitudinal_epsilon() is ln(T_hi / T_lo), the level of all reports of a
+// device whose rounded value stays one grid point, however many (the permanent bit is all they
+// reveal). Each further grid point a device visits spends it once more (E.2).
+[[nodiscard]] constexpr bool is_memoized_mean(const params& p) noexcept { return p.has(field::memo_grid); }
+
+// s = Q / k: grid units between two memo grid points of a valid memoized block.
+[[nodiscard]] constexpr uint64_t memo_grid_step(const params& p) noexcept {
+  return range_width(p) / p.get(field::memo_grid);
+}
+
+// Alpha-point rounding (E.2): x clamped, at position x - lo = j s + r (0 <= r < s), goes to grid
+// point j + 1 when r + alpha >= s, else to j, for the device's alpha in [0, s). Averaged over the s
+// values of alpha the grid point's position is exactly x - lo. Returns the grid index in [0, k].
+[[nodiscard]] constexpr uint32_t memo_grid_index(const params& p, int64_t x, uint64_t alpha) noexcept {
+  const uint64_t s = memo_grid_step(p);
+  const uint64_t position = static_cast<uint64_t>(clamp_to_range(p, x)) - static_cast<uint64_t>(range_of(p).lo);
+  const uint64_t r = position % s;
+  return static_cast<uint32_t>(position / s + (r + alpha >= s ? 1 : 0));  // r + alpha < 2 s <= 2^33
+}
+
+// The fixed-point value of grid point j.
+[[nodiscard]] constexpr int64_t memo_grid_point(const params& p, uint32_t j) noexcept {
+  return static_cast<int64_t>(static_cast<uint64_t>(range_of(p).lo) + j * memo_grid_step(p));
+}
+
 }  // namespace ldp::wire
 
 #endif

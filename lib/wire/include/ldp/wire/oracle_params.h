@@ -70,7 +70,7 @@ inline constexpr uint32_t flh_default_functions = 1024;
 [[nodiscard]] constexpr bool is_memoized(const params& p) noexcept { return p.has(field::instant_keep); }
 
 // The fields a memoized block of m adds to the required ones (docs/wire_format.md 3.2); none for
-// the mechanisms without a memoized form.
+// the mechanisms without a memoized form. duchi: memo_grid and output_flip (E.2, mean_params.h).
 [[nodiscard]] field_set memo_fields(mechanism m) noexcept;
 
 // The channel from a device's item to one memoized report, both stages composed (E.1): unary
@@ -87,7 +87,9 @@ struct memo_channel {
 // The longitudinal level epsilon_inf of a frequency oracle block: what any number of reports of one
 // value by one device reveal. A memoized block: the permanent stage's epsilon_impl (Table D.1 of
 // its own thresholds); any other frequency oracle: +inf (every report draws fresh coins, so k
-// reports compose to k epsilon with no bound); NaN for other families.
+// reports compose to k epsilon with no bound). A mean block: ln(T_hi / T_lo) for memoized duchi
+// (E.2, for a device whose rounded value stays one grid point), +inf for the others. NaN for other
+// families.
 [[nodiscard]] double longitudinal_epsilon(const params& p) noexcept;
 
 // A memoized sue, oue, olh or blh block: the permanent stage as make_frequency_oracle(m,

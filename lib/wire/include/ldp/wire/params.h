@@ -17,22 +17,22 @@ namespace ldp::wire {
 
 struct params {
   mechanism mech = mechanism::none;
-  uint32_t present = 0;                // bit t set when field t is present
+  field_set present = 0;               // bit t set when field t is present
   uint64_t value[field_max + 1] = {};  // integer fields; signed ones in two's complement
   unsigned char hash_seed[seed_size] = {};
   unsigned char rotation_seed[seed_size] = {};
 
-  constexpr bool has(field f) const noexcept { return (present >> static_cast<int>(f)) & 1u; }
+  constexpr bool has(field f) const noexcept { return ((present >> static_cast<int>(f)) & 1u) != 0; }
   constexpr uint64_t get(field f) const noexcept { return value[static_cast<int>(f)]; }
   constexpr int64_t get_signed(field f) const noexcept { return static_cast<int64_t>(value[static_cast<int>(f)]); }
   constexpr params& set(field f, uint64_t v) noexcept {
-    present |= 1u << static_cast<int>(f);
+    present |= field_bit(f);
     value[static_cast<int>(f)] = v;
     return *this;
   }
   constexpr params& set_signed(field f, int64_t v) noexcept { return set(f, static_cast<uint64_t>(v)); }
   constexpr params& set_seed(field f, const unsigned char seed[seed_size]) noexcept {
-    present |= 1u << static_cast<int>(f);
+    present |= field_bit(f);
     unsigned char* target = f == field::hash_seed ? hash_seed : rotation_seed;
     for (std::size_t i = 0; i < seed_size; ++i) target[i] = seed[i];
     return *this;
