@@ -40,6 +40,7 @@ MECHANISMS = {
     "laplace-vector": (["--dim", "4", "--range", "-1:1"], 4),
     "vector-mean": (["--dim", "6", "--radius", "2"], 6),
     "vector-mean/laplace": (["--dim", "6", "--radius", "2", "--noise", "laplace"], 6),
+    "l2-ball": (["--dim", "6", "--radius", "2"], 6),
     "kent": (["--range", "-1:1", "--observations", "50"], 1),
     "kent/two-stage": (["--range", "0:4", "--observations", "400", "--plan", "two-stage"], 1),
     "sparse-projection": (["--dim", "6", "--sparsity", "2", "--radius", "1"], 6),

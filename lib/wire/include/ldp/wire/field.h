@@ -43,9 +43,10 @@ enum class field : uint8_t {
   memo_grid = 31,      // u32  k: memoized duchi rounds to the k + 1 points lo + j Q / k (docs/mechanisms.md E.2)
   output_flip = 32,    // u64  Phi: memoized duchi flips its permanent bit with Phi / 2^32 (E.2)
   sampled_buckets = 33,  // u32  d of dBitFlip: buckets each device samples (E.3)
+  output_scale = 35,  // u64  B / R in units of 2^-32: a unit-vector report's unit direction times B (mechanisms.md B.6)
 };
 
-inline constexpr int field_max = 33;
+inline constexpr int field_max = 35;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -69,7 +70,8 @@ inline constexpr std::size_t seed_size = 32;
     case field::window_digest:
     case field::instant_keep:
     case field::instant_other:
-    case field::output_flip: return 8;
+    case field::output_flip:
+    case field::output_scale: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;
     default: return 4;
