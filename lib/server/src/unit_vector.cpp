@@ -79,7 +79,7 @@ class unit_vector final : public aggregator {
     const double b = radius * wire::unit_vector_scale(params_);
     const auto n = static_cast<double>(reports_);
     const double factor = std::ldexp(b, -static_cast<int>(wire::unit_coordinate_bits)) / n;
-    const double second_moment = b * b * (1 / static_cast<double>(d) + std::ldexp(1.0, -30));
+    const double second_moment = unit_vector_spread(params_);
     for (std::size_t i = 0; i < d; ++i) {
       const double value = to_double(sums_[i]) * factor;
       const double clipped = std::min(radius, std::max(-radius, value));
@@ -94,6 +94,12 @@ class unit_vector final : public aggregator {
 };
 
 }  // namespace
+
+double unit_vector_spread(const wire::params& p) noexcept {
+  const double radius = static_cast<double>(p.get_signed(field::radius)) * detail::grid_step(p);
+  const double b = radius * wire::unit_vector_scale(p);
+  return b * b * (1 / static_cast<double>(p.get(field::domain)) + std::ldexp(1.0, -30));
+}
 
 bool is_unit_vector_mechanism(wire::mechanism m) noexcept {
   return detail::served_by(m, detail::make_unit_vector_aggregator);

@@ -3,6 +3,7 @@
 // the saved state's bound |S_i| <= n (2^15 - 1), and rejection of bad reports.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -13,6 +14,7 @@
 #include "ldp/device/unit_vector.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/server/unit_vector.h"
+#include "ldp/server/vector_mean.h"
 #include "ldp/wire.h"
 #include "tables.h"
 #include "wire_examples.h"
@@ -140,4 +142,25 @@ TEST_CASE("bad reports are rejected by status and counted") {
   CHECK(a->add_report(shorter) == status::wrong_length);
   CHECK(a->add_report(good) == status::ok);
   CHECK(a->reports() == 1);
+}
+
+TEST_CASE("recommend_vector: l2-ball's variance is B^2 (1 + d 2^-30) - R^2, ranked by variance") {
+  for (uint32_t d : {8u, 784u}) {
+    CAPTURE(d);
+    const auto ranked = ldp::server::recommend_vector(d, 1.0, 1000);
+    REQUIRE(ranked.size() == 3);
+    for (std::size_t i = 1; i < ranked.size(); ++i) {
+      CHECK(ranked[i - 1].variance_per_report <= ranked[i].variance_per_report);
+    }
+    const auto l2 =
+        std::find_if(ranked.begin(), ranked.end(), [](const auto& r) { return r.mech == mechanism::l2_ball; });
+    REQUIRE(l2 != ranked.end());
+    const auto p = ldp::wire::make_l2_ball(d, 1.0, 16, 1.0).block;
+    const double b = ldp::wire::unit_vector_scale(p);
+    CHECK(l2->variance_per_report ==
+          doctest::Approx(b * b * (1 + static_cast<double>(d) * std::ldexp(1.0, -30)) - 1).epsilon(1e-12));
+    CHECK(l2->l2_error == doctest::Approx(std::sqrt(l2->variance_per_report / 1000)));
+    CHECK(l2->report_bytes == 10 + 2 * std::size_t{d});
+  }
+  CHECK(ldp::server::recommend_vector(8, 1.0, 0).empty());
 }

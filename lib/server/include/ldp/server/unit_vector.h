@@ -12,8 +12,13 @@
 #define LDP_SERVER_UNIT_VECTOR_H
 
 #include "ldp/wire/mechanism.h"
+#include "ldp/wire/params.h"
 
 namespace ldp::server {
+
+// n Var(x^_i) + c_i^2 = B^2 (1/d + 2^-30), the coordinate-independent part of the variance above
+// (real units), for estimates and for ranking the vector mechanisms.
+[[nodiscard]] double unit_vector_spread(const wire::params& p) noexcept;
 
 // Whether the unit-vector family serves m: l2-ball.
 [[nodiscard]] bool is_unit_vector_mechanism(wire::mechanism m) noexcept;
