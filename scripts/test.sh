@@ -10,8 +10,8 @@
 #      (unit.server.test_local_hash_threads) and the tool's fleet (tools.determinism, tools.demo);
 #      only those targets are built,
 #   5. the libFuzzer targets (report and batch decoders, saved state, aggregator::create, add_batch,
-#      the streamed batch), one minute each from the golden seeds (LDP_FUZZ_SECONDS=600 for the
-#      slow run of 10 minutes each, README "Tests"),
+#      the streamed batch, the device ledger's loader), one minute each from the golden seeds
+#      (LDP_FUZZ_SECONDS=600 for the slow run of 10 minutes each, README "Tests"),
 #   6. aarch64 (NEON64), armhf (32-bit NEON), riscv64 (scalar) and s390x (big-endian) cross builds,
 #      tests under qemu-user,
 #   7. Cortex-M4F and Cortex-M7 bare-metal firmware images, scanned for heap and exception symbols.
@@ -52,8 +52,8 @@ run_fuzz() {  # build the fuzz targets, then run each for a minute (LDP_FUZZ_SEC
   # and fuzz_batch_stream read batches. The server targets run under a 256 MiB ceiling, so any RSS
   # past 2048 MB is an allocation the memory contract does not allow (docs/security_model.md).
   declare -A corpus_of=([fuzz_report]=report [fuzz_batch]=batch [fuzz_state]=state [fuzz_create]=report
-                        [fuzz_add_batch]=batch [fuzz_batch_stream]=batch)
-  for target in fuzz_report fuzz_batch fuzz_state fuzz_create fuzz_add_batch fuzz_batch_stream; do
+                        [fuzz_add_batch]=batch [fuzz_batch_stream]=batch [fuzz_ledger]=ledger)
+  for target in fuzz_report fuzz_batch fuzz_state fuzz_create fuzz_add_batch fuzz_batch_stream fuzz_ledger; do
     local seeds="$PWD/$dir/seeds/${corpus_of[$target]}" corpus="$PWD/build/fuzz/corpus/$target"
     local log="$PWD/build/fuzz/$target.log"
     rm -rf "$corpus" && mkdir -p "$corpus"  # fresh: each run starts from the seeds alone

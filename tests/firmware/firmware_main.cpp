@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "firmware_ledger.h"
 #include "ldp/base.h"
 #include "ldp/device.h"
 #include "ldp/kernels.h"
@@ -105,10 +106,8 @@ int main() {
   }
   sink = numeric_report[report_size - 1];
   // The Duchi bit memoized by alpha-point rounding (docs/mechanisms.md E.2): k = 16 grid points, a
-  // flip of 1/8, permanent draws from a device secret the firmware keeps (here drawn at boot).
+  // flip of 1/8, permanent draws from the device secret the firmware keeps (above).
   const ldp::wire::derived_params memo_duchi = ldp::wire::make_memoized_duchi(-1.0, 1.0, 16, 1.0, 16, 0.125);
-  unsigned char device_secret[ldp::device::device_secret_size];
-  rng.fill(device_secret, sizeof device_secret);
   if (ldp::device::mean_context::init({}, memo_duchi.block, &scalar) != ldp::status::ok ||
       scalar.randomize_memoized(reading, {device_secret, 1}, rng, numeric_report, report, &report_size) !=
           ldp::status::ok) {
@@ -217,6 +216,7 @@ int main() {
     return 71;
   }
   sink = refine_report[report_size - 1];
+  if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);
   sink = static_cast<uint64_t>(ldp::platform::detect_cpu().neon);

@@ -8,6 +8,9 @@
 //                                     saves 6 as a list, 12 as counts: docs/wire_format.md 7.1),
 //                                     and per valid golden file one after its report (accepted,
 //                                     or counted as a rejection)
+//   OUT_DIR/ledger/<name>.bin         device privacy ledger files (two slots back to back): fresh,
+//                                     configured and charged, one slot newer than the other, one
+//                                     slot damaged, an erased slot beside a damaged one
 // so the fuzzers start from inputs that reach every payload kind, every batch status and every
 // aggregator family.
 #include <cstddef>
@@ -21,8 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "ldp/device/ledger.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/wire.h"
+#include "ledger_flash.h"
 #include "wire_examples.h"
 
 namespace {
@@ -140,6 +145,31 @@ void write_state_seeds(const fs::path& dir, const std::vector<golden>& goldens) 
   }
 }
 
+// Ledger files as a device's flash holds them, written by the ledger itself on the simulated flash.
+void write_ledger_seeds(const fs::path& dir) {
+  constexpr uint32_t slot_size = 256;
+  ldp::test::ledger_flash flash(slot_size);
+  std::vector<std::byte> workspace(slot_size);
+  ldp::device::ledger l;
+  check(ldp::device::ledger::open(flash.storage(), workspace, &l), "ledger::open");
+  write(dir / "fresh.bin", flash.bytes());
+  check(l.configure(9, 1.0, 86400), "configure");
+  check(l.configure(4, 0.5, 7 * 86400), "configure");
+  check(l.charge(9, 0.25, 100 * 86400), "charge");
+  check(l.charge(4, 0.125, 100 * 86400 + 5), "charge");
+  write(dir / "charged.bin", flash.bytes());
+  // Power fails as the second slot's erase begins: slot 1 holds a newer record than slot 0.
+  flash.cut_after(slot_size + ldp::device::ledger_record_size(2), false);
+  static_cast<void>(l.charge(9, 0.5, 100 * 86400 + 9));
+  flash.power_on();
+  write(dir / "newer_slot.bin", flash.bytes());
+  bytes damaged = flash.bytes();
+  damaged[40] ^= 0x01;
+  write(dir / "damaged_slot.bin", damaged);
+  for (std::size_t i = slot_size; i < 2 * slot_size; ++i) damaged[i] = 0xFF;
+  write(dir / "erased_and_damaged.bin", damaged);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,6 +181,7 @@ int main(int argc, char** argv) {
   fs::create_directories(out / "report");
   fs::create_directories(out / "batch");
   fs::create_directories(out / "state");
+  fs::create_directories(out / "ledger");
 
   const std::vector<golden> goldens = read_golden(argv[1]);
   if (goldens.empty()) {
@@ -220,5 +251,6 @@ int main(int argc, char** argv) {
     }
   }
   write_state_seeds(out / "state", goldens);
+  write_ledger_seeds(out / "ledger");
   return 0;
 }

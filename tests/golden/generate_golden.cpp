@@ -248,6 +248,12 @@ std::vector<golden_case> all_cases() {
   payload(mechanism::olh, "bucket_out_of_range", "bucket 4 = g", builder().le(1, 8).le(4, 1), status::out_of_range);
   payload(mechanism::blh, "bucket_out_of_range", "bucket 2 = g", builder().le(1, 8).le(2, 1), status::out_of_range);
   payload(mechanism::olh, "seed_only", "the seed without its bucket", builder().le(1, 8), status::wrong_length);
+  // dbitflip (docs/mechanisms.md E.3): the device's seed, then its s = 3 bits packed below 2^3.
+  payload(mechanism::dbitflip, "valid_all_bits", "bits 111: all three sampled buckets reported 1",
+          builder().le(0x5eed, 8).le(7, 1), status::ok);
+  payload(mechanism::dbitflip, "bits_out_of_range", "bits 8 = 2^s: a fourth bit set", builder().le(0x5eed, 8).le(8, 1),
+          status::out_of_range);
+  payload(mechanism::dbitflip, "seed_only", "the seed without its bits", builder().le(0x5eed, 8), status::wrong_length);
 
   // sketch_row: row (k = 16), then m = 100 bits in 13 bytes, bits 100..103 are padding.
   {

@@ -62,6 +62,10 @@ wire::params example_params(mechanism m) {
       p.set(field::hash_range, 4).set(field::sketch_rows, 8);
       p.set_seed(field::hash_seed, seed);
       break;
+    case mechanism::dbitflip:  // E.3: SUE's thresholds at epsilon 1, 3 of 10 buckets sampled
+      frequency(2673442470u);
+      p.set(field::threshold_other, 1621524826u).set(field::sampled_buckets, 3);
+      break;
     case mechanism::hr:
       frequency(3139872686u);
       p.set(field::hadamard_dim, 16);
@@ -154,7 +158,7 @@ example_report make_report(const wire::params& p, unsigned variant) {
     }
     case wire::payload_kind::hash_bucket:
       r.seed = 0x0123456789abcdefu ^ (v * 0x9e3779b97f4a7c15u);
-      r.index = static_cast<uint32_t>(v % p.get(field::hash_range));
+      r.index = static_cast<uint32_t>(v % wire::hash_bucket_bound(p));
       break;
     case wire::payload_kind::sketch_cell:
       r.index = static_cast<uint32_t>((5 + v) % p.get(field::sketch_rows));

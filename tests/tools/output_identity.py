@@ -29,6 +29,7 @@ FLEETS = [
     ("flh", ["-m", "flh", "--domain", "50", "--hash-functions", "64", "--public-seed", "3"]),
     ("cms", ["-m", "cms", "--domain", "50", "--sketch", "8:64", "--public-seed", "3"]),
     ("hcms", ["-m", "hcms", "--domain", "50", "--sketch", "8:64"]),
+    ("dbitflip", ["-m", "dbitflip", "--domain", "50", "--sampled-buckets", "4"]),
     ("laplace", ["-m", "laplace", "--range", "-2:6"]),
     ("duchi", ["-m", "duchi", "--range", "0:10", "--frac-bits", "12"]),
     ("laplace-vector", ["-m", "laplace-vector", "--dim", "4", "--range", "-1:1"]),

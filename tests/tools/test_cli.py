@@ -35,6 +35,7 @@ MECHANISMS = {
     "hr": (["--domain", "50"], 50),
     "cms": (["--domain", "50", "--sketch", "8:64"], 50),
     "hcms": (["--domain", "50", "--sketch", "8:64"], 50),
+    "dbitflip": (["--domain", "50", "--sampled-buckets", "4"], 50),
     "laplace": (["--range", "-2:6"], 1),
     "duchi": (["--range", "0:10", "--frac-bits", "12"], 1),
     "laplace-vector": (["--dim", "4", "--range", "-1:1"], 4),
@@ -1284,7 +1285,9 @@ def case_duplicates():
     check(read("m.ldps") == read("aa.ldps"), "merge S S --allow-duplicates differs from aggregate A A")
 
 
-def main():
+def main(cases=None):
+    """Runs one case (argv) in a fresh scratch directory: a case_<name> function of `cases` (a
+    module's globals; default this module's)."""
     global LDP, WORK
     parser = argparse.ArgumentParser()
     parser.add_argument("--ldp", required=True)
@@ -1295,7 +1298,7 @@ def main():
     WORK = args.work
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    case = globals().get("case_" + args.case)
+    case = (cases if cases is not None else globals()).get("case_" + args.case)
     if case is None:
         print(f"unknown case {args.case}")
         return 1

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "ldp/wire/oracle_params.h"
+
 namespace ldp::tools {
 namespace {
 
@@ -38,6 +40,11 @@ const char* field_name(field f) {
     case field::bin_half_width: return "bin_half_width";
     case field::window_half_width: return "window_half_width";
     case field::window_digest: return "window_digest";
+    case field::instant_keep: return "instant_keep";
+    case field::instant_other: return "instant_other";
+    case field::memo_grid: return "memo_grid";
+    case field::output_flip: return "output_flip";
+    case field::sampled_buckets: return "sampled_buckets";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }
@@ -81,6 +88,15 @@ std::vector<block_field> block_fields(const wire::params& p) {
   return out;
 }
 
+std::string describe_epsilon(const wire::params& p) {
+  const double epsilon = wire::implemented_epsilon(p);
+  if (std::isnan(epsilon)) return {};
+  // Memoized blocks have a finite longitudinal level; the others none (+inf) or no formula (NaN).
+  const double longitudinal = wire::longitudinal_epsilon(p);
+  if (!std::isfinite(longitudinal)) return fmt::format("epsilon {:.15g} implemented", epsilon);
+  return fmt::format("epsilon {:.15g} implemented per report, {:.15g} longitudinal", epsilon, longitudinal);
+}
+
 std::string describe_block(const wire::params& p) {
   std::vector<std::string> parts;
   const auto add = [&](const char* name, field f) {
@@ -94,6 +110,7 @@ std::string describe_block(const wire::params& p) {
   add("k", field::sketch_rows);
   add("m", field::sketch_columns);
   add("s", field::sparsity);
+  add("s", field::sampled_buckets);   // dbitflip
   add("tau", field::bin_half_width);  // winsorized: rotated grid units
   add("w", field::window_half_width);
   if (p.has(field::radius)) parts.push_back(fmt::format("R={:g}", real(field::radius)));
@@ -104,6 +121,7 @@ std::string describe_block(const wire::params& p) {
     parts.push_back(fmt::format("interval [{:g}, {:g}]", real(field::interval_lo), real(field::interval_hi)));
   }
   add("f", field::frac_bits);
+  add("grid", field::memo_grid);  // memoized duchi: k + 1 rounding points
   return fmt::format("{}", fmt::join(parts, " "));
 }
 

@@ -43,12 +43,10 @@ wire::file_kind kind_of(const std::string& path) {
 }
 
 void print_block(const wire::params& p, uint64_t fingerprint) {
-  const double epsilon = wire::implemented_epsilon(p);
+  const std::string epsilon = describe_epsilon(p);
   // Central-DP blocks (sparse-projection, winsorized) carry no epsilon: the server's release spends it.
-  fmt::print(
-      "parameters: {} (id {}), fingerprint {:016x}, {}\n", wire::mechanism_name(p.mech), static_cast<int>(p.mech),
-      fingerprint,
-      std::isnan(epsilon) ? "central DP (no device noise)" : fmt::format("epsilon {:.15g} implemented", epsilon));
+  fmt::print("parameters: {} (id {}), fingerprint {:016x}, {}\n", wire::mechanism_name(p.mech),
+             static_cast<int>(p.mech), fingerprint, epsilon.empty() ? "central DP (no device noise)" : epsilon);
   for (const block_field& f : block_fields(p)) fmt::print("  {}: {}\n", f.name, f.text);
 }
 

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "csv.h"
 #include "datasets.h"
+#include "days_sim.h"
 #include "errors.h"
 #include "files.h"
 #include "fleet.h"
@@ -28,14 +29,20 @@ struct simulate_options {
   mechanism_options mech;
   user_level_run run;  // the fleet and the files, whatever the mechanism
   uint64_t max_state_bytes = uint64_t{1} << 30;
+  days_options days;
+  std::vector<std::pair<const char*, CLI::Option*>> days_given;  // the options that need --days
 };
 
 // Every file the run will write, under the names it will write them (kent --dim d > 1: fold f's
 // batches with ".fold<f>"; winsorized-mean --queries K > 1: query q's with ".query<q>"), against
 // --data's CSV file and each other, before any work (docs/cli.md "Files").
-void refuse_overlapping_files(const mechanism_options& m, const user_level_run& o, input_kind input) {
+void refuse_overlapping_files(const mechanism_options& m, const user_level_run& o, input_kind input, uint32_t days) {
   const char* tag = nullptr;
   uint64_t copies = 1;
+  if (days != 0) {
+    tag = "day";
+    copies = days;
+  }
   if (input == input_kind::observations && m.dim > 1) {
     tag = "fold";
     copies = m.dim;  // M2: a fold per coordinate; M3: per rotated coordinate, d~ = 2^ceil(log2 d)
@@ -46,10 +53,12 @@ void refuse_overlapping_files(const mechanism_options& m, const user_level_run& 
     copies = m.queries;
   }
   copies = std::min<uint64_t>(copies, uint64_t{1} << 24);  // larger runs are refused before writing
-  std::vector<named_file> outputs{{"--truth-out", o.truth_out}, {"--release-out", o.release_out}};
+  std::vector<named_file> outputs{{"--release-out", o.release_out}};
   for (const named_file& f : {named_file{"--out", o.out}, named_file{"--round1-out", o.round1_out},
-                              named_file{"--windows-out", o.windows_out}}) {
-    if (tag == nullptr || f.path.empty()) {
+                              named_file{"--windows-out", o.windows_out}, named_file{"--truth-out", o.truth_out}}) {
+    // Truth files are per day with --days, one per run otherwise.
+    const bool indexed = f.option != "--truth-out" || days != 0;
+    if (tag == nullptr || f.path.empty() || !indexed) {
       outputs.push_back(f);
       continue;
     }
@@ -88,7 +97,11 @@ void run(const simulate_options& options) {
   const user_level_run& o = options.run;
   const input_kind input = checked_mechanism(options.mech).input;
   if (o.threads > max_threads) fail("--threads must be at most {}, got {}", max_threads, o.threads);
-  refuse_overlapping_files(options.mech, o, input);
+  for (const auto& [name, option] : options.days_given) {
+    if (option->count() > 0 && !options.days.given()) fail("{} applies with --days N only", name);
+  }
+  if (options.days.given()) check_days_options(options.days, input);
+  refuse_overlapping_files(options.mech, o, input, options.days.days);
   if (!o.release_out.empty() && input != input_kind::samples && input != input_kind::observations) {
     fail("--release-out applies to --mechanism winsorized-mean and kent with --dim d > 1 only");
   }
@@ -97,9 +110,11 @@ void run(const simulate_options& options) {
   if (input == input_kind::observations) return simulate_user_level(options.mech, o);
   if (input == input_kind::samples) return simulate_winsorized(options.mech, o);
   if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent and winsorized-mean only");
-  const parameter_block block = build_block(options.mech);
+  const parameter_block block =
+      options.days.given() ? days_block(options.mech, options.days) : build_block(options.mech);
   refuse_large_state(block, o.devices, options.max_state_bytes);
   const std::unique_ptr<dataset> data = make_dataset(o.data, shape_of(block), o.devices);
+  if (options.days.given()) return simulate_days(block, options.mech, options.days, o, *data);
   const simulated_batch batch =
       simulate_to_file(o.out, block, *data, o.seed, seed_purpose::device_block, o.threads, "simulate");
   if (!o.truth_out.empty()) write_truth(o.truth_out, truth_of(block, *data));
@@ -140,6 +155,31 @@ command add_simulate(CLI::App& parent) {
   app->add_option("--threads", o->run.threads,
                   "worker threads (default: one per hardware thread); the output does not depend on it");
   add_max_state_bytes_option(*app, &o->max_state_bytes, "refuse a block whose state or item data needs more memory");
+  days_options& d = o->days;
+  app->add_option("--days", d.days, "report once a day for N days: batches OUT.day0 ... (docs/cli.md)")
+      ->check(CLI::Range(1u, 1000000u));
+  o->days_given = {
+      {"--change-prob", app->add_option("--change-prob", d.change_prob,
+                                        "--days: probability that a device redraws its value each day (default 0)")},
+      {"--memoize", app->add_flag("--memoize", d.memoize,
+                                  "--days: memoized reports (a permanent response per value, from a device secret)")},
+      {"--epsilon-longitudinal",
+       app->add_option("--epsilon-longitudinal", d.epsilon_longitudinal,
+                       "--memoize: epsilon of the permanent responses, what all reports of one value reveal together")},
+      {"--use-case",
+       app->add_option("--use-case", d.use_case, "--memoize: use case id of the memoization (default 0)")},
+      {"--memo-grid",
+       app->add_option("--memo-grid", d.memo_grid,
+                       "--memoize duchi: values round to k + 1 points of the range (default 1: its ends)")
+           ->check(CLI::Range(1u, 1u << 24))},
+      {"--attack",
+       app->add_flag("--attack", d.attack, "--days: print what an attacker averaging each device's reports guesses")},
+      {"--attack-devices",
+       app->add_option("--attack-devices", d.attack_devices, "--attack: devices the attacker follows (default 10000)")},
+      {"--attack-window", app->add_option("--attack-window", d.attack_window,
+                                          "--attack: average only the last W days' reports (default: all)")
+                              ->check(CLI::Range(1u, 1000000u))},
+  };
   return {app, [o] { run(*o); }};
 }
 

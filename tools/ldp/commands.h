@@ -25,6 +25,7 @@ command add_estimate(CLI::App& parent);
 command add_inspect(CLI::App& parent);
 command add_mechanisms(CLI::App& parent);
 command add_demo(CLI::App& parent);
+command add_ledger(CLI::App& parent);
 
 }  // namespace ldp::tools
 

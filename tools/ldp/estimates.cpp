@@ -161,6 +161,11 @@ nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estima
   nlohmann::ordered_json j = {
       {"mechanism", wire::mechanism_name(p.mech)},
       {"epsilon", r.release ? r.release->epsilon_impl : wire::implemented_epsilon(p)},
+  };
+  // A memoized block's second level (docs/mechanisms.md E.1, E.2), right after the per-report one;
+  // the other blocks have none (+inf) or no formula (NaN).
+  if (std::isfinite(wire::longitudinal_epsilon(p))) j["epsilon_longitudinal"] = wire::longitudinal_epsilon(p);
+  j.update(nlohmann::ordered_json{
       {"fingerprint", fmt::format("{:016x}", agg.fingerprint())},
       {"parameters", parameters},
       {"kind", r.means ? "mean" : "count"},
@@ -170,7 +175,7 @@ nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estima
       {"rejected", rejected},
       {"damaged_chunks", agg.damaged_chunks()},
       {"estimates", estimates},
-  };
+  });
   if (r.release) {
     j["delta"] = r.release->delta;
     j["release"] = r.release->details;

@@ -78,7 +78,7 @@ unsigned worker_threads(unsigned requested) {
 }
 
 fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64_t seed, seed_purpose purpose,
-                       unsigned threads, const chunk_sink& sink) {
+                       unsigned threads, const chunk_sink& sink, const program_factory& make) {
   threads = worker_threads(threads);
   const uint64_t devices = data.devices();
   const uint64_t blocks = (devices + devices_per_block - 1) / devices_per_block;
@@ -93,7 +93,7 @@ fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64
   };
   std::vector<worker> workers(threads);
   for (worker& w : workers) {
-    w.program = make_device_program(block, data);
+    w.program = make ? make() : make_device_program(block, data, seed);
     w.payload.resize(wire::max_payload_size(block.params));
   }
 
@@ -136,17 +136,20 @@ fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64
 
 simulated_batch simulate_to_file(const std::string& path, const parameter_block& block, const dataset& data,
                                  uint64_t seed, seed_purpose purpose, unsigned threads, const std::string& label,
-                                 const chunk_sink& also) {
+                                 const chunk_sink& also, const program_factory& make) {
   atomic_output out(path, "batch file");
   const std::vector<unsigned char> header = batch_header(block.params), terminator = batch_terminator();
   out.write(header);
   progress bar(label, data.devices(), false);
   simulated_batch result;
-  result.timing = run_fleet(block, data, seed, purpose, threads, [&](span<const unsigned char> chunks, uint64_t done) {
-    out.write(chunks);
-    if (also) also(chunks, done);
-    bar.update(done);
-  });
+  result.timing = run_fleet(
+      block, data, seed, purpose, threads,
+      [&](span<const unsigned char> chunks, uint64_t done) {
+        out.write(chunks);
+        if (also) also(chunks, done);
+        bar.update(done);
+      },
+      make);
   out.write(terminator);
   out.commit();
   bar.finish();

@@ -14,6 +14,7 @@
 #include "datasets.h"
 #include "ldp/base/span.h"
 #include "mechanism_options.h"
+#include "randomizers.h"
 #include "seeding.h"
 
 namespace ldp::tools {
@@ -28,15 +29,19 @@ struct fleet_timing {
 // sink(chunks, devices_done): one block's complete chunks (no terminator), in device order.
 using chunk_sink = std::function<void(span<const unsigned char> chunks, uint64_t devices_done)>;
 
+// A new device program for one worker thread (simulate --days: memoized devices, recorded reports);
+// empty: make_device_program(block, data, seed).
+using program_factory = std::function<std::unique_ptr<device_program>()>;
+
 // The worker threads run_fleet uses for a --threads value: the value, or one per hardware thread
 // for 0.
 unsigned worker_threads(unsigned requested);
 
 // Runs data.devices() devices with `threads` worker threads (0: one per hardware thread), block b
-// seeded by derive_seed(seed, purpose, b). Throws cli_error if the device code refuses a device's
-// input.
+// seeded by derive_seed(seed, purpose, b), each thread running a program from `make`. Throws
+// cli_error if the device code refuses a device's input.
 fleet_timing run_fleet(const parameter_block& block, const dataset& data, uint64_t seed, seed_purpose purpose,
-                       unsigned threads, const chunk_sink& sink);
+                       unsigned threads, const chunk_sink& sink, const program_factory& make = {});
 
 struct simulated_batch {
   uint64_t bytes = 0;
@@ -45,10 +50,10 @@ struct simulated_batch {
 
 // run_fleet into a batch file written atomically (with a progress bar labelled `label`, none if it
 // is empty); `also`,
-// if set, sees every block's chunks too.
+// if set, sees every block's chunks too; `make` as for run_fleet.
 simulated_batch simulate_to_file(const std::string& path, const parameter_block& block, const dataset& data,
                                  uint64_t seed, seed_purpose purpose, unsigned threads, const std::string& label,
-                                 const chunk_sink& also = {});
+                                 const chunk_sink& also = {}, const program_factory& make = {});
 
 // The batch simulate_to_file writes, in memory (the Python package's Randomizer, issue 13): the
 // same bytes for the same block, data, seed and purpose.

@@ -11,6 +11,7 @@
 
 #include "errors.h"
 #include "ldp/wire/central_params.h"
+#include "ldp/wire/hash.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/unit_vector_params.h"
@@ -99,6 +100,13 @@ wire::derived_params frequency_block(const tool_mechanism& m, const mechanism_op
     derive_seed(o.public_seed, seed_purpose::hash_seed, 0, hash_seed);
     return wire::make_frequency_oracle(id, o.epsilon, d, k, cols, hash_seed);
   }
+  if (id == mechanism::dbitflip) {
+    const uint32_t sampled = given(o, "--sampled-buckets") ? o.sampled_buckets : 1;
+    if (sampled < 1 || sampled > std::min<uint32_t>(d, wire::dbitflip_max_sampled)) {
+      fail("--sampled-buckets must be in [1, min(--domain, {})], got {}", wire::dbitflip_max_sampled, sampled);
+    }
+    return wire::make_dbitflip(o.epsilon, d, sampled);
+  }
   return wire::make_frequency_oracle(id, o.epsilon, d);
 }
 
@@ -153,6 +161,7 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"hr", input_kind::item, "--domain", "", "--domain D"},
     {"cms", input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
     {"hcms", input_kind::item, "--domain", "--sketch --public-seed", "--domain D [--sketch k:m] [--public-seed P]"},
+    {"dbitflip", input_kind::item, "--domain", "--sampled-buckets", "--domain D [--sampled-buckets s]"},
     {"laplace", input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
     {"duchi", input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
     {"laplace-vector", input_kind::vector, "--dim --range", "--frac-bits", "--dim d --range lo:hi [--frac-bits f]"},
@@ -206,6 +215,8 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--hash-functions",
        app.add_option("--hash-functions", o.hash_functions, "flh: number k of public hash functions (default 1024)")},
       {"--sketch", app.add_option("--sketch", o.sketch, "cms, hcms: rows:columns (default 16:1024)")},
+      {"--sampled-buckets", app.add_option("--sampled-buckets", o.sampled_buckets,
+                                           "dbitflip: buckets s each device samples and reports (default 1)")},
       {"--range",
        app.add_option("--range", o.range, "laplace, duchi, laplace-vector, kent, winsorized-mean: value range lo:hi")},
       {"--frac-bits",

@@ -1,6 +1,6 @@
 // Mechanism names and options, the same in every subcommand (issue 6, docs/cli.md "Mechanisms"):
 // the frequency oracles grr sue oue blh olh flh hr cms hcms take --domain (olh also --hash-range,
-// flh --hash-range and --hash-functions k, cms/hcms --sketch k:m); laplace and duchi take --range lo:hi; laplace-vector --dim and --range;
+// flh --hash-range and --hash-functions k, cms/hcms --sketch k:m, dbitflip --sampled-buckets s); laplace and duchi take --range lo:hi; laplace-vector --dim and --range;
 // vector-mean --dim and --radius; the trusted-aggregator (central DP) protocols sparse-projection
 // (--dim --sparsity --radius) and winsorized-mean (--dim --range --observations, and its window,
 // budget rule and number of queries); kent takes --range
@@ -51,9 +51,10 @@ struct mechanism_options {
   double epsilon = 0;
   uint32_t domain = 0;
   uint32_t hash_range = 0;
-  uint32_t hash_functions = 0;  // flh: k (0: wire::flh_default_functions)
-  std::string sketch;           // "k:m"
-  std::string range;            // "lo:hi"
+  uint32_t hash_functions = 0;   // flh: k (0: wire::flh_default_functions)
+  std::string sketch;            // "k:m"
+  uint32_t sampled_buckets = 0;  // dbitflip: s (default 1)
+  std::string range;             // "lo:hi"
   unsigned frac_bits = 16;
   uint32_t dim = 0;
   double radius = 0;

@@ -15,6 +15,8 @@
 #include "ldp/device/winsorized.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/mean_params.h"
+#include "ldp/wire/oracle_params.h"
+#include "memo_devices.h"
 
 namespace ldp::tools {
 namespace {
@@ -152,8 +154,9 @@ class sparse_program final : public context_program<device::sparse_projection_co
 
 }  // namespace
 
-std::unique_ptr<device_program> make_device_program(const parameter_block& block, const dataset& data) {
+std::unique_ptr<device_program> make_device_program(const parameter_block& block, const dataset& data, uint64_t seed) {
   const wire::params& p = block.params;
+  if (wire::needs_device_secret(p)) return std::make_unique<memoized_program>(p, &data, seed, 0);
   switch (device::family_of(p.mech)) {  // the device context that takes its input
     case device::family::frequency: return std::make_unique<frequency_program>(p, item_input(data));
     case device::family::mean: return std::make_unique<value_program>(p, value_input(p, data));

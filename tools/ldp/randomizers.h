@@ -24,8 +24,10 @@ class device_program {
   virtual status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) = 0;
 };
 
-// The program for the block's mechanism; both arguments must outlive it.
-std::unique_ptr<device_program> make_device_program(const parameter_block& block, const dataset& data);
+// The program for the block's mechanism; block and data must outlive it. A block whose reports need
+// a device secret (dbitflip, docs/mechanisms.md E.3) gives device i the secret of memo_devices.h
+// under `seed` (use case 0).
+std::unique_ptr<device_program> make_device_program(const parameter_block& block, const dataset& data, uint64_t seed);
 
 // The exact answer for the inputs the devices randomize: item counts, or the mean of the values
 // after the device's clamping and rounding to the grid (what the estimators are unbiased for): for

@@ -42,4 +42,6 @@ uint64_t release_seed_of(uint64_t seed, uint64_t query) { return first_word(seed
 
 uint64_t call_seed_of(uint64_t seed, uint64_t call) { return first_word(seed, seed_purpose::randomizer_call, call); }
 
+uint64_t day_seed_of(uint64_t seed, uint64_t day) { return day == 0 ? seed : call_seed_of(seed, day); }
+
 }  // namespace ldp::tools

@@ -23,6 +23,9 @@ namespace ldp::tools {
 // winsorized-mean query q: rotation signs derive_seed(--public-seed, rotation_seed, q), PrivateRange
 // draws from derive_seed(--seed, server_noise, q), and the release uses the release seed
 // release_seed_of(--seed, q), so ldp estimate --release-seed repeats it on the saved round-2 state.
+// simulate --days (docs/cli.md "Several days"): device i's 32-byte memoization secret is
+// derive_seed(--seed, device_secret, i), the same every day; day k's value changes draw from
+// derive_seed(--seed, value_change, k).
 enum class seed_purpose : uint64_t {
   device_block = 1,
   hash_seed = 2,
@@ -31,7 +34,9 @@ enum class seed_purpose : uint64_t {
   server_noise = 5,
   fold_seed = 6,
   release_seed = 7,
-  randomizer_call = 8
+  randomizer_call = 8,
+  device_secret = 9,
+  value_change = 10
 };
 
 // Devices per seeding block.
@@ -53,6 +58,9 @@ uint64_t release_seed_of(uint64_t seed, uint64_t query);
 // of call `call` >= 1 of the Python package's Randomizer(seed).randomize (call 0 uses `seed` itself,
 // as ldp simulate --seed does), so later calls draw fresh randomness.
 uint64_t call_seed_of(uint64_t seed, uint64_t call);
+// The simulation seed of day `day` of simulate --days: `seed` for day 0 (so day 0 is the batch of a
+// run without --days), call_seed_of(seed, day) after it (day k is the Python Randomizer's call k).
+uint64_t day_seed_of(uint64_t seed, uint64_t day);
 
 }  // namespace ldp::tools
 

@@ -79,10 +79,9 @@ uint64_t save_state(const server::aggregator& agg, const std::string& path) {
 
 std::string describe_state(const server::aggregator& agg) {
   const wire::params& p = agg.parameters();
-  const double epsilon = wire::implemented_epsilon(p);
+  const std::string epsilon = describe_epsilon(p);
   // Central-DP blocks carry no epsilon: their devices add no noise, the server's release spends it.
-  const std::string privacy = std::isnan(epsilon) ? "central DP (exact sums, no device noise)"
-                                                  : fmt::format("epsilon {:.15g} implemented", epsilon);
+  const std::string privacy = epsilon.empty() ? "central DP (exact sums, no device noise)" : epsilon;
   return fmt::format("{} ({}), {}, fingerprint {:016x}", wire::mechanism_name(p.mech), describe_block(p), privacy,
                      agg.fingerprint());
 }

@@ -24,6 +24,7 @@ const char* status_name(status s) noexcept {
     case status::out_of_range: return "out_of_range";
     case status::invalid_parameters: return "invalid_parameters";
     case status::limit_exceeded: return "limit_exceeded";
+    case status::budget_exhausted: return "budget_exhausted";
   }
 #else
   (void)s;

@@ -40,11 +40,12 @@ enum ldp_status_code {
   LDP_RESERVED_BITS_SET = 13,  /* a reserved field, flag or padding bit is not zero */
   LDP_OUT_OF_RANGE = 14,       /* a value lies outside what the parameters allow */
   LDP_INVALID_PARAMETERS = 15, /* a parameter block violates its mechanism's constraints */
-  LDP_LIMIT_EXCEEDED = 16      /* a block whose server state would pass the memory ceiling */
+  LDP_LIMIT_EXCEEDED = 16,     /* a block whose server state would pass the memory ceiling */
+  LDP_BUDGET_EXHAUSTED = 17    /* the privacy ledger refuses a charge past the use case's budget */
 };
 
 /* Number of defined codes: ldp_status values are in [0, LDP_STATUS_COUNT). */
-#define LDP_STATUS_COUNT 17
+#define LDP_STATUS_COUNT 18
 
 /* "ok", "malformed_report", ...; "" for unknown values (and for all of them in builds with
  * LDP_CONFIG_STATUS_NAMES=0). */
@@ -65,6 +66,7 @@ enum ldp_mechanism_id {
   LDP_MECH_HCMS = 8,
   LDP_MECH_KENT_VOTE = 9,
   LDP_MECH_FLH = 10,
+  LDP_MECH_DBITFLIP = 11, /* docs/mechanisms.md E.3: ldp_params_dbitflip, ldp_randomize_item_memoized */
   LDP_MECH_LAPLACE = 16,
   LDP_MECH_LAPLACE_VECTOR = 17,
   LDP_MECH_DUCHI = 18,
@@ -287,6 +289,68 @@ ldp_status ldp_params_memoized_duchi(ldp_params* params, double lo, double hi, u
 ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
                                         const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, int64_t x,
                                         uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
+
+/* dBitFlip (docs/mechanisms.md E.3): items [0, k), each device sampling `sampled` = s buckets
+ * (1 <= s <= min(k, 32)) and reporting one permanent bit for each, at the largest implementable
+ * epsilon not above `epsilon`, for one report and for all reports of one value alike. Its reports need
+ * the device secret: ldp_randomize_item_memoized (no workspace); ldp_randomize_item refuses the block.
+ * LDP_INVALID_ARGUMENT for k < 2, s out of range or an epsilon out of (0, 40]. */
+ldp_status ldp_params_dbitflip(ldp_params* params, uint32_t k, uint32_t sampled, double epsilon) LDP_NOEXCEPT;
+
+/* ---- The privacy ledger (docs/ledger.md; C++: ldp/device/ledger.h) ------------------------------ */
+
+/* Two slots of slot_size bytes (flash pages, a file). Each function returns LDP_OK or a failure
+ * status of its choice, which the ledger returns unchanged; read and write stay inside a slot, erase
+ * sets a whole slot to erased_byte (0xFF for NOR flash), write is only called on an erased slot. */
+typedef struct ldp_ledger_storage {
+  ldp_status (*read)(void* context, uint32_t slot, uint32_t offset, uint8_t* out, uint32_t size);
+  ldp_status (*write)(void* context, uint32_t slot, uint32_t offset, const uint8_t* bytes, uint32_t size);
+  ldp_status (*erase)(void* context, uint32_t slot);
+  void* context;
+  uint32_t slot_size;
+  uint8_t erased_byte;
+} ldp_ledger_storage;
+
+/* The bytes of a record of n use cases. The ledger holds the use cases whose record fits both the
+ * slot and the workspace given to ldp_ledger_open. */
+#define LDP_LEDGER_RECORD_SIZE(n) (32u + 32u * (n))
+
+#define LDP_LEDGER_SIZE 192
+
+/* Holds a copy of the storage struct and the ledger's state; do not copy or move it once open. */
+typedef struct ldp_ledger {
+  union {
+    unsigned char bytes[LDP_LEDGER_SIZE];
+    uint64_t align_u64;
+    double align_double;
+    void* align_pointer;
+  } opaque;
+} ldp_ledger;
+
+/* Loads the ledger from its two slots; `workspace` (any alignment) holds the record and must
+ * outlive the ledger. LDP_INVALID_ARGUMENT (a null argument or function, slots below
+ * LDP_LEDGER_RECORD_SIZE(1)), LDP_WORKSPACE_TOO_SMALL, a storage failure, LDP_CHECKSUM_MISMATCH when
+ * neither slot holds a valid record and neither is erased, LDP_LIMIT_EXCEEDED when the record has
+ * more use cases than fit: a ledger that failed to load refuses every later call with its status. */
+ldp_status ldp_ledger_open(ldp_ledger* ledger, const ldp_ledger_storage* storage, void* workspace,
+                           size_t workspace_size) LDP_NOEXCEPT;
+
+/* Adds a use case with a budget per window (epsilon, in (0, 4096]) and a window of window_seconds,
+ * or changes a known use case's budget; written before it returns, nothing written when nothing
+ * changes. LDP_LIMIT_EXCEEDED when the ledger is full; LDP_INVALID_ARGUMENT for another window
+ * length than the stored one. */
+ldp_status ldp_ledger_configure(ldp_ledger* ledger, uint32_t use_case, double budget,
+                                uint32_t window_seconds) LDP_NOEXCEPT;
+
+/* Charges one report's epsilon (in (0, 40], e.g. ldp_params_epsilon) to the use case's window of
+ * `now` (seconds; an earlier time than the latest seen counts as the latest). LDP_BUDGET_EXHAUSTED
+ * (nothing changes) when the window's spend would pass the budget; LDP_OK only after the spend is
+ * written to both slots and read back: release the report after LDP_OK, never before. */
+ldp_status ldp_ledger_charge(ldp_ledger* ledger, uint32_t use_case, double epsilon, uint64_t now) LDP_NOEXCEPT;
+
+/* The epsilon the use case may still spend in the window of `now` (a multiple of 2^-40). */
+ldp_status ldp_ledger_remaining(const ldp_ledger* ledger, uint32_t use_case, uint64_t now,
+                                double* epsilon) LDP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

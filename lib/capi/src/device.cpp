@@ -180,12 +180,6 @@ ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, doubl
   }
 }
 
-ldp_status ldp_params_memoized_duchi(ldp_params* params, double lo, double hi, uint32_t frac_bits, double epsilon,
-                                     uint32_t grid, double flip) noexcept {
-  if (params == nullptr) return code(status::invalid_argument);
-  return publish(params, ldp::wire::make_memoized_duchi(lo, hi, frac_bits, epsilon, grid, flip));
-}
-
 ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
                                      double epsilon) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
@@ -265,18 +259,6 @@ ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x
   return randomize_with<ldp::device::mean_context>(call, x, nullptr, 0, out, capacity, written);
 }
 
-ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
-                                        const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, int64_t x,
-                                        uint8_t* out, size_t capacity, size_t* written) noexcept {
-  const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
-  if (!call.ok || secret == nullptr) return code(status::invalid_argument);
-  ldp::device::mean_context context;
-  const status s = ldp::device::mean_context::init({}, call.p->block, &context);
-  if (s != status::ok) return code(s);
-  return code(context.randomize_memoized(x, {secret, use_case}, call.r->rng, {out, capacity},
-                                         ldp::device::framing::report, written));
-}
-
 ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
                                 size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
   const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
@@ -326,6 +308,31 @@ ldp_status ldp_randomize_item_memoized(const ldp_params* params, ldp_rng* rng, u
     return context.randomize_memoized(item, {secret, use_case}, call.r->rng, {out, capacity},
                                       ldp::device::framing::report, written);
   });
+}
+
+// ---- Memoized numeric telemetry (docs/mechanisms.md E.2, E.3) --------------------------------------
+
+ldp_status ldp_params_memoized_duchi(ldp_params* params, double lo, double hi, uint32_t frac_bits, double epsilon,
+                                     uint32_t grid, double flip) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_memoized_duchi(lo, hi, frac_bits, epsilon, grid, flip));
+}
+
+ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
+                                        const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, int64_t x,
+                                        uint8_t* out, size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
+  if (!call.ok || secret == nullptr) return code(status::invalid_argument);
+  using ldp::device::mean_context;
+  return on_context<mean_context>(call, nullptr, 0, [&](mean_context& context) {
+    return context.randomize_memoized(x, {secret, use_case}, call.r->rng, {out, capacity}, ldp::device::framing::report,
+                                      written);
+  });
+}
+
+ldp_status ldp_params_dbitflip(ldp_params* params, uint32_t k, uint32_t sampled, double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_dbitflip(epsilon, k, sampled));
 }
 
 }  // extern "C"

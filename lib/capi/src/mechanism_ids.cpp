@@ -26,6 +26,7 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_HCMS, "hcms"},
     {LDP_MECH_KENT_VOTE, "kent-vote"},
     {LDP_MECH_FLH, "flh"},
+    {LDP_MECH_DBITFLIP, "dbitflip"},
     {LDP_MECH_LAPLACE, "laplace"},
     {LDP_MECH_LAPLACE_VECTOR, "laplace-vector"},
     {LDP_MECH_DUCHI, "duchi"},

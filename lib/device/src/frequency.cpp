@@ -21,7 +21,7 @@ status frequency_context::init(span<std::byte> workspace, const wire::params& p,
 
 status frequency_context::randomize(uint32_t item, random::drbg& rng, span<unsigned char> out, framing f,
                                     std::size_t* written) noexcept {
-  if (wire::is_memoized(block_.params)) {
+  if (wire::needs_device_secret(block_.params)) {
     *written = 0;
     return status::invalid_argument;
   }
@@ -32,7 +32,9 @@ status frequency_context::randomize(uint32_t item, random::drbg& rng, span<unsig
 
 template <class Use>
 status frequency_context::with_permanent_coins(uint32_t item, memo_key key, const kernels::table& k, Use use) noexcept {
-  if (!block_.ready || !wire::is_memoized(block_.params) || key.secret == nullptr) return status::invalid_argument;
+  if (!block_.ready || !wire::needs_device_secret(block_.params) || key.secret == nullptr) {
+    return status::invalid_argument;
+  }
   if (item >= block_.params.get(wire::field::domain)) return status::out_of_range;
   const memo_scope scope{key.use_case, block_.fingerprint};
   unsigned char seed[random::drbg::seed_size];

@@ -35,7 +35,8 @@ support_model pure_model(const wire::params& p) noexcept {
     case frequency_oracle::flh: model.q = 1.0 / static_cast<double>(p.get(field::hash_range)); break;  // q* (A.4)
     case frequency_oracle::hr: model.q = 0.5; break;  // orthogonal rows (A.5)
     case frequency_oracle::cms:
-    case frequency_oracle::hcms: model = support_model{}; break;  // not a pure protocol
+    case frequency_oracle::hcms:
+    case frequency_oracle::dbitflip: model = support_model{}; break;  // not a pure protocol
   }
   if (wire::is_memoized(p)) {
     // One report of each device passes both stages: the composite channel replaces the permanent

@@ -37,6 +37,7 @@ status make_pure_aggregator(const wire::params& p, uint64_t cells, aggregator_pt
 [[nodiscard]] status make_flh_aggregator(const wire::params& p, aggregator_ptr* out);         // fast_local_hashing.cpp
 [[nodiscard]] status make_hr_aggregator(const wire::params& p, aggregator_ptr* out);          // hadamard_response.cpp
 [[nodiscard]] status make_sketch_aggregator(const wire::params& p, aggregator_ptr* out);      // sketch.cpp
+[[nodiscard]] status make_dbitflip_aggregator(const wire::params& p, aggregator_ptr* out);    // dbitflip.cpp
 
 // The length of a BLH/OLH state body for n reports over d items (local_hashing.cpp): 12 n bytes for
 // the sorted list while that is shorter than the 8 d bytes of the counts, otherwise 8 d

@@ -1,6 +1,6 @@
 // The frequency-oracle family of aggregators (docs/mechanisms.md A.0-A.8): which blocks it serves, its
 // saved counts, and the estimate entry points. The per-oracle parts live in grr.cpp, unary.cpp,
-// local_hashing.cpp, fast_local_hashing.cpp, hadamard_response.cpp and sketch.cpp; ingestion, merge and the state header
+// local_hashing.cpp, fast_local_hashing.cpp, hadamard_response.cpp, sketch.cpp and dbitflip.cpp; ingestion, merge and the state header
 // are common to every family (aggregator.cpp).
 //
 // The counts in a saved state (after the common part documented in aggregator.cpp), every integer
@@ -17,6 +17,8 @@
 //     hr         K x u64     h[y], reports equal to y                    (sum = n)
 //     cms        k x u64     n_j, reports of row j                       (sum = n)
 //                k*m x u64   ones[j][l], row-major: row-j reports whose bit l is 1 (each <= n_j)
+//     dbitflip   d x u64     sampled[v], reports that sampled bucket v   (each <= n, sum = n s)
+//                d x u64     ones[v], those whose bit for v is 1         (each <= sampled[v])
 //     hcms       k x u64     n_j, as for cms
 //                k*m x i64   sum[j][l], row-major: +1 per row-j report at column l with bit 1,
 //                            -1 with bit 0 (sum over l of |sum[j][l]| <= n_j, and of sum[j][l]
@@ -54,6 +56,7 @@ bool detail::frequency_body_size(const wire::params& p, uint64_t n, uint64_t* ou
       uint64_t cells = 0;
       return checked_mul(k, m + 1, &cells) && checked_mul(cells, 8, out);
     }
+    case frequency_oracle::dbitflip: return checked_mul(p.get(field::domain), 16, out);
   }
   return false;  // a value outside the enumeration
 }
@@ -73,6 +76,7 @@ status detail::make_frequency_aggregator(const wire::params& p, std::unique_ptr<
     case frequency_oracle::hr: s = make_hr_aggregator(p, &f); break;
     case frequency_oracle::cms:
     case frequency_oracle::hcms: s = make_sketch_aggregator(p, &f); break;
+    case frequency_oracle::dbitflip: s = make_dbitflip_aggregator(p, &f); break;
   }
   *out = std::move(f);
   return s;

@@ -68,6 +68,9 @@ double leading_variance(const wire::params& p, uint64_t n) {
       if (p.mech == mechanism::cms) return ratio2 * (c * c - 1) / 4 + 1 / (m - 1);
       return ratio2 * (c * c - 1 / (m * m));
     }
+    // dBitFlip (docs/mechanisms.md E.3) is for repeated reporting: one report is dominated by SUE at
+    // the same epsilon (its variance is k/d times SUE's leading term), so it is not recommended.
+    case frequency_oracle::dbitflip: break;
   }
   return std::nan("");
 }
@@ -85,6 +88,7 @@ double estimate_cost(const wire::params& p, uint64_t n) {
     case frequency_oracle::olh: return static_cast<double>(n) * d;
     case frequency_oracle::flh:
     case frequency_oracle::cms: return k * d;
+    case frequency_oracle::dbitflip: return static_cast<double>(n) * static_cast<double>(p.get(field::sampled_buckets));
     case frequency_oracle::hr:
       return static_cast<double>(p.get(field::hadamard_dim)) * log2_of(p.get(field::hadamard_dim));
     case frequency_oracle::hcms: {

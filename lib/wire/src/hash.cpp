@@ -9,6 +9,28 @@ namespace {
 
 constexpr unsigned char report_key[16] = {'l', 'd', 'p', 'k', 'i', 't', ' ', 'o',
                                           'l', 'h', ' ', 'h', 'a', 's', 'h', '1'};
+constexpr unsigned char dbitflip_key[16] = {'l', 'd', 'p', 'k', 'i', 't', ' ', 'd',
+                                            'b', 'i', 't', 'f', 'l', 'i', 'p', '1'};
+
+// Uniform integers from SipHash words of (seed, counter), counter advancing per word.
+class sip_uniforms {
+ public:
+  explicit sip_uniforms(uint64_t seed) noexcept { store_le64(message_, seed); }
+
+  // Uniform in [0, n), n >= 1: Lemire's multiply-shift, rejecting the low words below 2^64 mod n.
+  uint64_t below(uint64_t n) noexcept {
+    const uint64_t reject = (0 - n) % n;
+    for (;;) {
+      store_le32(message_ + 8, counter_++);
+      const u128 product = mul_64x64(siphash24(dbitflip_key, span<const unsigned char>(message_, sizeof message_)), n);
+      if (product.lo >= reject) return product.hi;
+    }
+  }
+
+ private:
+  unsigned char message_[12] = {};
+  uint32_t counter_ = 0;
+};
 
 }  // namespace
 
@@ -26,6 +48,20 @@ hash_key report_hash_key(uint64_t seed) noexcept {
   hash_key k{};
   sip_pairs<void>(start, &seed, 1, &k.a, &k.b);
   return k;
+}
+
+void dbitflip_buckets(uint64_t seed, uint32_t k, uint32_t d, uint32_t* out) noexcept {
+  sip_uniforms uniform(seed);
+  uint32_t chosen = 0;
+  for (uint32_t j = k - d; j < k; ++j) {
+    const auto t = static_cast<uint32_t>(uniform.below(uint64_t{j} + 1));
+    bool seen = false;
+    for (uint32_t i = 0; i < chosen; ++i) seen = seen || out[i] == t;
+    // Insertion into the sorted prefix; j exceeds every earlier choice, so it goes last.
+    uint32_t value = seen ? j : t, at = chosen++;
+    for (; at > 0 && out[at - 1] > value; --at) out[at] = out[at - 1];
+    out[at] = value;
+  }
 }
 
 sketch_hash::sketch_hash(const unsigned char hash_seed[seed_size]) noexcept {

@@ -6,6 +6,7 @@
 #include "derivation.h"
 #include "ldp/base/bits.h"
 #include "ldp/wire/det_math.h"
+#include "ldp/wire/hash.h"
 
 namespace ldp::wire {
 namespace {
@@ -104,8 +105,8 @@ bool detail::oracle_rules_hold(const params& p) noexcept {
   }
   const uint64_t w = p.get(field::threshold_bits);
   const uint64_t keep = p.get(field::threshold_keep), other = p.get(field::threshold_other);
-  if (kind_of(p.mech) == payload_kind::unary_bits) return keep > other;                         // SUE, OUE, the vote
-  if (p.has(field::sketch_columns)) return keep_more_likely((uint64_t{1} << w) - other, 1, w);  // CMS, HCMS
+  if (kind_of(p.mech) == payload_kind::unary_bits || p.mech == mechanism::dbitflip) return keep > other;  // E.3 too
+  if (p.has(field::sketch_columns)) return keep_more_likely((uint64_t{1} << w) - other, 1, w);            // CMS, HCMS
   // GRR over the domain, OLH, BLH and FLH over the hash range, HR over a sign.
   const uint64_t values =
       p.mech == mechanism::hr ? 2 : p.get(p.has(field::hash_range) ? field::hash_range : field::domain);
@@ -139,6 +140,14 @@ double permanent_epsilon(const params& p) noexcept {
                        one_d - static_cast<double>(keep));
     case frequency_oracle::cms: return 2 * keep_epsilon(one - other, 1);
     case frequency_oracle::hcms: return keep_epsilon(one - other, 1);
+    case frequency_oracle::dbitflip: {
+      // E.3: the sampled set does not depend on the input. d >= 2: both inputs' buckets may be
+      // sampled, and their bits differ as SUE's; d = 1: at most one is, the worse of its two ratios.
+      const auto k = static_cast<double>(keep), o = static_cast<double>(other);
+      if (p.get(field::sampled_buckets) >= 2) return log_ratio(k, one_d - o, o, one_d - k);
+      const double ones = log_ratio(k, 1, o, 1), zeros = log_ratio(one_d - o, 1, one_d - k, 1);
+      return ones > zeros ? ones : zeros;
+    }
   }
   return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration
 }
@@ -175,7 +184,8 @@ field_set memo_fields(mechanism m) noexcept {
     case frequency_oracle::hr:
     case frequency_oracle::cms:
     case frequency_oracle::hcms:
-    case frequency_oracle::flh: return 0;
+    case frequency_oracle::flh:
+    case frequency_oracle::dbitflip: return 0;  // always memoized (E.3): no optional fields
   }
   return 0;  // a value outside the enumeration
 }
@@ -212,7 +222,7 @@ memo_channel composite_channel(const params& p) noexcept {
 double longitudinal_epsilon(const params& p) noexcept {
   if (in_family(p.mech, mechanism_family::mean)) return detail::mean_longitudinal_epsilon(p);  // E.2
   if (!in_family(p.mech, mechanism_family::frequency_oracle)) return std::numeric_limits<double>::quiet_NaN();
-  return is_memoized(p) ? permanent_epsilon(p) : infinity;
+  return needs_device_secret(p) ? permanent_epsilon(p) : infinity;
 }
 
 // The top-level dispatch by family (docs/architecture.md "The mechanism table"): the user-level
@@ -242,14 +252,34 @@ derived_params make_grr(double epsilon, uint32_t d) noexcept {
   return finish(p);
 }
 
+namespace {
+
+// Symmetric bits (keep, 2^w - keep) of which `differing` can differ between two inputs, each
+// carrying epsilon / differing: SUE and dBitFlip with d >= 2 (two bits), dBitFlip with d = 1 (one).
+uint64_t symmetric_keep(double epsilon, unsigned differing) {
+  const double e = det_exp(epsilon / differing);
+  const auto level = [differing](uint64_t t) { return differing * keep_epsilon(t, 1); };
+  return keep_threshold(e / (1 + e), epsilon, level);
+}
+
+}  // namespace
+
 derived_params make_sue(double epsilon, uint32_t d) noexcept {
   if (!valid_epsilon(epsilon) || d < 2) return fail();
   // One-hot inputs differ in two bits: each carries epsilon / 2 (docs/mechanisms.md A.2, classic bug).
-  const double e = det_exp(epsilon / 2);
-  const auto level = [](uint64_t t) { return 2 * keep_epsilon(t, 1); };
-  const uint64_t keep = keep_threshold(e / (1 + e), epsilon, level);
+  const uint64_t keep = symmetric_keep(epsilon, 2);
   params p = frequency_block(mechanism::sue, d);
   p.set(field::threshold_keep, keep).set(field::threshold_other, one - keep);
+  return finish(p);
+}
+
+derived_params make_dbitflip(double epsilon, uint32_t k, uint32_t d) noexcept {
+  if (!valid_epsilon(epsilon) || k < 2 || d < 1 || d > k || d > dbitflip_max_sampled) return fail();
+  // E.3: two inputs differ in the bits of both buckets when both are sampled (d >= 2: epsilon / 2
+  // each, DKY's e^{eps/2}); with d = 1 at most one of them is, so the one bit may carry epsilon.
+  const uint64_t keep = symmetric_keep(epsilon, d >= 2 ? 2 : 1);
+  params p = frequency_block(mechanism::dbitflip, k);
+  p.set(field::threshold_keep, keep).set(field::threshold_other, one - keep).set(field::sampled_buckets, d);
   return finish(p);
 }
 
@@ -352,6 +382,7 @@ derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, ui
     case frequency_oracle::cms: return make_cms(epsilon, d, rows, columns, hash_seed);
     case frequency_oracle::hcms: return make_hcms(epsilon, d, rows, columns, hash_seed);
     case frequency_oracle::flh: return make_flh(epsilon, d, rows, hash_seed, columns);
+    case frequency_oracle::dbitflip: return make_dbitflip(epsilon, d, rows == 0 ? 1 : rows);
   }
   return fail();
 }

@@ -6,6 +6,7 @@
 #include "ldp/base/bits.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
+#include "ldp/wire/hash.h"
 #include "ldp/wire/oracle_params.h"
 
 namespace ldp::wire {
@@ -112,6 +113,10 @@ bool ranges_hold(const params& p) {
   if (has(field::sparsity)) {
     const uint64_t s = get(field::sparsity);
     if (s < 1 || s > get(field::domain) || s > 65535) return false;
+  }
+  if (has(field::sampled_buckets)) {  // dBitFlip (docs/mechanisms.md E.3): d <= k, one u32 of bits
+    const uint64_t s = get(field::sampled_buckets);
+    if (s < 1 || s > get(field::domain) || s > dbitflip_max_sampled) return false;
   }
   if (has(field::round)) {
     const uint64_t expected = p.mech == mechanism::kent_vote ? 1 : 2;

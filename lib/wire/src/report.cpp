@@ -13,7 +13,7 @@ using detail::writer;
 uint64_t index_bound(const params& p) {
   switch (kind_of(p.mech)) {
     case payload_kind::index: return index_payload_bound(p);
-    case payload_kind::hash_bucket: return p.get(field::hash_range);
+    case payload_kind::hash_bucket: return hash_bucket_bound(p);
     case payload_kind::sketch_row:
     case payload_kind::sketch_cell: return p.get(field::sketch_rows);
     case payload_kind::coordinate_bit:

@@ -7,8 +7,8 @@
 //   is active. The mean of the R estimates within 5 standard errors of the truth (two-sided 5.7e-7),
 //   (R - 1) S^2 / sigma^2 inside the central 1 - 1e-6 of chi-square(R - 1) with
 //   sigma^2 = (Q gamma / 2)^2 sum_u (B'^2 - y_u^2) / n^2, B' = duchi_scale(p) (the flip undone).
-//   A scale that forgot the flip (B instead of B') biases the mean by 20% of its distance to the
-//   centre: over 100 standard errors here.
+//   B' is computed here from the block's integers. A scale that forgot the flip (B instead of B')
+//   biases the mean by 20% of its distance to the centre: about 15 standard errors here.
 // - Averaging attack, one device, 2000 reports at epsilon = 3, values 0.15 and 0.85 of the range:
 //   without memoization the attacker's average (the estimator on that device's reports) is within
 //   0.05 of the value: its standard deviation is at most 0.0096, so 0.05 is 5.2 of them (two-sided
@@ -86,11 +86,19 @@ TEST_CASE("memoized duchi: unbiased over fleets of distinct secrets, variance (Q
     const auto& p = derived.block;
     ldp::test::owned_context<ldp::device::mean_context> c(p);
     REQUIRE(c.code == status::ok);
-    const double b = ldp::server::duchi_scale(p), half = 5.0, gamma = 1.0 / 256;
+    // B' from the block's integers (E.2), not from the server: 2^32 / (T_hi - T_lo) * 2^32 / (2^32 - 2 Phi).
+    const double one = 4294967296.0;
+    const double b =
+        one / static_cast<double>(p.get(ldp::wire::field::threshold_keep) - p.get(ldp::wire::field::threshold_other)) *
+        one / (one - 2 * static_cast<double>(p.get(ldp::wire::field::output_flip)));
+    CHECK(ldp::server::duchi_scale(p) == doctest::Approx(b).epsilon(1e-12));
+    const double half = 5.0, gamma = 1.0 / 256;
     std::vector<int64_t> data;
     double truth = 0, per_user = 0;
     for (std::size_t u = 0; u < n; ++u) {
-      const auto x = static_cast<int64_t>(37 + u * 2477 / (n - 1));  // off the grid, both ends near
+      // Off the grid, in the upper half of the range: a scale that forgot the flip biases the mean by
+      // 20% of its distance to the centre (about 0.5 here, 15 standard errors).
+      const auto x = static_cast<int64_t>(1317 + u * 1197 / (n - 1));
       data.push_back(x);
       const double y = 2.0 * static_cast<double>(x) / 2560 - 1;
       truth += static_cast<double>(x) * gamma / n;

@@ -53,6 +53,7 @@ inline params block(mechanism m, double eps = 1.0, uint32_t d = 10) {
     case frequency_oracle::cms: r = ldp::wire::make_cms(eps, d, 4, 16, sketch_seed); break;
     case frequency_oracle::hcms: r = ldp::wire::make_hcms(eps, d, 4, 16, sketch_seed); break;
     case frequency_oracle::flh: r = ldp::wire::make_flh(eps, d, 4, sketch_seed); break;
+    case frequency_oracle::dbitflip: r = ldp::wire::make_dbitflip(eps, d, 3); break;
   }
   REQUIRE(r.code == status::ok);
   REQUIRE(r.block.mech == m);
@@ -106,8 +107,9 @@ inline bytes random_report(const params& p, ldp::random::drbg& rng) {
       break;
     case frequency_oracle::blh:
     case frequency_oracle::olh:
+    case frequency_oracle::dbitflip:
       r.seed = rng.next_u64();
-      r.index = static_cast<uint32_t>(rng.next_u32() % p.get(field::hash_range));
+      r.index = static_cast<uint32_t>(rng.next_u32() % ldp::wire::hash_bucket_bound(p));
       break;
     case frequency_oracle::cms:
       r.index = static_cast<uint32_t>(rng.next_u32() % p.get(field::sketch_rows));
@@ -179,6 +181,7 @@ inline std::vector<expected> reference_pure(const params& p, const std::vector<l
     case frequency_oracle::hr: q = 0.5; break;
     case frequency_oracle::cms:
     case frequency_oracle::hcms: FAIL("not a pure oracle: the sketches' reference is reference_sketch"); break;
+    case frequency_oracle::dbitflip: FAIL("not a pure oracle: dBitFlip's reference is reference_dbitflip"); break;
   }
   std::vector<expected> out;
   for (uint32_t v = 0; v < d; ++v) {
@@ -202,13 +205,37 @@ inline std::vector<expected> reference_pure(const params& p, const std::vector<l
         }
         case frequency_oracle::hr: s = hadamard(v + 1, r.index) == 1; break;
         case frequency_oracle::cms:
-        case frequency_oracle::hcms: break;  // failed above
+        case frequency_oracle::hcms:
+        case frequency_oracle::dbitflip: break;  // failed above
       }
       support += s ? 1 : 0;
     }
     const double c = (support - n * q) / (pk - q);
     const double var = n * q * (1 - q) / ((pk - q) * (pk - q)) + clip(c, n) * (1 - pk - q) / (pk - q);
     out.push_back({c, var});
+  }
+  return out;
+}
+
+// Naive reference for dBitFlip (docs/mechanisms.md E.3): each report's sampled buckets from its seed,
+// then DKY's sum over the reports that sampled v of (b - q) / (p - q), times k / s, and the closed
+// form (k / s) n q (1 - q) / (p - q)^2 + c ((k / s)(1 - 2 q) / (p - q) - 1) written out.
+inline std::vector<expected> reference_dbitflip(const params& p, const std::vector<ldp::wire::report>& rs) {
+  const auto k = static_cast<uint32_t>(p.get(field::domain));
+  const auto s = static_cast<uint32_t>(p.get(field::sampled_buckets));
+  const double pk = prob(p, field::threshold_keep), q = prob(p, field::threshold_other);
+  const double n = static_cast<double>(rs.size()), ratio = static_cast<double>(k) / s;
+  std::vector<double> sum(k, 0.0);
+  for (const auto& r : rs) {
+    std::vector<uint32_t> buckets(s);
+    ldp::wire::dbitflip_buckets(r.seed, k, s, buckets.data());
+    for (uint32_t i = 0; i < s; ++i) sum[buckets[i]] += (static_cast<double>((r.index >> i) & 1) - q) / (pk - q);
+  }
+  std::vector<expected> out;
+  for (uint32_t v = 0; v < k; ++v) {
+    const double c = ratio * sum[v];
+    out.push_back(
+        {c, ratio * n * q * (1 - q) / ((pk - q) * (pk - q)) + clip(c, n) * (ratio * (1 - 2 * q) / (pk - q) - 1)});
   }
   return out;
 }

@@ -28,7 +28,9 @@ double ulps(double a, double b) {
 const unsigned char seed[32] = {7};
 
 ldp::wire::derived_params derive(mechanism m, double eps, uint32_t d) {
-  return ldp::wire::make_frequency_oracle(m, eps, d, 8, 64, seed);
+  // dBitFlip samples rows = 8 buckets, at most d of them (docs/mechanisms.md E.3).
+  const uint32_t rows = m == mechanism::dbitflip && d < 8 ? d : 8;
+  return ldp::wire::make_frequency_oracle(m, eps, d, rows, 64, seed);
 }
 
 const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire::mechanism_family::frequency_oracle);
@@ -37,6 +39,7 @@ const std::vector<mechanism> oracles = ldp::test::mechanisms_of(ldp::wire::mecha
 double one_step_looser(ldp::wire::params p) {
   switch (ldp::wire::oracle_of(p.mech)) {
     case frequency_oracle::sue:
+    case frequency_oracle::dbitflip:
       p.set(field::threshold_keep, p.get(field::threshold_keep) + 1);
       p.set(field::threshold_other, p.get(field::threshold_other) - 1);
       break;

@@ -31,12 +31,15 @@ enum class [[nodiscard]] status : int32_t{
     invalid_parameters = 15,  // a parameter block violates its mechanism's constraints
     limit_exceeded = 16,      // a block whose server state would pass the caller's memory ceiling
                               // (server::limits, docs/security_model.md "Memory contract"): refused
-                              // before any allocation; never a report's rejection status
+                              // before any allocation; never a report's rejection status. Also
+                              // a use case past the privacy ledger's capacity (docs/ledger.md)
+    budget_exhausted = 17,    // the device privacy ledger refuses a charge that would pass the use
+                              // case's budget for its window (ldp/device/ledger.h, docs/ledger.md)
 };
 
 // Number of defined codes. The rejection counters of saved state are a fixed 16
 // (server::rejection_counter_count): codes from 16 on are never rejection statuses.
-inline constexpr int32_t status_count = 17;
+inline constexpr int32_t status_count = 18;
 
 // Short snake_case name of a status ("ok", "malformed_report", ...); "" for unknown values and for
 // every value when LDP_CONFIG_STATUS_NAMES is 0.

@@ -50,10 +50,10 @@ class frequency_context {
   [[nodiscard]] status randomize(uint32_t item, random::drbg& rng, span<unsigned char> out, framing f,
                                  std::size_t* written) noexcept;
 
-  // Memoized randomized response (docs/mechanisms.md E.1), memoized sue, oue, olh and blh blocks
-  // (wire::is_memoized; invalid_argument for others and for a null secret). The permanent response
-  // of `item`: fields() with coins from the value's memoized stream; OLH/BLH hash with the
-  // device-permanent seed. Deterministic in (secret, use case, block, item) and the same on every
+  // Memoized randomized response (docs/mechanisms.md E.1), memoized sue, oue, olh and blh blocks,
+  // and dbitflip (E.3: permanent only) (wire::needs_device_secret; invalid_argument for others and
+  // for a null secret). The permanent response of `item`: fields() with coins from the value's
+  // memoized stream; OLH/BLH hash, and dBitFlip samples its buckets, with the device-permanent seed. Deterministic in (secret, use case, block, item) and the same on every
   // kernel table.
   [[nodiscard]] status permanent_fields(uint32_t item, memo_key key, const kernels::table& k, wire::report* r) noexcept;
 
@@ -223,6 +223,23 @@ status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) 
       r->bit = static_cast<uint8_t>(plus != flip ? 1 : 0);
       return status::ok;
     }
+    case frequency_oracle::dbitflip: {
+      // E.3: the device's seed (revealed; device-permanent under memoization) names its d sampled
+      // buckets; then one bit per sampled bucket in increasing order, Bernoulli(keep) at the item
+      // and Bernoulli(other) elsewhere (the threshold is selected, not branched on), packed into
+      // the index.
+      r->seed = coins.raw_u64();
+      uint32_t buckets[wire::dbitflip_max_sampled];
+      const auto sampled = static_cast<uint32_t>(p.get(field::sampled_buckets));
+      wire::dbitflip_buckets(r->seed, static_cast<uint32_t>(d), sampled, buckets);
+      uint32_t bits = 0;
+      for (uint32_t i = 0; i < sampled; ++i) {
+        const uint64_t threshold = buckets[i] == value ? keep : other;
+        bits |= static_cast<uint32_t>(coins.bernoulli(threshold) ? 1u : 0u) << i;
+      }
+      r->index = bits;
+      return status::ok;
+    }
   }
   return status::invalid_argument;  // a value outside the enumeration
 }
@@ -230,7 +247,7 @@ status frequency_context::fields(uint32_t value, Coins& coins, wire::report* r) 
 template <class PermanentCoins, class InstantCoins>
 status frequency_context::memoized_fields(uint32_t item, PermanentCoins& permanent, InstantCoins& instant,
                                           wire::report* r) noexcept {
-  if (!wire::is_memoized(block_.params)) {
+  if (!wire::needs_device_secret(block_.params)) {
     *r = wire::report{};
     return status::invalid_argument;
   }
@@ -270,6 +287,7 @@ status frequency_context::instantaneous(Coins& coins, wire::report* r) noexcept 
     case frequency_oracle::cms:
     case frequency_oracle::hcms:
     case frequency_oracle::flh: break;
+    case frequency_oracle::dbitflip: return status::ok;  // permanent only (E.3)
   }
   return status::invalid_argument;
 }

@@ -47,6 +47,18 @@ void report_hash_start(uint64_t state[4]) noexcept;
   return static_cast<uint32_t>((uint64_t{hash32(k, v)} * g) >> 32);
 }
 
+// dBitFlip (docs/mechanisms.md E.3): the most buckets a device samples (its report packs one bit
+// per sampled bucket into a u32).
+inline constexpr uint32_t dbitflip_max_sampled = 32;
+
+// The d distinct buckets of [0, k) a dBitFlip device with 64-bit seed `seed` samples, in increasing
+// order in out[0, d) (1 <= d <= min(k, 32)). Floyd's algorithm: for j = k - d .. k - 1, t uniform in
+// [0, j], taken unless already chosen, else j; every d-subset has probability 1 / C(k, d), so each
+// bucket is sampled with probability d / k exactly. The uniforms are Lemire's reduction with
+// rejection of SipHash-2-4 words under the key "ldpkit dbitflip1" of (seed, counter) (8 + 4 bytes
+// LE), exact for a PRF. Device and server expand a report's seed alike.
+void dbitflip_buckets(uint64_t seed, uint32_t k, uint32_t d, uint32_t* out) noexcept;
+
 // CMS/HCMS row hashes h_j(x) in [0, m) for the family named by a block's public hash_seed:
 // SipHash-2-4 keyed with the seed's first 16 bytes, over its last 16 bytes, j and x (little-endian
 // u32 each); the top 32 bits of the output are reduced to [0, m) by multiply-shift.

@@ -36,6 +36,7 @@ enum class mechanism : uint8_t {
   hcms = 8,                // A.6 Hadamard count-mean sketch
   kent_vote = 9,           // C.1 P1, round 1 of the user-level protocols
   flh = 10,                // A.4 fast local hashing: one of k public hash functions
+  dbitflip = 11,           // E.3 DKY's d-bit histogram: d sampled buckets, a permanent bit each
   laplace = 16,            // B.1 discrete Laplace on a fixed-point grid, one value
   laplace_vector = 17,     // B.1 per coordinate, L1 sensitivity
   duchi = 18,              // B.2 one-bit mean
@@ -53,7 +54,7 @@ enum class mechanism : uint8_t {
 enum class payload_kind : uint8_t {
   index,             // one value in [0, n): GRR (n = d), HR (n = K), FLH (n = k g: function j, bucket y as j g + y)
   unary_bits,        // d packed bits: SUE, OUE, kent_vote
-  hash_bucket,       // 64-bit seed + bucket in [0, g): BLH, OLH
+  hash_bucket,       // 64-bit seed + bucket in [0, g): BLH, OLH; dbitflip: the device's seed + its d bits (< 2^d)
   sketch_row,        // row in [0, k) + m packed bits: CMS
   sketch_cell,       // row in [0, k), column in [0, m), sign bit: HCMS
   fixed_value,       // one zigzag varint: laplace, kent_refine
@@ -82,10 +83,10 @@ enum class mechanism_family : uint8_t {
 // user-level rounds are counted by another family's code, so their member names the mechanism of
 // that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
-enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh };  // docs/mechanisms.md A
-enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                    // B.1, B.2
-enum class vector_mean_member : uint8_t { duchi, laplace };                             // B.5
-enum class unit_vector_member : uint8_t { l2_ball };                                    // B.6
+enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
+enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                              // B.1, B.2
+enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
+enum class unit_vector_member : uint8_t { l2_ball };                                              // B.6
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -155,6 +156,9 @@ inline constexpr mechanism_row mechanism_table[] = {
      required_group::frequency | required_group::sketch, true},
     {mechanism::hcms, "hcms", "hcms", payload_kind::sketch_cell, mechanism_family::frequency_oracle,
      frequency_oracle::hcms, required_group::frequency | required_group::sketch, true},
+    {mechanism::dbitflip, "dbitflip", "dbitflip", payload_kind::hash_bucket, mechanism_family::frequency_oracle,
+     frequency_oracle::dbitflip, required_group::frequency | required_group::thresholds | field_bits(field::sampled_buckets),
+     true},
     {mechanism::laplace, "laplace", "laplace", payload_kind::fixed_value, mechanism_family::mean, mean_member::laplace,
      required_group::range | required_group::scale, true},
     {mechanism::duchi, "duchi", "duchi", payload_kind::bit, mechanism_family::mean, mean_member::duchi,

@@ -47,9 +47,16 @@ inline constexpr uint32_t flh_default_functions = 1024;
 [[nodiscard]] derived_params make_flh(double epsilon, uint32_t d, uint32_t k, const unsigned char hash_seed[seed_size],
                                       uint32_t g = 0) noexcept;
 
-// Any of the nine by id: `rows`, `columns` and `hash_seed` are used by CMS, HCMS (k rows, m
-// columns) and FLH (k functions, hash range g or 0 for OLH's choice) only (and may be 0 / null
-// otherwise); invalid_argument for a mechanism that is not a frequency oracle.
+// dBitFlip (docs/mechanisms.md E.3, Ding, Kulkarni, Yekhanin 2017) over k buckets, each device
+// sampling d of them (1 <= d <= min(k, 32)): symmetric bits keep = 2^32 - other with
+// keep / 2^32 ~ e^{eps/2} / (e^{eps/2} + 1) for d >= 2 (both inputs' buckets may be sampled), and
+// e^eps / (e^eps + 1) for d = 1 (at most one is); epsilon_impl <= epsilon (D.1).
+[[nodiscard]] derived_params make_dbitflip(double epsilon, uint32_t k, uint32_t d) noexcept;
+
+// Any of the ten by id: `rows`, `columns` and `hash_seed` are used by CMS, HCMS (k rows, m
+// columns), FLH (k functions, hash range g or 0 for OLH's choice) and dBitFlip (rows = the sampled
+// buckets d, 0 for 1) only (and may be 0 / null otherwise); invalid_argument for a mechanism that
+// is not a frequency oracle.
 [[nodiscard]] derived_params make_frequency_oracle(mechanism m, double epsilon, uint32_t d, uint32_t rows = 0,
                                                    uint32_t columns = 0,
                                                    const unsigned char* hash_seed = nullptr) noexcept;
@@ -68,6 +75,12 @@ inline constexpr uint32_t flh_default_functions = 1024;
 // every report.
 
 [[nodiscard]] constexpr bool is_memoized(const params& p) noexcept { return p.has(field::instant_keep); }
+
+// Whether a block's reports need the device secret (memo_key): memoized blocks, and dBitFlip, whose
+// sampled buckets and bits are permanent by design (E.3) and which has no instantaneous stage.
+[[nodiscard]] constexpr bool needs_device_secret(const params& p) noexcept {
+  return is_memoized(p) || p.mech == mechanism::dbitflip;
+}
 
 // The fields a memoized block of m adds to the required ones (docs/wire_format.md 3.2); none for
 // the mechanisms without a memoized form. duchi: memo_grid and output_flip (E.2, mean_params.h).

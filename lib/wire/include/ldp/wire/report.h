@@ -40,13 +40,19 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
   return p.mech == mechanism::hr ? p.get(field::hadamard_dim) : p.get(field::domain);
 }
 
+// The values of a hash_bucket payload's bucket lie in [0, bound): g (BLH, OLH), or 2^d for dbitflip,
+// whose "bucket" packs the d bits of its sampled buckets (bit i for the i-th smallest, E.3).
+[[nodiscard]] constexpr uint64_t hash_bucket_bound(const params& p) noexcept {
+  return p.mech == mechanism::dbitflip ? uint64_t{1} << p.get(field::sampled_buckets) : p.get(field::hash_range);
+}
+
 // The largest payload the parameters allow (exact for every fixed-size payload kind).
 [[nodiscard]] constexpr std::size_t max_payload_size(const params& p) noexcept {
   const uint64_t d = p.get(field::domain);
   switch (kind_of(p.mech)) {
     case payload_kind::index: return index_bytes(index_payload_bound(p));
     case payload_kind::unary_bits: return static_cast<std::size_t>((d + 7) / 8);
-    case payload_kind::hash_bucket: return 8 + index_bytes(p.get(field::hash_range));
+    case payload_kind::hash_bucket: return 8 + index_bytes(hash_bucket_bound(p));
     case payload_kind::sketch_row:
       return index_bytes(p.get(field::sketch_rows)) + static_cast<std::size_t>((p.get(field::sketch_columns) + 7) / 8);
     case payload_kind::sketch_cell:
