@@ -51,20 +51,11 @@ class unit_vector final : public aggregator {
     return status::ok;
   }
 
-  void write_body(std::vector<unsigned char>& out) const override {
-    out.reserve(out.size() + sums_.size() * detail::wide_sum_bytes);
-    for (const i128& s : sums_) detail::put_wide_sum(out, s);
-  }
+  void write_body(std::vector<unsigned char>& out) const override { detail::put_wide_sums(out, sums_); }
 
   status read_body(span<const unsigned char> body) override {
-    if (body.size() != sums_.size() * detail::wide_sum_bytes) return status::wrong_length;
     const u128 bound = mul_64x64(reports_, static_cast<uint64_t>(wire::unit_coordinate_max));
-    for (std::size_t i = 0; i < sums_.size(); ++i) {
-      const i128 s = detail::load_wide_sum(body.data() + i * detail::wide_sum_bytes);
-      if (bound < magnitude(s)) return status::malformed_report;
-      sums_[i] = s;
-    }
-    return status::ok;
+    return detail::load_wide_sums(body, sums_, [&](i128 s) { return !(bound < magnitude(s)); });
   }
 
   std::vector<estimate> estimate_impl(double z) const override {
