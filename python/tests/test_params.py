@@ -16,7 +16,7 @@ NON_PROTOCOLS = [m for m in CASES if m not in ("kent", "winsorized-mean")]
 def test_cases_cover_every_mechanism_of_the_tool(run_ldp):
     """Every mechanism of `ldp simulate --help` and `ldp mechanisms` has a case (and ldpkit knows it)."""
     help_text = run_ldp("simulate", "--help")
-    listed = re.search(r"mechanism: ([a-z, -]+)", help_text).group(1)
+    listed = re.search(r"mechanism: ([a-z0-9, -]+)", help_text).group(1)
     simulate = {name.strip() for name in listed.split(",")}
     assert simulate == set(CASES) == set(ldpkit.MECHANISMS)
     ranked = run_ldp("mechanisms", "--domain", 20, "--epsilon", 1, "--format", "csv").splitlines()[1:]

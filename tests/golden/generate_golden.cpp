@@ -98,6 +98,7 @@ mechanism representative(payload_kind k) {
     case payload_kind::coordinate_bit: return mechanism::vector_duchi;
     case payload_kind::coordinate_value: return mechanism::vector_laplace;
     case payload_kind::sparse_pairs: return mechanism::sparse_projection;
+    case payload_kind::unit_vector: return mechanism::l2_ball;
   }
   return mechanism::none;
 }
@@ -187,7 +188,7 @@ std::vector<golden_case> all_cases() {
           status::ok);
 
   // Every kind: one byte short, one byte extra, and the three header checks.
-  for (int k = 0; k <= static_cast<int>(payload_kind::sparse_pairs); ++k) {
+  for (int k = 0; k <= static_cast<int>(payload_kind::unit_vector); ++k) {
     const mechanism m = representative(static_cast<payload_kind>(k));
     const bytes valid = example(params(m));
     bytes shorter(valid.begin(), valid.end() - 1), longer = valid;
@@ -203,6 +204,18 @@ std::vector<golden_case> all_cases() {
     bytes unknown = valid;
     unknown[1] = 0x7f;
     add(m, "unknown_mechanism", "mechanism id 0x7f, assigned to nothing", unknown, status::unknown_mechanism);
+  }
+
+  // unit_vector: d = 8 little-endian int16 coordinates in [-32767, 32767] (docs/wire_format.md 5).
+  {
+    builder extremes;
+    for (int i = 0; i < 8; ++i) extremes.le(i % 2 == 0 ? 0x7fff : 0x8001, 2);
+    payload(mechanism::l2_ball, "valid_extremes", "coordinates +32767 and -32767 alternating", extremes, status::ok);
+    builder low;
+    low.le(0x8000, 2);
+    for (int i = 1; i < 8; ++i) low.le(0, 2);
+    payload(mechanism::l2_ball, "coordinate_out_of_range",
+            "first coordinate -32768 (0x8000), outside the symmetric range", low, status::out_of_range);
   }
 
   // Header.

@@ -126,6 +126,11 @@ wire::params example_params(mechanism m) {
       range();
       if (m == mechanism::winsorized_sums) p.set(field::window_half_width, 3 * 8192).set(field::window_digest, 0x5eed);
       break;
+    case mechanism::l2_ball:
+      // d = 8 in the unit ball, epsilon 1; output_scale about 1 / ((2 T / 2^32 - 1) c_8) 2^32.
+      p.set(field::domain, 8).set(field::frac_bits, 16).set_signed(field::radius, int64_t{1} << 16);
+      p.set(field::threshold_bits, 32).set(field::threshold_keep, 3139872686u).set(field::output_scale, 31914800000u);
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;
@@ -164,6 +169,11 @@ example_report make_report(const wire::params& p, unsigned variant) {
     case wire::payload_kind::fixed_vector:
       for (uint64_t i = 0; i < d; ++i)
         e.values.push_back(static_cast<int64_t>(i * 70000) - 100000 + static_cast<int64_t>(v));
+      r.values = e.values;
+      break;
+    case wire::payload_kind::unit_vector:
+      for (uint64_t i = 0; i < d; ++i)
+        e.values.push_back(static_cast<int64_t>(i * 3000) - 10000 + static_cast<int64_t>(v));
       r.values = e.values;
       break;
     case wire::payload_kind::bit: r.bit = static_cast<uint8_t>(1 - (v & 1)); break;
@@ -248,7 +258,8 @@ std::string describe(const wire::params& p, const wire::report& r) {
       add("bit", std::to_string(r.bit));
       break;
     case wire::payload_kind::fixed_value: add("value", std::to_string(r.value)); break;
-    case wire::payload_kind::fixed_vector: {
+    case wire::payload_kind::fixed_vector:
+    case wire::payload_kind::unit_vector: {
       std::vector<int64_t> values(r.count);
       if (wire::read_vector(r, values) != status::ok) return "unreadable";
       std::string list;

@@ -41,6 +41,7 @@ MECHANISMS = {
     "laplace-vector": (["--dim", "4", "--range", "-1:1"], 4),
     "vector-mean": (["--dim", "6", "--radius", "2"], 6),
     "vector-mean/laplace": (["--dim", "6", "--radius", "2", "--noise", "laplace"], 6),
+    "l2-ball": (["--dim", "6", "--radius", "2"], 6),
     "kent": (["--range", "-1:1", "--observations", "50"], 1),
     "kent/two-stage": (["--range", "0:4", "--observations", "400", "--plan", "two-stage"], 1),
     "sparse-projection": (["--dim", "6", "--sparsity", "2", "--radius", "1"], 6),
@@ -874,6 +875,15 @@ def case_mechanisms():
     check(variances == sorted(variances), "ranked best first")
     out, _ = run("mechanisms", "--domain", "4", "--epsilon", "3", "--format", "csv")
     check(next(csv.DictReader(io.StringIO(out)))["mechanism"] == "grr", "GRR wins for d < 3 e^eps + 2")
+    # Vectors (docs/mechanisms.md B.6): l2-ball first at d = 784, its variance (pi d / 2) ((e + 1)/(e - 1))^2
+    # to within the large-d approximation of c_d.
+    out, _ = run("mechanisms", "--dim", "784", "--epsilon", "1", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    check([r["mechanism"] for r in rows] == ["l2-ball", "vector-duchi", "vector-laplace"], f"vectors:\n{out}")
+    check(rows[0]["report bytes"] == "1578", f"l2-ball report bytes:\n{out}")
+    expected = math.pi * 784 / 2 * ((math.e + 1) / (math.e - 1)) ** 2
+    check(abs(float(rows[0]["variance/report"]) / expected - 1) < 2e-3, f"l2-ball variance:\n{out}")
+    refused("mechanisms", "--domain", "10", "--dim", "4", "--epsilon", "1", message=r"exactly one of")
 
 
 def case_demo():

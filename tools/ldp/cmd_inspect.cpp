@@ -77,7 +77,8 @@ std::string describe_report(const wire::params& p, const wire::report& r) {
     case wire::payload_kind::bit: return fmt::format("bit={}", r.bit);
     case wire::payload_kind::coordinate_bit: return fmt::format("coordinate={} bit={}", r.index, r.bit);
     case wire::payload_kind::coordinate_value: return fmt::format("coordinate={} value={}", r.index, r.value);
-    case wire::payload_kind::fixed_vector: {
+    case wire::payload_kind::fixed_vector:
+    case wire::payload_kind::unit_vector: {
       std::vector<int64_t> values(r.count);
       if (wire::read_vector(r, values) != status::ok) return "unreadable vector";
       return fmt::format("vector={}", fmt::join(values, ","));

@@ -9,6 +9,7 @@
 #include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/sparse_projection.h"
+#include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/device/winsorized.h"
@@ -123,6 +124,7 @@ using frequency_program = context_program<device::frequency_context, item_input>
 using value_program = context_program<device::mean_context, value_input>;
 using vector_program = context_program<device::vector_mean_context, device_input>;
 using winsorized_program = context_program<device::winsorized_context, device_input>;
+using unit_vector_program = context_program<device::unit_vector_context, device_input>;
 
 // kent-vote, kent-refine: the device's T observations.
 class user_level_program final : public context_program<device::user_level_context, device_input> {
@@ -163,6 +165,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::sparse_projection: return std::make_unique<sparse_program>(p, data);
     case device::family::winsorized:
       return std::make_unique<winsorized_program>(p, device_input(p, data), span<const unsigned char>(block.windows));
+    case device::family::unit_vector: return std::make_unique<unit_vector_program>(p, device_input(p, data));
     case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));
@@ -209,10 +212,11 @@ truth_table truth_of(const parameter_block& block, const dataset& data) {
   } else {
     device_input input(p, data);
     const bool ball = p.has(field::radius);
-    std::vector<int32_t> clipped(ball ? static_cast<std::size_t>(p.get(field::hadamard_dim)) : 0);
+    const auto d = static_cast<uint32_t>(width);
+    std::vector<int32_t> clipped(ball ? padded_dim(d) : 0);
     for (uint64_t i = 0; i < data.devices(); ++i) {
       const span<const int64_t> x = input.of(i);
-      if (ball) device::clip_to_ball(x, p.get_signed(field::radius), wire::rotation_log2(p), clipped);
+      if (ball) device::clip_to_ball(x, p.get_signed(field::radius), padded_log2(d), clipped);
       for (std::size_t j = 0; j < x.size(); ++j) sums[j].add(ball ? clipped[j] : wire::clamp_to_range(p, x[j]));
     }
   }

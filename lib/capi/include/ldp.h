@@ -76,7 +76,8 @@ enum ldp_mechanism_id {
   LDP_MECH_SPARSE_VECTOR = 21, /* the earlier name of LDP_MECH_SPARSE_PROJECTION, kept for source compatibility */
   LDP_MECH_KENT_REFINE = 22,
   LDP_MECH_WINSORIZED_BINS = 23,
-  LDP_MECH_WINSORIZED_SUMS = 24
+  LDP_MECH_WINSORIZED_SUMS = 24,
+  LDP_MECH_L2_BALL = 25
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
@@ -175,6 +176,11 @@ ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, u
                                   uint32_t frac_bits, double epsilon, double beta,
                                   const uint8_t rotation_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
 
+/* l2-ball (docs/mechanisms.md B.6, the unit-vector family): vectors of d <= 65536 coordinates in the
+ * L2 ball of `radius`, reported as a direction on the unit sphere (2 d bytes of payload). */
+ldp_status ldp_params_unit_vector(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
+                                  uint32_t frac_bits, double epsilon) LDP_NOEXCEPT;
+
 /* x * 2^f for the block's f, rounded half to even (the grid of docs/mechanisms.md B.0).
  * LDP_INVALID_ARGUMENT for NaN or a block without a grid, LDP_OVERFLOW when saturated. */
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) LDP_NOEXCEPT;
@@ -195,7 +201,8 @@ size_t ldp_report_max_size(const ldp_params* params) LDP_NOEXCEPT;
 
 /* Bytes of workspace a randomizer needs for this block, a multiple of 8: 0 for most mechanisms;
  * d bits for sue and oue, `columns` bits for cms, 8 d bytes for laplace-vector, 4 (d~ + d~/32)
- * for vector-duchi and vector-laplace (d~: d rounded up to a power of two), rounded up; for the
+ * for vector-duchi and vector-laplace (d~: d rounded up to a power of two), 4 d~ + 8 d for l2-ball,
+ * rounded up; for the
  * user-level protocols the vote's cell bits and, with a rotation, 4 (d~ + d~/32). */
 size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
 
@@ -215,10 +222,11 @@ ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t i
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
                                size_t* written) LDP_NOEXCEPT;
 
-/* laplace-vector, vector-duchi or vector-laplace (docs/mechanisms.md B.1, B.5): a report of the vector
- * x[0, d) of fixed-point coordinates; d must be the block's dimension (else LDP_INVALID_ARGUMENT).
- * vector-duchi and vector-laplace clip x to the block's L2 ball, and derive the rotation signs from
- * the block's public seed into the workspace on every call. */
+/* laplace-vector, vector-duchi, vector-laplace or l2-ball (docs/mechanisms.md B.1, B.5, B.6): a report of
+ * the vector x[0, d) of fixed-point coordinates; d must be the block's dimension (else
+ * LDP_INVALID_ARGUMENT). vector-duchi, vector-laplace and l2-ball clip x to the block's L2 ball;
+ * vector-duchi and vector-laplace derive the rotation signs from the block's public seed into the
+ * workspace on every call. */
 ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
                                 size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
 

@@ -11,6 +11,7 @@
 #include "ldp/device/context.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
+#include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/wire/mean_params.h"
@@ -18,6 +19,7 @@
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
+#include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
 
 namespace capi = ldp::capi;
@@ -57,6 +59,7 @@ std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
     case family::mean: return ldp::device::mean_context::workspace_size(p);
     case family::vector_mean: return ldp::device::vector_mean_context::workspace_size(p);
     case family::user_level: return ldp::device::user_level_context::workspace_size(p);
+    case family::unit_vector: return ldp::device::unit_vector_context::workspace_size(p);
     case family::none:
     case family::sparse_projection:
     case family::winsorized: return 0;  // no randomizer of ldp.h takes these blocks
@@ -200,6 +203,15 @@ ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, u
   }
 }
 
+ldp_status ldp_params_unit_vector(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
+                                  uint32_t frac_bits, double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  switch (mechanism) {
+    case LDP_MECH_L2_BALL: return publish(params, ldp::wire::make_l2_ball(d, radius, frac_bits, epsilon));
+    default: clear(params); return code(status::invalid_argument);
+  }
+}
+
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
   const params_context* context = live<params_context>(params);
   if (context == nullptr || out == nullptr || !context->block.has(ldp::wire::field::frac_bits)) {
@@ -251,8 +263,13 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
                                 size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
   const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
   if (!call.ok || (x == nullptr && d != 0)) return code(status::invalid_argument);
-  return randomize_with<ldp::device::vector_mean_context>(call, ldp::span<const int64_t>(x, d), workspace,
-                                                          workspace_size, out, capacity, written);
+  const ldp::span<const int64_t> input(x, d);
+  if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::unit_vector) {
+    return randomize_with<ldp::device::unit_vector_context>(call, input, workspace, workspace_size, out, capacity,
+                                                            written);
+  }
+  return randomize_with<ldp::device::vector_mean_context>(call, input, workspace, workspace_size, out, capacity,
+                                                          written);
 }
 
 ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,

@@ -36,6 +36,7 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_KENT_REFINE, "kent-refine"},
     {LDP_MECH_WINSORIZED_BINS, "winsorized-bins"},
     {LDP_MECH_WINSORIZED_SUMS, "winsorized-sums"},
+    {LDP_MECH_L2_BALL, "l2-ball"},
 };
 
 constexpr bool every_constant_is_its_row() {

@@ -56,6 +56,7 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
 constexpr detail::family frequency_family{detail::make_frequency_aggregator, detail::frequency_body_size};
 constexpr detail::family mean_family{detail::make_mean_aggregator, detail::mean_body_size};
 constexpr detail::family vector_mean_family{detail::make_vector_mean_aggregator, detail::vector_mean_body_size};
+constexpr detail::family unit_vector_family{detail::make_unit_vector_aggregator, detail::unit_vector_body_size};
 constexpr detail::family sparse_projection_family{detail::make_sparse_projection_aggregator,
                                                   detail::sparse_projection_body_size};
 constexpr detail::family winsorized_bins_family{detail::make_winsorized_bins_aggregator,
@@ -78,6 +79,7 @@ const detail::family* detail::family_of(wire::mechanism m) noexcept {
     case wire::mechanism_family::sparse_projection: return &sparse_projection_family;
     case wire::mechanism_family::winsorized_bins: return &winsorized_bins_family;
     case wire::mechanism_family::winsorized_sums: return &winsorized_sums_family;
+    case wire::mechanism_family::unit_vector: return &unit_vector_family;
   }
   return nullptr;
 }

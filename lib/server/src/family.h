@@ -34,6 +34,9 @@ struct family {
 // vector_mean.cpp
 [[nodiscard]] status make_vector_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool vector_mean_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+// unit_vector.cpp
+[[nodiscard]] status make_unit_vector_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool unit_vector_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 // sparse_projection.cpp
 [[nodiscard]] status make_sparse_projection_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool sparse_projection_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);

@@ -59,19 +59,10 @@ class laplace_mean final : public aggregator {
     return status::ok;
   }
 
-  void write_body(std::vector<unsigned char>& out) const override {
-    out.reserve(out.size() + sums_.size() * detail::wide_sum_bytes);
-    for (const i128& s : sums_) detail::put_wide_sum(out, s);
-  }
+  void write_body(std::vector<unsigned char>& out) const override { detail::put_wide_sums(out, sums_); }
 
   status read_body(span<const unsigned char> body) override {
-    if (body.size() != sums_.size() * detail::wide_sum_bytes) return status::wrong_length;
-    for (std::size_t j = 0; j < sums_.size(); ++j) {
-      const i128 s = detail::load_wide_sum(body.data() + j * detail::wide_sum_bytes);
-      if (!detail::reachable(s, reports_)) return status::malformed_report;
-      sums_[j] = s;
-    }
-    return status::ok;
+    return detail::load_wide_sums(body, sums_, [&](i128 s) { return detail::reachable(s, reports_); });
   }
 
   std::vector<estimate> estimate_impl(double z) const override {

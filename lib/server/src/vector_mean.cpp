@@ -135,18 +135,10 @@ class vector_mean final : public aggregator {
     if (random::rotation_signs(params_.rotation_seed, static_cast<uint32_t>(dim), signs) != status::ok) return {};
 
     const int f = static_cast<int>(params_.get(field::frac_bits));
-    const wire::rotation_scale s = wire::scale_of_rotation(wire::rotation_log2(params_));
-    const double inverse_scale = std::ldexp(1.0, static_cast<int>(s.shift)) / static_cast<double>(s.mult);  // 1/s
     const auto n = static_cast<double>(reports_);
     const double radius = std::ldexp(static_cast<double>(params_.get_signed(field::radius)), -f);
-    const double clip = std::ldexp(static_cast<double>(params_.get_signed(field::clip_hi)), -f);
-    // One report's estimate of y_j per unit of S_j: Duchi's r B (2b - 1) is summed as ones - zeros.
-    const double unit = duchi_ ? clip * duchi_scale(params_) : std::ldexp(1.0, -f);
-    const double factor = unit * inverse_scale / n;
-    // n Var(x^_i) + c_i^2, the part that does not depend on the coordinate (see the derivation).
-    const double spread = duchi_ ? (unit * inverse_scale) * (unit * inverse_scale)
-                                 : radius * radius + std::ldexp(laplace_noise_variance(params_) + 0.25, -2 * f) *
-                                                         inverse_scale * inverse_scale;
+    const double factor = report_unit(params_) / n;
+    const double spread = vector_mean_spread(params_);
     for (std::size_t i = 0; i < d; ++i) {
       const bool flip = ((signs[i / 32] >> (i % 32)) & 1u) != 0;
       const double value = (flip ? -transformed[i] : transformed[i]) * factor;
@@ -212,6 +204,25 @@ class vector_mean final : public aggregator {
 };
 
 }  // namespace
+
+double report_unit(const wire::params& p) noexcept {
+  const int f = static_cast<int>(p.get(field::frac_bits));
+  const wire::rotation_scale s = wire::scale_of_rotation(wire::rotation_log2(p));
+  const double inverse_scale = std::ldexp(1.0, static_cast<int>(s.shift)) / static_cast<double>(s.mult);  // 1/s
+  // One report's estimate of y_j per unit of S_j: Duchi's r B (2b - 1) is summed as ones - zeros.
+  const double clip = std::ldexp(static_cast<double>(p.get_signed(field::clip_hi)), -f);
+  const double unit = p.mech == mechanism::vector_duchi ? clip * duchi_scale(p) : std::ldexp(1.0, -f);
+  return unit * inverse_scale;
+}
+
+double vector_mean_spread(const wire::params& p) noexcept {
+  const int f = static_cast<int>(p.get(field::frac_bits));
+  const double unit = report_unit(p);
+  if (p.mech == mechanism::vector_duchi) return unit * unit;
+  const double radius = std::ldexp(static_cast<double>(p.get_signed(field::radius)), -f);
+  // Laplace: unit = 2^-f / s, so (sigma^2 + 1/4) 2^-2f / s^2 = (sigma^2 + 1/4) unit^2.
+  return radius * radius + (laplace_noise_variance(p) + 0.25) * unit * unit;
+}
 
 bool is_vector_mean_mechanism(wire::mechanism m) noexcept {
   return detail::served_by(m, detail::make_vector_mean_aggregator);

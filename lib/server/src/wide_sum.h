@@ -11,6 +11,8 @@
 
 #include "ldp/base/bits.h"
 #include "ldp/base/int128.h"
+#include "ldp/base/span.h"
+#include "ldp/base/status.h"
 
 namespace ldp::server::detail {
 
@@ -31,6 +33,24 @@ inline void put_wide_sum(std::vector<unsigned char>& out, i128 sum) {
 }
 
 inline i128 load_wide_sum(const unsigned char* in) noexcept { return {load_le64(in + 8), load_le64(in)}; }
+
+// A state body of sums.size() wide sums, in order.
+inline void put_wide_sums(std::vector<unsigned char>& out, const std::vector<i128>& sums) {
+  out.reserve(out.size() + sums.size() * wide_sum_bytes);
+  for (const i128& s : sums) put_wide_sum(out, s);
+}
+
+// Reads a body of sums.size() wide sums into sums: wrong_length for another length, malformed_report
+// when fits(sum) is false for one of them (sums is then partly overwritten; the caller discards it).
+template <class Fits>
+status load_wide_sums(span<const unsigned char> body, std::vector<i128>& sums, Fits fits) {
+  if (body.size() != sums.size() * wide_sum_bytes) return status::wrong_length;
+  for (std::size_t j = 0; j < sums.size(); ++j) {
+    sums[j] = load_wide_sum(body.data() + j * wide_sum_bytes);
+    if (!fits(sums[j])) return status::malformed_report;
+  }
+  return status::ok;
+}
 
 }  // namespace ldp::server::detail
 

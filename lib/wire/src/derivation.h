@@ -19,6 +19,8 @@ namespace ldp::wire::detail {
 [[nodiscard]] double oracle_epsilon(const params& p) noexcept;
 [[nodiscard]] double mean_epsilon(const params& p) noexcept;
 [[nodiscard]] double vector_mean_epsilon(const params& p) noexcept;
+// The unit-vector family (unit_vector_params.cpp): l2-ball ln(T / (2^w - T)).
+[[nodiscard]] double unit_vector_epsilon(const params& p) noexcept;
 // The longitudinal level of a mean block: ln(T_hi / T_lo) for memoized duchi (docs/mechanisms.md
 // E.2), +inf for the others (mean_params.cpp).
 [[nodiscard]] double mean_longitudinal_epsilon(const params& p) noexcept;
@@ -37,6 +39,10 @@ namespace ldp::wire::detail {
 // (docs/wire_format.md 3.3: unary instant_keep > instant_other; local hashing the GRR rule above on
 // instant_keep). Checked by validate() (oracle_params.cpp).
 [[nodiscard]] bool memo_rules_hold(const params& p) noexcept;
+
+// The rules of docs/wire_format.md 3.3 for unit-vector blocks (B.6): 1 <= d <= 65536, R^2 d~ < 2^62,
+// 2^(w-1) < T < 2^w, output_scale >= 2^32 (unit_vector_params.cpp).
+[[nodiscard]] bool unit_vector_rules_hold(const params& p) noexcept;
 
 }  // namespace ldp::wire::detail
 

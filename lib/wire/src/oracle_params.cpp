@@ -237,6 +237,7 @@ double implemented_epsilon(const params& p) noexcept {
     case mechanism_family::mean:
     case mechanism_family::user_level_refine: return detail::mean_epsilon(p);
     case mechanism_family::vector_mean: return detail::vector_mean_epsilon(p);
+    case mechanism_family::unit_vector: return detail::unit_vector_epsilon(p);
     case mechanism_family::sparse_projection:
     case mechanism_family::winsorized_bins:
     case mechanism_family::winsorized_sums: break;

@@ -138,7 +138,7 @@ bool ranges_hold(const params& p) {
   if ((p.mech == mechanism::winsorized_bins || p.mech == mechanism::winsorized_sums) && !winsorized_ranges_hold(p)) {
     return false;
   }
-  if (has(field::radius)) {
+  if (has(field::radius) && has(field::hadamard_dim)) {
     // The device rotates its clipped vector with the int32 FWHT (docs/mechanisms.md B.4): every partial
     // sum is bounded by sqrt(d~) * R grid units, and R^2 * d~ < 2^62 keeps that below 2^31. The
     // rotated coordinate is clipped to [-r, r] with 0 < r <= R (B.5 step 4).
@@ -149,6 +149,7 @@ bool ranges_hold(const params& p) {
     if (!checked_mul(squared, get(field::hadamard_dim), &bound) || bound >= (uint64_t{1} << 62)) return false;
     if (r < 1 || r > radius || p.get_signed(field::clip_lo) != -r) return false;
   }
+  if (in_family(p.mech, mechanism_family::unit_vector) && !detail::unit_vector_rules_hold(p)) return false;
   return detail::oracle_rules_hold(p) && detail::memo_rules_hold(p) && detail::numeric_rules_hold(p);
 }
 

@@ -22,6 +22,7 @@ uint64_t index_bound(const params& p) {
     case payload_kind::fixed_value:
     case payload_kind::fixed_vector:
     case payload_kind::bit:
+    case payload_kind::unit_vector:
     case payload_kind::sparse_pairs: break;
   }
   return 0;
@@ -35,6 +36,11 @@ uint64_t bit_count(const params& p) {
 bool padding_clear(span<const unsigned char> bits, uint64_t nbits) {
   return nbits % 8 == 0 || (bits[bits.size() - 1] >> (nbits % 8)) == 0;
 }
+
+bool unit_coordinate_ok(int64_t v) { return v >= -unit_coordinate_max && v <= unit_coordinate_max; }
+
+// A unit_vector coordinate from its two bytes (two's complement).
+int64_t unit_coordinate(uint64_t bits) { return static_cast<int16_t>(static_cast<uint16_t>(bits)); }
 
 // Sparse values are non-zero and inside the clipping range.
 bool sparse_value_ok(const params& p, int64_t v) {
@@ -60,6 +66,7 @@ status encode_fields(const params& p, const report& r, writer& w) {
     case payload_kind::fixed_value:
     case payload_kind::fixed_vector:
     case payload_kind::bit:
+    case payload_kind::unit_vector:
     case payload_kind::sparse_pairs: break;
   }
   switch (kind) {
@@ -85,6 +92,13 @@ status encode_fields(const params& p, const report& r, writer& w) {
     case payload_kind::fixed_vector:
       if (r.values.size() != p.get(field::domain)) return status::invalid_argument;
       for (int64_t v : r.values) w.put_varint(v);
+      break;
+    case payload_kind::unit_vector:
+      if (r.values.size() != p.get(field::domain)) return status::invalid_argument;
+      for (int64_t v : r.values) {
+        if (!unit_coordinate_ok(v)) return status::out_of_range;
+        w.put_le(static_cast<uint16_t>(v), unit_coordinate_bytes);
+      }
       break;
     case payload_kind::sparse_pairs: {
       const uint64_t s = p.get(field::sparsity), d = p.get(field::domain);
@@ -199,6 +213,17 @@ status decode_payload_validated(const params& p, span<const unsigned char> bytes
       r.entries = span<const unsigned char>(first, static_cast<std::size_t>(in.at - first));
       break;
     }
+    case payload_kind::unit_vector: {
+      const unsigned char* first = in.at;
+      const uint64_t d = p.get(field::domain);
+      for (uint64_t i = 0; i < d && in.error == status::ok; ++i) {
+        const int64_t v = unit_coordinate(in.get_le(unit_coordinate_bytes));
+        if (in.error == status::ok && !unit_coordinate_ok(v)) in.fail(status::out_of_range);
+      }
+      r.count = static_cast<uint32_t>(d);
+      r.entries = span<const unsigned char>(first, static_cast<std::size_t>(in.at - first));
+      break;
+    }
     case payload_kind::sparse_pairs: {
       const uint64_t s = p.get(field::sparsity), d = p.get(field::domain);
       const uint64_t count = in.get_le(index_bytes(s + 1));
@@ -257,10 +282,13 @@ status decode_report(const params& p, uint64_t fp, span<const unsigned char> byt
 }
 
 status read_vector(const report& r, span<int64_t> out) noexcept {
-  if (kind_of(r.mech) != payload_kind::fixed_vector) return status::invalid_argument;
+  const payload_kind kind = kind_of(r.mech);
+  if (kind != payload_kind::fixed_vector && kind != payload_kind::unit_vector) return status::invalid_argument;
   if (out.size() < r.count) return status::buffer_too_small;
   reader in(r.entries);
-  for (uint32_t i = 0; i < r.count; ++i) out[i] = in.get_varint();
+  for (uint32_t i = 0; i < r.count; ++i) {
+    out[i] = kind == payload_kind::unit_vector ? unit_coordinate(in.get_le(unit_coordinate_bytes)) : in.get_varint();
+  }
   return in.error;
 }
 

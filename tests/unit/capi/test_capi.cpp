@@ -19,6 +19,7 @@
 #include "ldp.h"
 #include "ldp/device.h"
 #include "ldp/device/mean.h"
+#include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/server/aggregator.h"
@@ -531,6 +532,11 @@ TEST_CASE("numeric and vector blocks built through the C API are the C++ blocks"
   CHECK(ldp_params_vector_mean(&p, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1e-6, nullptr) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_params_vector_mean(&p, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1.5, rotation_seed) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_params_mechanism(&p) == 0);
+  CHECK(ldp_params_unit_vector(&p, LDP_MECH_VECTOR_DUCHI, 6, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_unit_vector(&p, LDP_MECH_L2_BALL, 0, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_unit_vector(nullptr, LDP_MECH_L2_BALL, 6, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_unit_vector(&p, LDP_MECH_L2_BALL, 6, 1.0, 16, 1.0) == LDP_OK);
+  CHECK(ldp_params_mechanism(&p) == LDP_MECH_L2_BALL);
   CHECK(ldp_params_numeric(nullptr, LDP_MECH_LAPLACE, -1.0, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_params_laplace_vector(nullptr, 5, 0.0, 1.0, 10, 1.0) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_params_vector_mean(nullptr, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) ==
@@ -570,15 +576,18 @@ std::vector<bytes> cxx_numeric_reports(const ldp::wire::params& p, uint32_t d) {
   ldp::random::drbg rng(rng_seed);
   ldp::test::owned_context<ldp::device::mean_context> scalar(p);
   ldp::test::owned_context<ldp::device::vector_mean_context> vector(p);
-  REQUIRE((d == 0 ? scalar.code : vector.code) == status::ok);
+  ldp::test::owned_context<ldp::device::unit_vector_context> unit(p);
+  const bool is_unit = p.mech == ldp::wire::mechanism::l2_ball;
+  REQUIRE((d == 0 ? scalar.code : is_unit ? unit.code : vector.code) == status::ok);
   std::vector<bytes> out;
   for (int i = 0; i < 40; ++i) {
     bytes report(ldp::wire::max_report_size(p));
     size_t n = 0;
     std::vector<int64_t> x(d);
     for (uint32_t j = 0; j < d; ++j) x[j] = (i - 20) * 311 + static_cast<int64_t>(j) * 97;
-    const status s = d == 0 ? scalar->randomize((i - 20) * 977, rng, report, ldp::device::framing::report, &n)
-                            : vector->randomize(x, rng, report, ldp::device::framing::report, &n);
+    const status s = d == 0    ? scalar->randomize((i - 20) * 977, rng, report, ldp::device::framing::report, &n)
+                     : is_unit ? unit->randomize(x, rng, report, ldp::device::framing::report, &n)
+                               : vector->randomize(x, rng, report, ldp::device::framing::report, &n);
     REQUIRE(s == status::ok);
     report.resize(n);
     out.push_back(report);
@@ -603,6 +612,8 @@ TEST_CASE("the C value and vector randomizers write the C++ randomizers' bytes f
       {"vector-laplace", ldp::wire::make_vector_laplace(6, 1.5, 12, 1.0, 1e-6, vector_seed), 6, 40},
       // d~ = 64: 64 values and 2 sign words.
       {"vector-laplace 50", ldp::wire::make_vector_laplace(50, 4.0, 8, 2.0, 1e-3, vector_seed), 50, 264},
+      // d = 6, d~ = 8: 8 clipped int32 values and 6 int64 coordinates, 80 bytes.
+      {"l2-ball", ldp::wire::make_l2_ball(6, 1.5, 12, 1.0), 6, 80},
   };
   for (const auto& c : cases) {
     const std::string name = c.name;

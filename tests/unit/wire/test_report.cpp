@@ -56,6 +56,7 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
     case payload_kind::fixed_vector:
       if (m == mechanism::laplace_vector) p.set(field::domain, pick(1, 300));  // winsorized: domain = d~
       break;
+    case payload_kind::unit_vector: p.set(field::domain, pick(1, 300)); break;
     case payload_kind::coordinate_bit:
     case payload_kind::coordinate_value: {
       uint64_t k = 1;
@@ -106,6 +107,14 @@ ldp::test::example_report random_report(const ldp::wire::params& p, ldp::random:
     case payload_kind::fixed_vector:
       e.values.clear();
       for (uint64_t i = 0; i < d; ++i) e.values.push_back(any_value());
+      r.values = e.values;
+      break;
+    case payload_kind::unit_vector:
+      e.values.clear();
+      for (uint64_t i = 0; i < d; ++i) {
+        e.values.push_back(static_cast<int64_t>(below(2 * uint64_t{ldp::wire::unit_coordinate_max} + 1)) -
+                           static_cast<int64_t>(uint64_t{ldp::wire::unit_coordinate_max}));
+      }
       r.values = e.values;
       break;
     case payload_kind::bit: r.bit = static_cast<uint8_t>(below(2)); break;
@@ -165,7 +174,7 @@ TEST_CASE("property: random parameters and payloads survive encode and decode") 
       if (kind == payload_kind::unary_bits || kind == payload_kind::sketch_row) {
         CHECK(std::vector<unsigned char>(r.bits.begin(), r.bits.end()) == e.bits);
       }
-      if (kind == payload_kind::fixed_vector) {
+      if (kind == payload_kind::fixed_vector || kind == payload_kind::unit_vector) {
         std::vector<int64_t> values(r.count);
         REQUIRE(ldp::wire::read_vector(r, values) == status::ok);
         CHECK(values == e.values);

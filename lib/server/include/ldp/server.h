@@ -6,6 +6,7 @@
 #include "ldp/server/frequency.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/threads.h"
+#include "ldp/server/unit_vector.h"
 #include "ldp/server/user_level.h"
 #include "ldp/server/vector_mean.h"
 

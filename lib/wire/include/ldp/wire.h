@@ -18,6 +18,7 @@
 #include "ldp/wire/peek.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
+#include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/user_level_params.h"
 #include "ldp/wire/vector_params.h"
 

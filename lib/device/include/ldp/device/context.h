@@ -21,7 +21,16 @@ namespace ldp::device {
 
 // The device context that takes a mechanism's input (one per header of this module). mean_context
 // also randomizes the local mean of a kent-refine device that the caller computed.
-enum class family : uint8_t { none, frequency, mean, vector_mean, sparse_projection, user_level, winsorized };
+enum class family : uint8_t {
+  none,
+  frequency,
+  mean,
+  vector_mean,
+  sparse_projection,
+  user_level,
+  winsorized,
+  unit_vector,
+};
 
 // Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
 // a vector, so the vector context randomizes it).
@@ -43,6 +52,7 @@ enum class family : uint8_t { none, frequency, mean, vector_mean, sparse_project
     case wire::mechanism_family::user_level_refine: return family::user_level;
     case wire::mechanism_family::winsorized_bins:
     case wire::mechanism_family::winsorized_sums: return family::winsorized;
+    case wire::mechanism_family::unit_vector: return family::unit_vector;
   }
   return family::none;  // a value outside the enumerations
 }

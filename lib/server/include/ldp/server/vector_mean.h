@@ -37,6 +37,28 @@ namespace ldp::server {
 // invalid_parameters for a vector-duchi block with T_lo = T_hi (epsilon 0, no estimator).
 [[nodiscard]] bool is_vector_mean_mechanism(wire::mechanism m) noexcept;
 
+// n Var(x^_i) + c_i^2 of a vector-duchi or vector-laplace block: the part of the per-coordinate
+// variance above that does not depend on the coordinate (r^2 B^2 / s^2, or R^2 + (sigma^2 + 1/4) / s^2
+// in real units), for estimates and for ranking the vector mechanisms.
+[[nodiscard]] double vector_mean_spread(const wire::params& p) noexcept;
+
+// What one report adds to the estimate of its rotated coordinate per unit of S_j, over s: r B / s
+// (Duchi) or 2^-f / s (Laplace), real units.
+[[nodiscard]] double report_unit(const wire::params& p) noexcept;
+
+// A vector mechanism ranked for (d, epsilon, n) on the unit ball (src/recommend_vector.cpp): the
+// B.5 mechanisms and the unit-vector family (B.6).
+struct vector_recommendation {
+  wire::mechanism mech = wire::mechanism::none;
+  double variance_per_report = 0;  // n E||x^ - x_bar||^2 for identical users with ||x|| = R = 1
+  double l2_error = 0;             // sqrt(variance_per_report / n): the expected L2 error at n
+  uint64_t report_bytes = 0;       // wire report size (header included; a maximum for vector-laplace)
+};
+
+// vector-duchi, vector-laplace and l2-ball, best (smallest variance) first; those whose block cannot
+// be built are left out; empty for n = 0 or when memory runs out (never throws).
+[[nodiscard]] std::vector<vector_recommendation> recommend_vector(uint32_t d, double epsilon, uint64_t n);
+
 // E||x^ - x_bar||^2 over the estimated coordinates: the sum of their variances (the errors of
 // different coordinates are correlated, but the expected squared norm adds up all the same).
 [[nodiscard]] double total_variance(span<const estimate> estimates) noexcept;

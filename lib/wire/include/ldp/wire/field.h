@@ -44,9 +44,10 @@ enum class field : uint8_t {
   output_flip = 32,    // u64  Phi: memoized duchi flips its permanent bit with Phi / 2^32 (E.2)
   sampled_buckets = 33,  // u32  d of dBitFlip: buckets each device samples (E.3)
   hadamard_blocks = 34,  // u32  B of the block Hadamard response, >= 2 (docs/mechanisms.md A.5); absent: 1
+  output_scale = 35,  // u64  B / R in units of 2^-32: a unit-vector report's unit direction times B (mechanisms.md B.6)
 };
 
-inline constexpr int field_max = 34;
+inline constexpr int field_max = 35;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -70,7 +71,8 @@ inline constexpr std::size_t seed_size = 32;
     case field::window_digest:
     case field::instant_keep:
     case field::instant_other:
-    case field::output_flip: return 8;
+    case field::output_flip:
+    case field::output_scale: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;
     default: return 4;

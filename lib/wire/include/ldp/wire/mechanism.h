@@ -80,6 +80,7 @@ constexpr bool members_are_consistent() noexcept {
       case mechanism_family::frequency_oracle:
       case mechanism_family::mean:
       case mechanism_family::vector_mean:
+      case mechanism_family::unit_vector:
         if (!members_are_dense(row.family)) return false;
         break;
       case mechanism_family::user_level_vote:
@@ -151,6 +152,11 @@ constexpr uint8_t member_value(mechanism m) noexcept {
 // The vector mean mechanism m is; meaningful only for family vector_mean.
 [[nodiscard]] constexpr vector_mean_member vector_mean_of(mechanism m) noexcept {
   return static_cast<vector_mean_member>(detail::member_value(m));
+}
+
+// The unit-vector mechanism m is; meaningful only for family unit_vector.
+[[nodiscard]] constexpr unit_vector_member unit_vector_of(mechanism m) noexcept {
+  return static_cast<unit_vector_member>(detail::member_value(m));
 }
 
 // The fields a valid block of m holds (docs/wire_format.md 3.2); none for unknown values.

@@ -46,6 +46,7 @@ enum class mechanism : uint8_t {
   kent_refine = 22,        // C.1 P2, round 2 of the user-level protocols
   winsorized_bins = 23,    // C.2 round 1: the bins of a user's rotated mean (Levy et al.)
   winsorized_sums = 24,    // C.2 round 2: the rotated mean clipped to the broadcast windows
+  l2_ball = 25,            // B.6 Duchi, Jordan, Wainwright's L2-ball mechanism: a direction on the sphere
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -62,6 +63,7 @@ enum class payload_kind : uint8_t {
   coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi
   coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
   sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
+  unit_vector,       // d int16 coordinates of a unit direction times 2^14: l2_ball
 };
 
 // What a mechanism estimates, and so which server aggregator counts its reports.
@@ -74,6 +76,7 @@ enum class mechanism_family : uint8_t {
   sparse_projection,  // C.3: s index/value pairs, released centrally (server/sparse_projection.h)
   winsorized_bins,    // C.2 round 1: the bins of a user's rotated mean (server/winsorized.h)
   winsorized_sums,    // C.2 round 2: the rotated mean clipped to the windows (server/winsorized.h)
+  unit_vector,        // B.6: vectors in an L2 ball, reported as a scaled direction (server/unit_vector.h)
 };
 
 // The members of the families that have more than one (the table's member column). The
@@ -83,6 +86,7 @@ enum class mechanism_family : uint8_t {
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
 enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                              // B.1, B.2
 enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
+enum class unit_vector_member : uint8_t { l2_ball };                                              // B.6
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -91,6 +95,7 @@ struct family_member {
   constexpr family_member(frequency_oracle m) noexcept : value(static_cast<uint8_t>(m)) {}
   constexpr family_member(mean_member m) noexcept : value(static_cast<uint8_t>(m)) {}
   constexpr family_member(vector_mean_member m) noexcept : value(static_cast<uint8_t>(m)) {}
+  constexpr family_member(unit_vector_member m) noexcept : value(static_cast<uint8_t>(m)) {}
 };
 
 struct mechanism_row {
@@ -117,6 +122,9 @@ inline constexpr field_set sketch =
     field_bits(field::threshold_other, field::sketch_rows, field::sketch_columns, field::hash_seed);
 inline constexpr field_set range = field_bits(field::frac_bits, field::clip_lo, field::clip_hi);
 inline constexpr field_set scale = field_bits(field::scale_num, field::scale_den);
+// A unit-vector block (B.6): d, the input grid and ball, the half-space keep threshold, the server's B.
+inline constexpr field_set unit_vector = field_bits(field::domain, field::frac_bits, field::radius,
+                                                    field::threshold_bits, field::threshold_keep, field::output_scale);
 inline constexpr field_set rotation =
     field_bits(field::domain, field::hadamard_dim, field::rotation_seed, field::radius);
 inline constexpr field_set winsorized =
@@ -164,6 +172,8 @@ inline constexpr mechanism_row mechanism_table[] = {
     {mechanism::vector_laplace, "vector-laplace", "vector-mean", payload_kind::coordinate_value,
      mechanism_family::vector_mean, vector_mean_member::laplace,
      required_group::rotation | required_group::range | required_group::scale, true},
+    {mechanism::l2_ball, "l2-ball", "l2-ball", payload_kind::unit_vector, mechanism_family::unit_vector,
+     unit_vector_member::l2_ball, required_group::unit_vector, true},
     // The Kent blocks may add the fold fields (params.cpp, docs/wire_format.md 3.2).
     {mechanism::kent_vote, "kent-vote", "kent", payload_kind::unary_bits, mechanism_family::user_level_vote,
      frequency_oracle::sue,

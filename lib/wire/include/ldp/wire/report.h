@@ -20,6 +20,13 @@ inline constexpr uint8_t report_version = 1;
 inline constexpr std::size_t report_header_size = 10;
 inline constexpr std::size_t varint_max_size = 10;
 
+// A unit_vector payload: d coordinates, each a little-endian two's-complement int16 in
+// [-unit_coordinate_max, unit_coordinate_max] (-2^15 is refused: the range stays symmetric). The device
+// writes a unit direction times 2^unit_coordinate_bits (docs/mechanisms.md B.6), so 2^14 + 1 fits.
+inline constexpr int64_t unit_coordinate_max = 32767;
+inline constexpr unsigned unit_coordinate_bits = 14;
+inline constexpr std::size_t unit_coordinate_bytes = 2;
+
 // Bytes of an index field holding values in [0, n): 1 up to n = 2^8, 2 up to 2^16, 3 up to 2^24,
 // else 4.
 [[nodiscard]] constexpr std::size_t index_bytes(uint64_t n) noexcept {
@@ -60,6 +67,7 @@ inline constexpr std::size_t varint_max_size = 10;
     case payload_kind::bit: return 1;
     case payload_kind::coordinate_bit: return index_bytes(p.get(field::hadamard_dim)) + 1;
     case payload_kind::coordinate_value: return index_bytes(p.get(field::hadamard_dim)) + varint_max_size;
+    case payload_kind::unit_vector: return static_cast<std::size_t>(d) * unit_coordinate_bytes;
     case payload_kind::sparse_pairs: {
       const uint64_t s = p.get(field::sparsity);
       return index_bytes(s + 1) + static_cast<std::size_t>(s) * (index_bytes(d) + varint_max_size);
@@ -84,9 +92,9 @@ struct report {
   uint8_t bit = 0;                    // sketch_cell sign, bit, coordinate_bit
   int64_t value = 0;                  // fixed_value, coordinate_value
   span<const unsigned char> bits;     // unary_bits (d bits), sketch_row (m bits), packed LSB first
-  span<const int64_t> values;         // encode: fixed_vector (d values), sparse_pairs values
+  span<const int64_t> values;         // encode: fixed_vector, unit_vector (d values), sparse_pairs values
   span<const uint32_t> indices;       // encode: sparse_pairs indices, strictly increasing
-  uint32_t count = 0;                 // decode: entries of fixed_vector or sparse_pairs
+  uint32_t count = 0;                 // decode: entries of fixed_vector, unit_vector or sparse_pairs
   span<const unsigned char> entries;  // decode: their validated encoding; see read_vector/read_sparse
 };
 
@@ -115,7 +123,7 @@ struct report {
 [[nodiscard]] status decode_report(const params& p, uint64_t fingerprint, span<const unsigned char> bytes,
                                    report* out) noexcept;
 
-// The entries of a decoded fixed_vector (out.size() >= count) or sparse_pairs report.
+// The entries of a decoded fixed_vector or unit_vector (out.size() >= count) or sparse_pairs report.
 [[nodiscard]] status read_vector(const report& r, span<int64_t> out) noexcept;
 [[nodiscard]] status read_sparse(const params& p, const report& r, span<uint32_t> indices,
                                  span<int64_t> values) noexcept;
