@@ -57,8 +57,7 @@ class hr_aggregator final : public histogram_aggregator {
       const double c = static_cast<double>(transformed[block + row]) / moments_.scale;
       const double in_block =
           std::clamp(static_cast<double>(transformed[block]), n * moments_.out_block, n * moments_.in_block);
-      out.push_back(make_estimate(v, c, in_block / scale2 - clip_count(c, n), z,
-                                   variance_kind::exact));
+      out.push_back(make_estimate(v, c, in_block / scale2 - clip_count(c, n), z, variance_kind::exact));
     }
     return out;
   }
