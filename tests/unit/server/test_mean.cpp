@@ -15,6 +15,7 @@
 #include "ldp/device.h"
 #include "ldp/server.h"
 #include "ldp/wire.h"
+#include "merge_order.h"
 #include "tables.h"
 #include "wire_examples.h"
 
@@ -27,11 +28,7 @@ using bytes = std::vector<unsigned char>;
 
 namespace {
 
-std::unique_ptr<aggregator> make(const ldp::wire::params& p) {
-  std::unique_ptr<aggregator> a;
-  REQUIRE(aggregator::create(p, &a) == status::ok);
-  return a;
-}
+std::unique_ptr<aggregator> make(const ldp::wire::params& p) { return ldp::test::make_aggregator(p); }
 
 bytes report_of(const ldp::wire::params& p, const ldp::wire::report& r) {
   bytes out(ldp::wire::max_report_size(p));
@@ -239,18 +236,7 @@ TEST_CASE("merge in any order and any split gives identical bytes; mismatched bl
   const auto whole = make(p);
   for (const auto& r : reports) REQUIRE(whole->add_report(r) == status::ok);
   const bytes expected = whole->serialize();
-  REQUIRE(!expected.empty());
-  for (std::size_t split : {std::size_t{0}, std::size_t{1}, std::size_t{45}, std::size_t{89}}) {
-    const auto x = make(p), y = make(p);
-    for (std::size_t i = 0; i < reports.size(); ++i) REQUIRE((i < split ? x : y)->add_report(reports[i]) == status::ok);
-    const auto xy = make(p), yx = make(p);
-    REQUIRE(xy->merge(*x) == status::ok);
-    REQUIRE(xy->merge(*y) == status::ok);
-    REQUIRE(yx->merge(*y) == status::ok);
-    REQUIRE(yx->merge(*x) == status::ok);
-    CHECK(xy->serialize() == expected);
-    CHECK(yx->serialize() == expected);
-  }
+  ldp::test::check_merge_order(p, reports, {0, 1, 45, 89}, expected);
   const auto other = make(ldp::wire::make_laplace(-1.0, 1.0, 16, 2.0).block);
   CHECK(whole->merge(*other) == status::parameter_mismatch);
   CHECK(whole->serialize() == expected);

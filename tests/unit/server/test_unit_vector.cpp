@@ -16,6 +16,7 @@
 #include "ldp/server/unit_vector.h"
 #include "ldp/server/vector_mean.h"
 #include "ldp/wire.h"
+#include "merge_order.h"
 #include "tables.h"
 #include "wire_examples.h"
 
@@ -27,11 +28,7 @@ using ldp::wire::mechanism;
 
 namespace {
 
-std::unique_ptr<aggregator> make(const ldp::wire::params& p) {
-  std::unique_ptr<aggregator> a;
-  REQUIRE(aggregator::create(p, &a) == status::ok);
-  return a;
-}
+std::unique_ptr<aggregator> make(const ldp::wire::params& p) { return ldp::test::make_aggregator(p); }
 
 bytes report_of(const ldp::wire::params& p, const std::vector<int64_t>& u) {
   ldp::wire::report r;
@@ -100,17 +97,7 @@ TEST_CASE("merge in any order and any split gives identical bytes; the saved bou
   const auto whole = make(p);
   for (const auto& r : reports) REQUIRE(whole->add_report(r) == status::ok);
   const bytes expected = whole->serialize();
-  for (std::size_t split : {std::size_t{0}, std::size_t{17}, std::size_t{60}}) {
-    const auto x = make(p), y = make(p);
-    for (std::size_t i = 0; i < reports.size(); ++i) REQUIRE((i < split ? x : y)->add_report(reports[i]) == status::ok);
-    const auto xy = make(p), yx = make(p);
-    REQUIRE(xy->merge(*x) == status::ok);
-    REQUIRE(xy->merge(*y) == status::ok);
-    REQUIRE(yx->merge(*y) == status::ok);
-    REQUIRE(yx->merge(*x) == status::ok);
-    CHECK(xy->serialize() == expected);
-    CHECK(yx->serialize() == expected);
-  }
+  ldp::test::check_merge_order(p, reports, {0, 17, 60}, expected);
   std::unique_ptr<aggregator> back;
   REQUIRE(aggregator::deserialize(expected, &back) == status::ok);
   CHECK(back->serialize() == expected);
