@@ -12,15 +12,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "device_context.h"
-#include "ldp/device.h"
-#include "ldp/server/frequency.h"
+#include "fixed_family.h"
 #include "ldp/wire.h"
-#include "tables.h"
 
 using ldp::wire::field;
 using ldp::wire::mechanism;
@@ -56,19 +52,6 @@ double averaged_variance(const ldp::wire::params& p, const std::vector<uint64_t>
   return ratio * ratio * (n * scale * scale - cv - (n - cv) / (m * m)) + collisions;
 }
 
-struct mean_and_error {
-  double mean;
-  double error;  // standard error of the mean
-};
-
-mean_and_error summarize(const std::vector<double>& xs) {
-  double sum = 0, squares = 0;
-  for (double x : xs) sum += x;
-  const double mean = sum / static_cast<double>(xs.size());
-  for (double x : xs) squares += (x - mean) * (x - mean);
-  return {mean, std::sqrt(squares / static_cast<double>(xs.size() - 1) / static_cast<double>(xs.size()))};
-}
-
 }  // namespace
 
 TEST_CASE("CMS and HCMS: the reported variance matches the error of one fixed hash family") {
@@ -80,36 +63,10 @@ TEST_CASE("CMS and HCMS: the reported variance matches the error of one fixed ha
     REQUIRE(ldp::wire::validate(p) == ldp::status::ok);
     double averaged = 0;
     for (uint32_t v = 0; v < d; ++v) averaged += averaged_variance(p, counts, v);
-    auto rng = ldp::test::seeded_drbg(("sketch conditional " + oracle_name).c_str());
-    ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
-    REQUIRE(oracle.code == ldp::status::ok);
-    std::vector<unsigned char> payload(ldp::wire::max_payload_size(p));
-    std::vector<double> reported, before;
-    for (int run = 0; run < runs; ++run) {
-      std::unique_ptr<ldp::server::frequency_aggregator> agg;
-      REQUIRE(ldp::server::frequency_aggregator::create(p, &agg) == ldp::status::ok);
-      uint64_t failures = 0;
-      for (uint32_t v = 0; v < d; ++v) {
-        for (uint64_t u = 0; u < counts[v]; ++u) {
-          std::size_t size = 0;
-          failures += oracle->randomize(v, rng, payload, ldp::device::framing::payload, &size) != ldp::status::ok;
-          failures += agg->add_payload(ldp::span<const unsigned char>(payload.data(), size)) != ldp::status::ok;
-        }
-      }
-      REQUIRE(failures == 0);
-      const auto est = agg->estimate_all();
-      REQUIRE(est.size() == d);
-      double squares = 0, variances = 0;
-      for (uint32_t v = 0; v < d; ++v) {
-        const double error = est[v].value - static_cast<double>(counts[v]);
-        squares += error * error;
-        variances += est[v].variance;
-        CHECK(est[v].kind == ldp::server::variance_kind::exact);
-      }
-      reported.push_back(squares / variances);
-      before.push_back(squares / averaged);
-    }
-    const mean_and_error now = summarize(reported), then = summarize(before);
+    const ldp::test::family_ratios ratios =
+        ldp::test::run_fixed_family(p, counts, averaged, runs, ("sketch conditional " + oracle_name).c_str());
+    const ldp::test::mean_and_error now = ldp::test::summarize(ratios.reported),
+                                    then = ldp::test::summarize(ratios.before);
     CAPTURE(now.mean);
     CAPTURE(now.error);
     CAPTURE(then.mean);
