@@ -32,6 +32,29 @@ inline mean_and_error summarize(const std::vector<double>& xs) {
   return {mean, std::sqrt(squares / static_cast<double>(xs.size() - 1) / static_cast<double>(xs.size()))};
 }
 
+// The test families' users: 2800/(v + 1) of item v < d (n = 9,463 at d = 16).
+inline std::vector<uint64_t> zipf_like_counts(uint32_t d) {
+  std::vector<uint64_t> c(d);
+  for (uint32_t v = 0; v < d; ++v) c[v] = 2800 / (v + 1);
+  return c;
+}
+
+// n = sum_x c_x and the collision sum of the averaged forms, sum_{x != v} c_x (c_x - 1).
+struct count_sums {
+  double n = 0;
+  double collisions = 0;
+};
+
+inline count_sums sums_except(const std::vector<uint64_t>& c, std::size_t v) {
+  count_sums out;
+  for (std::size_t x = 0; x < c.size(); ++x) {
+    const auto cx = static_cast<double>(c[x]);
+    out.n += cx;
+    if (x != v) out.collisions += cx * (cx - 1);
+  }
+  return out;
+}
+
 // Per run, rho against the reported variances (`reported`) and against `averaged`, a fixed sum of
 // variances (`before`).
 struct family_ratios {
@@ -74,6 +97,19 @@ inline family_ratios run_fixed_family(const wire::params& p, const std::vector<u
     out.before.push_back(squares / averaged);
   }
   return out;
+}
+
+// The two checks of a fixed family: the mean of rho against the reported variances is 1 within
+// `allowance` plus z standard errors, and the mean against the averaged form is not (the family's
+// collisions show).
+inline void check_fixed_family(const family_ratios& ratios, double allowance, double z) {
+  const mean_and_error now = summarize(ratios.reported), then = summarize(ratios.before);
+  CAPTURE(now.mean);
+  CAPTURE(now.error);
+  CAPTURE(then.mean);
+  CAPTURE(then.error);
+  CHECK(std::fabs(now.mean - 1) <= allowance + z * now.error);
+  CHECK(std::fabs(then.mean - 1) > allowance + z * then.error);
 }
 
 }  // namespace ldp::test

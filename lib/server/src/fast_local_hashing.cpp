@@ -187,8 +187,8 @@ class flh_aggregator final : public histogram_aggregator {
     for (std::size_t i = 0; i < items.size(); ++i) {
       const uint32_t x = items[i];
       const double variance = conditional_variance(weights[1][x], n, a.first[1][x], a.second[1][x]);
-      // b = r (S1 - (n - c_v)/g) with the leave-one-out S1 and the unclipped c-hat_v (the bias is
-      // linear in the counts); its square less the plug-ins' own noise r^2 (k/(k-1)) sum_y a_y^2 V_y,
+      // b = r sum_{y != v} c_y e_y(v) with the leave-one-out plug-ins, unclipped (the bias is linear
+      // in the counts); its square less the plug-ins' own noise r^2 (k/(k-1)) sum_y e_y(v)^2 V_y,
       // not clipped at 0, the total kept at least half the variance (as A.6).
       const double b = r * shared[x] / k_;
       // sum_{y != v} e_y(v)^2 V_y from the moments of a_y(v) weighted by V_y.
