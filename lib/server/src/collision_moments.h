@@ -1,7 +1,8 @@
 // The collision moments of a public hash family over a whole domain (docs/mechanisms.md A.6
 // "Conditional on the public family"): the server knows every row's hash function, so for each item
 // it can count, row by row, which other items share its bucket, and weigh them by their plug-in
-// counts. Used by the CMS/HCMS estimator (sketch.cpp).
+// counts. Used by the CMS/HCMS estimator (sketch.cpp) and FLH's (fast_local_hashing.cpp, g buckets
+// per function in place of m, A.4).
 #ifndef LDP_SERVER_SRC_COLLISION_MOMENTS_H
 #define LDP_SERVER_SRC_COLLISION_MOMENTS_H
 

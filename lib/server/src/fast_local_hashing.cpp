@@ -7,15 +7,23 @@
 // to n). O(1) per report.
 //
 // Support of v: C_v = sum_j h[j g + H_j(v)], O(k) per item, so O(k d) for every item instead of
-// OLH's O(n d). Estimator as OLH: the A.0 template with (p-hat, q* = 1/g). Variance: the template
-// plus the term of users who share a function, sum_{w != v} c_w (c_w - 1) / (k (g - 1)) [derived in
-// A.4 for 3-wise independent functions]. [impl] Its plug-in runs over the D items being estimated,
-// from u_w = c-hat_w (c-hat_w - 1) - V_w (V the template variance), whose expectation is
-// t_w + (T - t_w)/(k (g - 1)) with t_w = c_w (c_w - 1), T = sum t_w: solved for T and t_v, unbiased
-// where the clipped plug-in of CMS (sketch.cpp) counts the noise of every item as collisions.
+// OLH's O(n d). Estimator as OLH: the A.0 template with (p-hat, q* = 1/g). Variance [derived in A.4]:
+// - all d items of a sparse family (16 d <= k g, k >= 16): the mean squared error at the k public
+//   functions in use (A.4 "Conditional on the public functions"; kind exact, or bound when the
+//   pairs of items sharing buckets pass the budget of collision_moments.h), with r = g/(g-1),
+//   q_g = (1 - p-hat)/(g - 1), delta = p-hat - q_g, a_y(v) the share of functions in which y meets v,
+//     Var = r^2 (n q_g (1 - q_g)/delta^2 + (1 - 2 q_g)/delta (c_v + S1) - c_v - S2),
+//     b   = r (S1 - (n - c_v)/g),  S1 = sum_{y != v} c_y a_y(v),  S2 = sum_{y != v} c_y a_y(v)^2;
+// - otherwise the template plus the term of users who share a function averaged over 3-wise
+//   independent functions, sum_{w != v} c_w (c_w - 1) / (k (g - 1)) (kind average). [impl] Its
+//   plug-in runs over the D items being estimated, from u_w = c-hat_w (c-hat_w - 1) - V_w (V the
+//   template variance), whose expectation is t_w + (T - t_w)/(k (g - 1)) with t_w = c_w (c_w - 1),
+//   T = sum t_w: solved for T and t_v, unbiased where the clipped plug-in of CMS (sketch.cpp) counts
+//   the noise of every item as collisions.
 #include <algorithm>
 #include <atomic>
 
+#include "collision_moments.h"
 #include "estimation.h"
 #include "factories.h"
 #include "histogram_aggregator.h"
@@ -41,6 +49,8 @@ constexpr uint32_t decode_block = 4096;
 // docs/architecture.md "Threads"): about 1.1 ms of the walk on one core here (1.06 ns a pair),
 // several times what starting and joining a thread costs.
 constexpr uint64_t min_pairs_per_thread = uint64_t{1} << 20;
+// The fewest public functions for the variance conditional on them (A.4).
+constexpr uint32_t min_conditional_functions = 16;
 
 class flh_aggregator final : public histogram_aggregator {
  public:
@@ -64,6 +74,15 @@ class flh_aggregator final : public histogram_aggregator {
     // the D distinct items (each c-hat carries the shared-hash term of the others): solved for T and
     // t_v, the term of v is (T - t_v)/K. K = 1 (k = 1, g = 2) cannot separate t_v from T: T/K.
     const collision_sums sums = sum_collisions(items, terms);
+    // The conditional form needs the whole domain (the items outside a candidate list are unknown),
+    // a sparse family, 16 d <= k g, the rule of CMS (A.6: the plug-ins' own collision biases grow
+    // with d / (k g)), and k >= 16: its bias plug-ins leave one function out, and with fewer
+    // functions their own collision biases (chains of two collisions, each of weight 1/k) left 1.24
+    // where 16 functions give 1.03 (A.4, tests/statistical/server/test_flh_conditional.cpp).
+    if (sums.distinct == params_.get(field::domain) && k_ >= min_conditional_functions &&
+        16 * uint64_t{sums.distinct} <= uint64_t{k_} * g_) {
+      return conditional_estimates(items, support, counts, z);
+    }
     const double shared = static_cast<double>(k_) * static_cast<double>(g_ - 1);
     const double total = sums.total / (1 + (static_cast<double>(sums.distinct) - 1) / shared);
     std::vector<estimate> out;
@@ -73,6 +92,109 @@ class flh_aggregator final : public histogram_aggregator {
       const double others = total - own > 0 ? total - own : 0.0;
       // The k-term averages over the public functions the block names (A.4): an average.
       out.push_back(make_estimate(items[i], counts[i], noise[i] + others / shared, z, variance_kind::average));
+    }
+    return out;
+  }
+
+  // The variance conditional on the public functions (A.4) for the plug-in count c (clipped), n
+  // reports and the collision moments s1 = sum_{y != v} c_y a_y(v), s2 = sum_{y != v} c_y a_y(v)^2.
+  double conditional_variance(double c, double n, double s1, double s2) const noexcept {
+    const double g = g_, r = g / (g - 1);
+    const double q = (1 - model_.p) / (g - 1), delta = model_.p - q;
+    return r * r * (n * q * (1 - q) / (delta * delta) + (1 - 2 * q) / delta * (c + s1) - c - s2);
+  }
+
+  // Past the pair budget, collision_moments' lower bound first/k of sum_y w_y a_y^2 is loose for FLH,
+  // where every a_y is near 1/g: Cauchy-Schwarz gives (sum_y w_y a_y)^2 / sum_y w_y (weights >= 0),
+  // also a lower bound, so the variance stays an upper bound (A.4).
+  static void tighten_second_moments(const std::vector<std::vector<double>>& weights, collision_moments& a) {
+    for (std::size_t w = 1; w < weights.size(); ++w) {
+      double total = 0;
+      for (double y : weights[w]) total += y;
+      for (std::size_t x = 0; x < weights[w].size(); ++x) {
+        const double others = total - weights[w][x], first = a.first[w][x];
+        if (others > 0) a.second[w][x] = std::max(a.second[w][x], first * first / others);
+      }
+    }
+  }
+
+  // The mean squared error conditional on the k public functions when `items` covers the whole
+  // domain (A.4 "Conditional on the public functions"): support[i] and counts[i] are C_v and c-hat_v
+  // of v = items[i]; k >= 2 (the bias plug-ins leave one function out).
+  std::vector<estimate> conditional_estimates(span<const uint32_t> items, const std::vector<uint64_t>& support,
+                                              const std::vector<double>& counts, double z) const {
+    const auto d = static_cast<uint32_t>(params_.get(field::domain));
+    const auto n = static_cast<double>(reports_);
+    const double g = g_, r = g / (g - 1), scale = model_.p - model_.q;
+    const auto buckets_of = [&](uint32_t j, std::vector<uint32_t>& buckets) {
+      const wire::flh_key key = wire::flh_function(params_.hash_seed, j);
+      for (uint32_t x = 0; x < d; ++x) buckets[x] = wire::flh_bucket(wire::flh_value(key, x), g_);
+    };
+    // Plug-in of the bias. With sum_y c_y = n, b = r sum_{y != v} c_y e_y(v), e_y(v) = a_y(v) - 1/g:
+    // centred, so its plug-in carries only the noise of the small e_y (the uncentred form adds the
+    // noise of every c-hat_y / g). With function j, an item y that shares v's bucket l carries that
+    // cell's count h[j g + l] (a heavy item's, say) in its own support a second time, so y enters
+    // with its estimate from the other functions' n - n_j reports, scaled to n:
+    // c-hat_y^(-j) = ((C_y - h[j g + H_j(y)]) n/(n - n_j) - n/g)/(p-hat - 1/g) (A.4); where every
+    // report used j, c-hat_y itself. Per function: the bucket's sum of c-hat_y^(-j) less 1/g of the
+    // sum over all y != v, both from sums over the buckets, O(d + g).
+    std::vector<double> own(d), shared(d, 0.0);
+    for (std::size_t i = 0; i < items.size(); ++i) own[items[i]] = static_cast<double>(support[i]);
+    double everyone = 0;
+    for (double c : own) everyone += c;
+    {
+      std::vector<uint32_t> buckets(d);
+      std::vector<double> total(g_), size(g_);
+      for (uint32_t j = 0; j < k_; ++j) {
+        const uint64_t* row = hist_.data() + std::size_t{j} * g_;
+        double used = 0;
+        for (uint32_t l = 0; l < g_; ++l) used += static_cast<double>(row[l]);
+        const double rest = used < n ? n / (n - used) : 1.0;
+        const double cell_weight = used < n ? 1.0 : 0.0;
+        buckets_of(j, buckets);
+        std::fill(total.begin(), total.end(), 0.0);
+        std::fill(size.begin(), size.end(), 0.0);
+        for (uint32_t x = 0; x < d; ++x) {
+          total[buckets[x]] += own[x];
+          size[buckets[x]] += 1;
+        }
+        double cells = 0;  // sum_y h[j g + H_j(y)]
+        for (uint32_t l = 0; l < g_; ++l) cells += size[l] * cell_weight * static_cast<double>(row[l]);
+        for (uint32_t x = 0; x < d; ++x) {
+          const uint32_t l = buckets[x];
+          const double cell = cell_weight * static_cast<double>(row[l]);
+          const double bucket = ((total[l] - own[x] - (size[l] - 1) * cell) * rest - (size[l] - 1) * n / g) / scale;
+          const double all = ((everyone - own[x] - (cells - cell)) * rest - (d - 1.0) * n / g) / scale;
+          shared[x] += bucket - all / g;
+        }
+      }
+    }
+    std::vector<std::vector<double>> weights(3, std::vector<double>(d));
+    for (std::size_t i = 0; i < items.size(); ++i) weights[0][items[i]] = counts[i];
+    // Weights 1 and 2: the plug-ins clipped to [0, n] (the variance needs counts >= 0) and each
+    // item's variance without collisions.
+    for (uint32_t x = 0; x < d; ++x) {
+      weights[1][x] = clip_count(weights[0][x], n);
+      weights[2][x] = conditional_variance(weights[1][x], n, 0, 0);
+    }
+    double noise_total = 0;
+    for (double v : weights[2]) noise_total += v;
+    collision_moments a = moments_of_collisions(k_, g_, d, buckets_of, weights, true);
+    const variance_kind kind = a.exact ? variance_kind::exact : variance_kind::bound;
+    if (!a.exact) tighten_second_moments(weights, a);
+    std::vector<estimate> out;
+    out.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const uint32_t x = items[i];
+      const double variance = conditional_variance(weights[1][x], n, a.first[1][x], a.second[1][x]);
+      // b = r sum_{y != v} c_y e_y(v) with the leave-one-out plug-ins, unclipped (the bias is linear
+      // in the counts); its square less the plug-ins' own noise r^2 (k/(k-1)) sum_y e_y(v)^2 V_y,
+      // not clipped at 0, the total kept at least half the variance (as A.6).
+      const double b = r * shared[x] / k_;
+      // sum_{y != v} e_y(v)^2 V_y from the moments of a_y(v) weighted by V_y.
+      const double spread = a.second[2][x] - 2 / g * a.first[2][x] + (noise_total - weights[2][x]) / (g * g);
+      const double mse = variance + b * b - r * r * spread * k_ / (k_ - 1.0);
+      out.push_back(make_estimate(x, counts[i], mse > variance / 2 ? mse : variance / 2, z, kind));
     }
     return out;
   }
