@@ -78,7 +78,9 @@ double attacker_estimate(const ldp::wire::params& p, int64_t x, int reports, con
 TEST_CASE("memoized duchi: unbiased over fleets of distinct secrets, variance (Q gamma/2)^2 sum(B'^2 - y_u^2)/n^2") {
   constexpr std::size_t runs = 4000, n = 40;
   // [0, 10] with 8 fraction bits (Q = 2560), grid step 1.0 (k = 10) or 2.5 (k = 4).
-  for (const auto& [grid, flip] : {std::pair<uint32_t, double>{10, 0.1}, {4, 0.0}}) {
+  for (const auto& setting : {std::pair<uint32_t, double>{10, 0.1}, {4, 0.0}}) {
+    const uint32_t grid = setting.first;  // named copies: clang 14 cannot CAPTURE a structured binding
+    const double flip = setting.second;
     CAPTURE(grid);
     CAPTURE(flip);
     const auto derived = ldp::wire::make_memoized_duchi(0.0, 10.0, 8, 1.0, grid, flip);

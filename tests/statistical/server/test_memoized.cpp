@@ -84,7 +84,8 @@ TEST_CASE("memoized fleets: unbiased estimates with the composite closed-form va
   }
   REQUIRE(ldp::test::memoized_oracles().size() == 4);  // the false-failure bound above counts 4 oracles
   for (mechanism m : ldp::test::memoized_oracles()) {
-    for (const auto& [inf, report] : std::vector<std::pair<double, double>>{{4.0, 1.0}, {2.0, 0.5}}) {
+    for (const auto& levels : std::vector<std::pair<double, double>>{{4.0, 1.0}, {2.0, 0.5}}) {
+      const double inf = levels.first, report = levels.second;  // CAPTURE'd: no structured binding (clang 14)
       const std::string name = ldp::wire::mechanism_name(m);
       CAPTURE(name);
       CAPTURE(inf);

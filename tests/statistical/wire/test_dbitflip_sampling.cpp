@@ -15,7 +15,8 @@
 TEST_CASE("dbitflip_buckets samples every s-subset with probability 1 / C(k, s)") {
   constexpr uint64_t seeds = 200000;
   auto rng = ldp::test::seeded_drbg("dbitflip sampling");
-  for (const auto& [k, s] : {std::pair<uint32_t, uint32_t>{6, 2}, {7, 3}, {5, 1}}) {
+  for (const auto& sizes : {std::pair<uint32_t, uint32_t>{6, 2}, {7, 3}, {5, 1}}) {
+    const uint32_t k = sizes.first, s = sizes.second;  // CAPTURE'd: no structured binding (clang 14)
     CAPTURE(k);
     CAPTURE(s);
     std::map<std::vector<uint32_t>, uint64_t> counts;

@@ -46,8 +46,10 @@ long double direct_report_epsilon(const ldp::wire::params& p) {
 
 TEST_CASE("make_memoized_oracle: the permanent stage is the plain oracle at epsilon_inf, epsilon_1 fits tightly") {
   for (mechanism m : ldp::test::memoized_oracles()) {
-    for (const auto& [inf, report] : std::vector<std::pair<double, double>>{
+    for (const auto& levels : std::vector<std::pair<double, double>>{
              {1.0, 0.5}, {2.0, 1.0}, {4.0, 1.0}, {8.0, 2.0}, {3.0, 2.9}, {0.2, 0.05}, {20.0, 0.5}}) {
+      // Named copies, not a structured binding: clang 14 (C++17) cannot capture one in CAPTURE's lambda.
+      const double inf = levels.first, report = levels.second;
       for (uint32_t d : {2u, 10u, 1000u}) {
         const std::string name = ldp::wire::mechanism_name(m);
         CAPTURE(name);
@@ -208,7 +210,8 @@ TEST_CASE("one memoized report costs the variance of the plain oracle at epsilon
   // the leading variance coefficient q (1 - q) / (p - q)^2 matches to the rounding of the
   // thresholds (OLH: its g is chosen at epsilon_1 for this).
   for (mechanism m : ldp::test::memoized_oracles()) {
-    for (const auto& [inf, report] : std::vector<std::pair<double, double>>{{2.0, 1.0}, {8.0, 1.0}, {4.0, 2.0}}) {
+    for (const auto& levels : std::vector<std::pair<double, double>>{{2.0, 1.0}, {8.0, 1.0}, {4.0, 2.0}}) {
+      const double inf = levels.first, report = levels.second;  // CAPTURE'd: no structured binding (clang 14)
       const std::string name = ldp::wire::mechanism_name(m);
       CAPTURE(name);
       CAPTURE(inf);
