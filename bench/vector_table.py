@@ -12,12 +12,13 @@ divided by the largest norm of its vectors, so that all lie in the unit L2 ball 
 For every d, epsilon and mechanism, `ldp simulate` runs on the .npy matrix with seeds 1..--seeds (pinned
 to one core with taskset when --core is given); the table gives the root mean squared L2 error of the
 estimated mean over the seeds, the bytes per report in the batch (batch bytes over n: the batch
-stores reports without their per-report header; `ldp mechanisms` then prints the standalone report size) and the device time per report (1 / the "randomize: ... reports/s" rate that `simulate
---threads 1` prints, best of the seeds; the host build's randomizers on one thread).
+stores reports without their per-report header; `ldp mechanisms`, printed after each table, gives the
+standalone report size) and the device time per report (1 / the "randomize: ... reports/s" rate that
+`simulate --threads 1` prints, best of the seeds; the host build's randomizers on one thread).
 Closed forms: l2-ball (docs/mechanisms.md B.6) and PrivUnitG's optimal error (B.7), from
 bench/vector_accuracy.py. The peer's numbers (apple/ml-projunit) are run outside the repository.
 
-    bench/vector_table.py --ldp build/host/tools/ldp --work /tmp/vector-table --seeds 5 --core 1
+    bench/vector_table.py --ldp build/host/tools/ldp --work /tmp/vector-table --dims 784 --seeds 3 --core 1
 """
 import argparse
 import json
