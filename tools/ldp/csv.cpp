@@ -127,7 +127,8 @@ class line_reader {
     for (;;) {
       const char* data = reinterpret_cast<const char*>(buffer_.data());
       const std::size_t size = buffer_.size();
-      const void* newline = std::memchr(data + scanned_, '\n', size - scanned_);
+      // An empty buffer's data() may be null, which memchr must not get even for 0 bytes.
+      const void* newline = scanned_ < size ? std::memchr(data + scanned_, '\n', size - scanned_) : nullptr;
       if (newline != nullptr) {
         *begin = data + at_;
         *end = static_cast<const char*>(newline);
