@@ -17,6 +17,7 @@
 #include "integer_fwht.h"
 #include "kernel_access.h"
 #include "ldp/base/bits.h"
+#include "ldp/base/int128.h"
 #include "ldp/random/rotation.h"
 #include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
@@ -239,11 +240,13 @@ status winsorized_sums_aggregator::read_body(span<const unsigned char> body) {
   const auto w = static_cast<uint64_t>(params_.get(field::window_half_width));
   for (std::size_t j = 0; j < sums_.size(); ++j) {
     sums_[j] = static_cast<int64_t>(load_le64(body.data() + list + 8 * j));
-    // sums[j] - n mid_j in [-n w, n w], in 128 bits: n < 2^62 and |mid| < 2^31.
+    // |sums[j] - n mid_j| <= n (w + 1), exactly in 128 bits: one unit of slack per report, so that
+    // the rule holds for the sum of two states that hold it (a merge), which a fixed slack did not.
     const int64_t mid = wire::winsorized_midpoint(params_, bins_[j]);
-    const double offset = static_cast<double>(sums_[j]) - static_cast<double>(reports_) * static_cast<double>(mid);
-    const double bound = static_cast<double>(reports_) * static_cast<double>(w);
-    if (std::fabs(offset) > bound * (1 + 1e-12) + 1) return status::malformed_report;
+    const u128 n_mid = mul_64x64(reports_, mid < 0 ? 0 - static_cast<uint64_t>(mid) : static_cast<uint64_t>(mid));
+    const i128 n_mid_signed = mid < 0 ? i128{} - i128{n_mid.hi, n_mid.lo} : i128{n_mid.hi, n_mid.lo};
+    const u128 offset = magnitude(to_i128(sums_[j]) - n_mid_signed);
+    if (mul_64x64(reports_, w + 1) < offset) return status::malformed_report;
   }
   return status::ok;
 }
