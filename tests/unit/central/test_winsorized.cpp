@@ -448,6 +448,31 @@ TEST_CASE("round 1 and round 2 aggregators: ingest, rejections, merge, saved sta
   const auto saved2 = s2->serialize();
   REQUIRE(ldp::server::aggregator::deserialize(saved2, &back) == status::ok);
   CHECK(back->serialize() == saved2);
+  // The sum rule of the saved state (|sum_j - n mid_j| <= n (w + 1)) holds for the merge of two states
+  // that hold it: a state at the edge loads, its merge with itself loads, one unit more does not.
+  {
+    const uint64_t n = s2->reports(), w = sel.round2.get(field::window_half_width);
+    const int64_t mid = ldp::wire::winsorized_midpoint(sel.round2, sel.bins[0]);
+    const std::size_t sum0 = saved2.size() - 8 * 8;  // the 8 sums end the body
+    auto with_sum = [&](int64_t sum) {
+      std::vector<unsigned char> file = saved2;
+      ldp::store_le64(file.data() + sum0, static_cast<uint64_t>(sum));
+      const ldp::span<const unsigned char> body(file.data() + ldp::wire::state_header_size,
+                                                file.size() - ldp::wire::state_header_size);
+      REQUIRE(ldp::wire::encode_state_header(sel.round2.mech, ldp::wire::fingerprint(sel.round2), body,
+                                             {file.data(), ldp::wire::state_header_size}) == status::ok);
+      return file;
+    };
+    const auto edge_sum = static_cast<int64_t>(n) * mid + static_cast<int64_t>(n * (w + 1));
+    const std::vector<unsigned char> at_edge = with_sum(edge_sum), past_edge = with_sum(edge_sum + 1);
+    std::unique_ptr<ldp::server::aggregator> edge, twice;
+    REQUIRE(ldp::server::aggregator::deserialize(at_edge, &edge) == status::ok);
+    CHECK(ldp::server::aggregator::deserialize(past_edge, &twice) == status::malformed_report);
+    REQUIRE(ldp::server::aggregator::deserialize(at_edge, &twice) == status::ok);
+    REQUIRE(twice->merge(*edge) == status::ok);
+    const std::vector<unsigned char> merged = twice->serialize();
+    CHECK(ldp::server::aggregator::deserialize(merged, &back) == status::ok);
+  }
   CHECK(s2->estimate_all().size() == 5);
   // A state saved without windows does not load.
   std::unique_ptr<ldp::server::aggregator> empty;
