@@ -35,7 +35,8 @@ ldp::wire::params small_block(double eps, uint32_t grid, double flip) {
 
 // ln(T_hi / T_lo) from the block's integers: the level the permanent bits allow (E.2).
 long double permanent_ratio(const ldp::wire::params& p) {
-  return static_cast<long double>(p.get(field::threshold_keep)) / p.get(field::threshold_other);
+  return static_cast<long double>(p.get(field::threshold_keep)) /
+         static_cast<long double>(p.get(field::threshold_other));
 }
 
 // max over inputs x, x' of the grid [lo, hi] and outputs z of P(z | x) / P(z | x') for `reports`
