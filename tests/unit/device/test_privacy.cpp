@@ -88,7 +88,8 @@ TEST_CASE("block HR: the exact pmf of every block size is the A.5 one, and epsil
         ldp::test::owned_context<ldp::device::frequency_context> oracle(p);
         REQUIRE(oracle.code == ldp::status::ok);
         const long double keep = static_cast<long double>(p.get(field::threshold_keep)) / 4294967296.0L;
-        const long double in = keep / (k / 2), out = (1 - keep) / ((2 * blocks - 1) * (k / 2));
+        const auto half = static_cast<long double>(k / 2), others = static_cast<long double>(2 * blocks - 1);
+        const long double in = keep / half, out = (1 - keep) / (others * half);
         const auto randomize = [&](uint32_t x, ldp::test::enumerating_coins& c) {
           ldp::wire::report rep;
           REQUIRE(oracle->fields(x, c, &rep) == ldp::status::ok);
