@@ -57,8 +57,20 @@ collision_moments moments_of_collisions(uint32_t k, uint32_t m, uint32_t d,
   if (!second) return out;
   out.second.assign(kinds, std::vector<double>(d, 0.0));
   if (!out.exact) {
+    // Two lower bounds of sum_y w_y a_y(x)^2 when w >= 0: a_y(x) is 0 or at least 1/k, so a^2 >= a / k;
+    // and Cauchy-Schwarz, (sum_y w_y a_y)^2 <= (sum_y w_y) (sum_y w_y a_y^2). The larger one is kept.
     for (std::size_t w = 0; w < kinds; ++w) {
-      for (uint32_t x = 0; x < d; ++x) out.second[w][x] = out.first[w][x] * inv_k;
+      double total = 0;
+      bool nonnegative = true;
+      for (double v : weights[w]) {
+        total += v;
+        nonnegative = nonnegative && v >= 0;
+      }
+      for (uint32_t x = 0; x < d; ++x) {
+        const double first = out.first[w][x], others = total - weights[w][x];
+        out.second[w][x] = first * inv_k;
+        if (nonnegative && others > 0) out.second[w][x] = std::max(out.second[w][x], first * first / others);
+      }
     }
     return out;
   }

@@ -104,20 +104,6 @@ class flh_aggregator final : public histogram_aggregator {
     return r * r * (n * q * (1 - q) / (delta * delta) + (1 - 2 * q) / delta * (c + s1) - c - s2);
   }
 
-  // Past the pair budget, collision_moments' lower bound first/k of sum_y w_y a_y^2 is loose for FLH,
-  // where every a_y is near 1/g: Cauchy-Schwarz gives (sum_y w_y a_y)^2 / sum_y w_y (weights >= 0),
-  // also a lower bound, so the variance stays an upper bound (A.4).
-  static void tighten_second_moments(const std::vector<std::vector<double>>& weights, collision_moments& a) {
-    for (std::size_t w = 1; w < weights.size(); ++w) {
-      double total = 0;
-      for (double y : weights[w]) total += y;
-      for (std::size_t x = 0; x < weights[w].size(); ++x) {
-        const double others = total - weights[w][x], first = a.first[w][x];
-        if (others > 0) a.second[w][x] = std::max(a.second[w][x], first * first / others);
-      }
-    }
-  }
-
   // The mean squared error conditional on the k public functions when `items` covers the whole
   // domain (A.4 "Conditional on the public functions"): support[i] and counts[i] are C_v and c-hat_v
   // of v = items[i]; k >= 2 (the bias plug-ins leave one function out).
@@ -179,9 +165,8 @@ class flh_aggregator final : public histogram_aggregator {
     }
     double noise_total = 0;
     for (double v : weights[2]) noise_total += v;
-    collision_moments a = moments_of_collisions(k_, g_, d, buckets_of, weights, true);
+    const collision_moments a = moments_of_collisions(k_, g_, d, buckets_of, weights, true);
     const variance_kind kind = a.exact ? variance_kind::exact : variance_kind::bound;
-    if (!a.exact) tighten_second_moments(weights, a);
     std::vector<estimate> out;
     out.reserve(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -194,7 +179,7 @@ class flh_aggregator final : public histogram_aggregator {
       // sum_{y != v} e_y(v)^2 V_y from the moments of a_y(v) weighted by V_y.
       const double spread = a.second[2][x] - 2 / g * a.first[2][x] + (noise_total - weights[2][x]) / (g * g);
       const double mse = variance + b * b - r * r * spread * k_ / (k_ - 1.0);
-      out.push_back(make_estimate(x, counts[i], mse > variance / 2 ? mse : variance / 2, z, kind));
+      out.push_back(make_estimate(x, counts[i], conditional_mse(variance, mse), z, kind));
     }
     return out;
   }

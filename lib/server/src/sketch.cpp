@@ -218,7 +218,7 @@ class sketch_aggregator : public frequency_aggregator {
       // The plug-ins from k - 1 rows: variance k/(k - 1) times theirs.
       const double b = bias(shared[x] / k_, weights[0][x]);
       const double mse = variance + b * b - ratio * ratio * a.second[2][x] * k_ / (k_ - 1.0);
-      out.push_back(make_estimate(x, counts[i], mse > variance / 2 ? mse : variance / 2, z, kind));
+      out.push_back(make_estimate(x, counts[i], conditional_mse(variance, mse), z, kind));
     }
     return out;
   }
