@@ -4,6 +4,7 @@
 // masks; a platform that differs in lane order, endianness, hashing or threshold derivation fails.
 #include <doctest/doctest.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "ldp/device.h"
 #include "ldp/wire.h"
 #include "tables.h"
+#include "wire_examples.h"
 
 using ldp::wire::mechanism;
 
@@ -26,19 +28,43 @@ ldp::wire::params oracle(mechanism m) {
   return ldp::wire::make_frequency_oracle(m, eps, big ? 1000 : 100, 16, columns, sketch_seed).block;
 }
 
-uint64_t digest(const ldp::wire::params& p, const ldp::kernels::table& t) {
+// FNV-1a over the bytes of 300 reports of inputs (i * 37) mod `inputs`; `randomize(context, input, rng,
+// out, size)` is the path under test.
+template <class Context, class Randomize>
+uint64_t digest_of(const ldp::wire::params& p, const ldp::kernels::table& t, uint32_t inputs, Randomize randomize) {
   auto rng = ldp::test::seeded_drbg("device golden", t);
-  ldp::test::owned_context<ldp::device::frequency_context> c(p);
+  ldp::test::owned_context<Context> c(p);
   REQUIRE(c.code == ldp::status::ok);
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
   uint64_t h = 0xcbf29ce484222325u;
-  const auto d = static_cast<uint32_t>(p.get(ldp::wire::field::domain));
   for (uint32_t i = 0; i < 300; ++i) {
     std::size_t size = 0;
-    REQUIRE(c->randomize((i * 37) % d, rng, out, ldp::device::framing::report, &size) == ldp::status::ok);
+    REQUIRE(randomize(c.context, (i * 37) % inputs, rng, out, &size) == ldp::status::ok);
     for (std::size_t b = 0; b < size; ++b) h = (h ^ out[b]) * 0x100000001b3u;
   }
   return h;
+}
+
+uint32_t domain(const ldp::wire::params& p) { return static_cast<uint32_t>(p.get(ldp::wire::field::domain)); }
+
+uint64_t digest(const ldp::wire::params& p, const ldp::kernels::table& t) {
+  return digest_of<ldp::device::frequency_context>(
+      p, t, domain(p), [](auto& c, uint32_t item, auto& rng, auto& out, auto* size) {
+        return c.randomize(item, rng, out, ldp::device::framing::report, size);
+      });
+}
+
+// Memoized reports (docs/mechanisms.md E): the permanent stage's stream (memo_seed) and the
+// instantaneous stage, pinned so that the statistical fleets run on the host only stay valid on
+// every target (tests/CMakeLists.txt, "host_scale").
+const unsigned char device_secret[ldp::device::device_secret_size] = {0x17, 0x2a, 0x33};
+
+template <class Context>
+uint64_t memoized_digest(const ldp::wire::params& p, const ldp::kernels::table& t, uint32_t inputs) {
+  return digest_of<Context>(p, t, inputs, [](auto& c, uint32_t item, auto& rng, auto& out, auto* size) {
+    return c.randomize_memoized(item, ldp::device::memo_key{device_secret, 7}, rng, out, ldp::device::framing::report,
+                                size);
+  });
 }
 
 }  // namespace
@@ -74,5 +100,37 @@ TEST_CASE("golden report digest of the block HR, on every table (docs/mechanisms
     const std::string table_name = t->name;
     CAPTURE(table_name);
     CHECK(digest(p, *t) == 0xf3ea15c508919071u);
+  }
+}
+
+TEST_CASE("golden digests of memoized reports, on every table (docs/mechanisms.md E.1, E.2)") {
+  const struct {
+    mechanism m;
+    uint64_t expected;
+  } golden[] = {
+      {mechanism::sue, 0x5315a6c1db06a30fu},
+      {mechanism::oue, 0xf0f484d581f62c65u},
+      {mechanism::blh, 0x6e50a2eebe5ffedfu},
+      {mechanism::olh, 0x441ec083e5a30419u},
+  };
+  REQUIRE(ldp::test::memoized_oracles().size() == std::size(golden));
+  for (const auto& g : golden) {
+    const auto memo = ldp::wire::make_memoized_oracle(g.m, 4.0, 1.0, 40);
+    REQUIRE(memo.code == ldp::status::ok);
+    for (const auto* t : ldp::test::runnable_tables()) {
+      const std::string oracle_name = ldp::wire::mechanism_name(g.m), table_name = t->name;
+      CAPTURE(oracle_name);
+      CAPTURE(table_name);
+      CHECK(memoized_digest<ldp::device::frequency_context>(memo.block, *t, domain(memo.block)) == g.expected);
+    }
+  }
+  // Memoized duchi: alpha-point rounding on a grid of 16 points, output flip 0.1, every grid input of
+  // [0, 100] with 8 fraction bits.
+  const auto duchi = ldp::wire::make_memoized_duchi(0, 100, 8, 1.0, 16, 0.1);
+  REQUIRE(duchi.code == ldp::status::ok);
+  for (const auto* t : ldp::test::runnable_tables()) {
+    const std::string table_name = t->name;
+    CAPTURE(table_name);
+    CHECK(memoized_digest<ldp::device::mean_context>(duchi.block, *t, (100u << 8) + 1) == 0xf39e18b77b9dd3cfu);
   }
 }
