@@ -241,7 +241,7 @@ TEST_CASE("the averaging attack: recovers the value without memoization, only th
         }
         return out;
       }
-      std::vector<uint64_t> buckets(p.get(field::hash_range), 0);
+      std::vector<uint64_t> buckets(static_cast<std::size_t>(p.get(field::hash_range)), 0);
       for (const auto& r : seen) ++buckets[r.index];
       uint32_t mode = 0;
       for (uint32_t b = 1; b < buckets.size(); ++b) mode = buckets[b] > buckets[mode] ? b : mode;

@@ -27,7 +27,7 @@ TEST_CASE("dbitflip_buckets samples every s-subset with probability 1 / C(k, s)"
     }
     std::vector<uint64_t> observed;
     for (const auto& [subset, c] : counts) observed.push_back(c);
-    const uint64_t subsets = k == 6 ? 15 : k == 7 ? 35 : 5;  // C(k, s)
+    const std::size_t subsets = k == 6 ? 15 : k == 7 ? 35 : 5;  // C(k, s)
     REQUIRE(observed.size() == subsets);
     const auto gof = ldp::test::chi_square_gof(observed, std::vector<double>(subsets, 1.0), seeds);
     CAPTURE(gof.statistic);

@@ -154,7 +154,7 @@ TEST_CASE("unit direction: within one unit of z / ||z|| 2^14, rounding unbiased"
       const int shift = static_cast<int>(ldp::random::uniform_below(rng, 32));
       z[i] = static_cast<int64_t>(ldp::random::uniform_below64(rng, uint64_t{1} << 32) >> shift) *
              (ldp::random::uniform_below(rng, 2) == 0 ? 1 : -1);
-      norm2 += static_cast<long double>(z[i]) * z[i];
+      norm2 += static_cast<long double>(z[i]) * static_cast<long double>(z[i]);
     }
     if (norm2 == 0) z[0] = 1, norm2 = 1;
     std::vector<int64_t> out(d);
@@ -164,7 +164,7 @@ TEST_CASE("unit direction: within one unit of z / ||z|| 2^14, rounding unbiased"
       const long double exact = static_cast<long double>(z[i]) * 16384 / std::sqrt(norm2);
       CHECK(std::fabs(static_cast<long double>(out[i]) - exact) < 1 + 1e-6L);
       CHECK(std::llabs(out[i]) <= 16385);
-      out2 += static_cast<long double>(out[i]) * out[i];
+      out2 += static_cast<long double>(out[i]) * static_cast<long double>(out[i]);
     }
     CHECK(std::sqrt(out2) == doctest::Approx(16384).epsilon(static_cast<double>(d) * 2.0 / 16384));
   }

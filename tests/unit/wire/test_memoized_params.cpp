@@ -31,9 +31,11 @@ ldp::wire::params one_step_looser(ldp::wire::params p) {
 // epsilon_1 of the composite channel evaluated directly in long double from the integers.
 long double direct_report_epsilon(const ldp::wire::params& p) {
   const long double one = 4294967296.0L;
-  const long double t = p.get(field::threshold_keep) / one, i = p.get(field::instant_keep) / one;
+  const long double t = static_cast<long double>(p.get(field::threshold_keep)) / one,
+                    i = static_cast<long double>(p.get(field::instant_keep)) / one;
   if (unary(p)) {
-    const long double o = p.get(field::threshold_other) / one, j = p.get(field::instant_other) / one;
+    const long double o = static_cast<long double>(p.get(field::threshold_other)) / one,
+                      j = static_cast<long double>(p.get(field::instant_other)) / one;
     const long double ps = t * i + (1 - t) * j, qs = o * i + (1 - o) * j;
     return std::log(ps * (1 - qs) / (qs * (1 - ps)));
   }
