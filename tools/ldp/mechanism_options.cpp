@@ -122,10 +122,12 @@ wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_opti
       return wire::make_vector_laplace(o.dim, o.radius, o.frac_bits, o.epsilon, o.beta, rotation_seed);
     return wire::make_vector_duchi(o.dim, o.radius, o.frac_bits, o.epsilon, o.beta, rotation_seed);
   }
-  if (m.id == mechanism::l2_ball) {
+  if (m.id == mechanism::l2_ball || m.id == mechanism::privunitg) {
     if (o.dim < 1) fail("--dim must be at least 1, got {}", o.dim);
     if (!(o.radius > 0 && std::isfinite(o.radius))) fail("--radius must be positive, got {}", o.radius);
-    return wire::make_l2_ball(o.dim, o.radius, o.frac_bits, o.epsilon);
+    if (m.id == mechanism::l2_ball) return wire::make_l2_ball(o.dim, o.radius, o.frac_bits, o.epsilon);
+    if (o.epsilon < 1e-3) fail("privunitg needs --epsilon at least 0.001, got {}", o.epsilon);
+    return wire::make_privunitg(o.dim, o.radius, o.frac_bits, o.epsilon);
   }
   double lo = 0, hi = 0;
   parse_range(o.range, &lo, &hi);
@@ -168,6 +170,7 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"vector-mean", input_kind::vector, "--dim --radius", "--noise --beta --frac-bits --public-seed",
      "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
     {"l2-ball", input_kind::vector, "--dim --radius", "--frac-bits", "--dim d --radius r [--frac-bits f]"},
+    {"privunitg", input_kind::vector, "--dim --radius", "--frac-bits", "--dim d --radius r [--frac-bits f]"},
     {"kent", input_kind::observations, "--range --observations", "--dim --ball --plan --cap --frac-bits --public-seed",
      "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P]] "
      "[--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
@@ -222,10 +225,11 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--frac-bits",
        app.add_option("--frac-bits", o.frac_bits, "numeric: fraction bits of the fixed-point grid (default 16)")},
       {"--dim",
-       app.add_option("--dim", o.dim,
-                      "laplace-vector, vector-mean, l2-ball, sparse-projection, winsorized-mean, kent: dimension d")},
-      {"--radius",
-       app.add_option("--radius", o.radius, "vector-mean, l2-ball, sparse-projection: L2 radius R of the inputs")},
+       app.add_option(
+           "--dim", o.dim,
+           "laplace-vector, vector-mean, l2-ball, privunitg, sparse-projection, winsorized-mean, kent: dimension d")},
+      {"--radius", app.add_option("--radius", o.radius,
+                                  "vector-mean, l2-ball, privunitg, sparse-projection: L2 radius R of the inputs")},
       {"--noise", app.add_option("--noise", o.noise, "vector-mean: duchi (one bit, default) or laplace")
                       ->check(CLI::IsMember({"duchi", "laplace"}))},
       {"--beta",
