@@ -135,19 +135,28 @@ TEST_CASE("golden digests of memoized reports, on every table (docs/mechanisms.m
   }
 }
 
-TEST_CASE("golden digest of l2-ball reports, on every table (docs/mechanisms.md B.6)") {
+TEST_CASE("golden digests of the unit-vector family, on every table (docs/mechanisms.md B.6, B.7)") {
   // d = 6, R = 2 with 16 fraction bits, epsilon 2; inputs spread over the ball and past it (clipped).
-  const auto p = ldp::wire::make_l2_ball(6, 2.0, 16, 2.0);
-  REQUIRE(p.code == ldp::status::ok);
-  for (const auto* t : ldp::test::runnable_tables()) {
-    const std::string table_name = t->name;
-    CAPTURE(table_name);
-    const uint64_t h = digest_of<ldp::device::unit_vector_context>(
-        p.block, *t, 997, [](auto& c, uint32_t input, auto& rng, auto& out, auto* size) {
-          const int64_t a = int64_t{input} * 263 - 131072;
-          const int64_t x[6] = {a, -a / 3, int64_t{input} << 8, 0, 1 - a, a % 4096};
-          return c.randomize(ldp::span<const int64_t>(x, 6), rng, out, ldp::device::framing::report, size);
-        });
-    CHECK(h == 0x4729aa2c2967ff00u);
+  const struct {
+    ldp::wire::derived_params block;
+    uint64_t expected;
+  } golden[] = {
+      {ldp::wire::make_l2_ball(6, 2.0, 16, 2.0), 0x4729aa2c2967ff00u},
+      {ldp::wire::make_privunitg(6, 2.0, 16, 2.0), 0xa53037f70408b5ebu},
+  };
+  for (const auto& g : golden) {
+    REQUIRE(g.block.code == ldp::status::ok);
+    for (const auto* t : ldp::test::runnable_tables()) {
+      const std::string name = ldp::wire::mechanism_name(g.block.block.mech), table_name = t->name;
+      CAPTURE(name);
+      CAPTURE(table_name);
+      const uint64_t h = digest_of<ldp::device::unit_vector_context>(
+          g.block.block, *t, 997, [](auto& c, uint32_t input, auto& rng, auto& out, auto* size) {
+            const int64_t a = int64_t{input} * 263 - 131072;
+            const int64_t x[6] = {a, -a / 3, int64_t{input} << 8, 0, 1 - a, a % 4096};
+            return c.randomize(ldp::span<const int64_t>(x, 6), rng, out, ldp::device::framing::report, size);
+          });
+      CHECK(h == g.expected);
+    }
   }
 }
