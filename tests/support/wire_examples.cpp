@@ -131,6 +131,12 @@ wire::params example_params(mechanism m) {
       p.set(field::domain, 8).set(field::frac_bits, 16).set_signed(field::radius, int64_t{1} << 16);
       p.set(field::threshold_bits, 32).set(field::threshold_keep, 3139872686u).set(field::output_scale, 31914800000u);
       break;
+    case mechanism::privunitg:
+      // make_privunitg(8, 1.0, 16, 1.0): t = 0.373 (g = 382 2^16), output_scale = round(2^35 / mean).
+      p.set(field::domain, 8).set(field::frac_bits, 16).set_signed(field::radius, int64_t{1} << 16);
+      p.set(field::threshold_bits, 32).set(field::threshold_keep, 2572304735u).set(field::output_scale, 86473331787u);
+      p.set(field::cap_threshold, 25034752u);
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;

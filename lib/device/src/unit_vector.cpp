@@ -12,6 +12,44 @@ uint64_t l2_ball_sign_threshold(uint64_t squared_norm, int64_t radius) noexcept 
   return (uint64_t{1} << 31) + isqrt64(ratio);
 }
 
+privunitg_cap privunitg_cap_of(const wire::params& p) noexcept {
+  privunitg_cap cap;
+  cap.keep = p.get(wire::field::threshold_keep);
+  cap.keep_bits = static_cast<unsigned>(p.get(wire::field::threshold_bits));
+  cap.threshold = static_cast<uint32_t>(p.get(wire::field::cap_threshold));
+  return cap;
+}
+
+u128 privunitg_cap_offset(uint32_t threshold, uint64_t squared_norm) noexcept {
+  const u128 n = mul_64x64(uint64_t{threshold} * threshold, squared_norm);
+  // floor(sqrt(n)), two bits of n per step from the top (isqrt64 on 128 bits), then up to the ceiling.
+  u128 rest = n, root{0, 0}, bit{uint64_t{1} << 62, 0};
+  while (rest < bit) bit = bit >> 2;
+  while (bit != u128{0, 0}) {
+    const u128 trial = root + bit;
+    if (rest < trial) {
+      root = root >> 1;
+    } else {
+      rest = rest - trial;
+      root = (root >> 1) + bit;
+    }
+    bit = bit >> 2;
+  }
+  return rest == u128{0, 0} ? root : root + u128{0, 1};
+}
+
+bool privunitg_in_cap(span<const int64_t> z, span<const int32_t> w, u128 offset) noexcept {
+  i128 dot = to_i128(0);
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    const int64_t a = z[i], b = w[i];
+    const u128 m = mul_64x64(a < 0 ? 0 - static_cast<uint64_t>(a) : static_cast<uint64_t>(a),
+                             static_cast<uint64_t>(b < 0 ? -b : b));
+    const i128 product{m.hi, m.lo};
+    dot += (a < 0) != (b < 0) ? i128{} - product : product;
+  }
+  return !is_negative(dot) && !(magnitude(dot) < offset);
+}
+
 int l2_ball_half(span<const int64_t> z, span<const int32_t> x) noexcept {
   i128 dot = to_i128(0);
   for (std::size_t i = 0; i < z.size(); ++i) dot += to_i128(z[i] * int64_t{x[i]});  // |product| < 2^63

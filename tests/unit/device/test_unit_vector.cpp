@@ -216,3 +216,163 @@ TEST_CASE("l2-ball context: argument checks and golden bytes") {
     CHECK(ldp::test::to_hex(out.data(), written) == "19dd88f69f26980997107c1e");
   }
 }
+
+// PrivUnitG (docs/mechanisms.md B.7).
+
+TEST_CASE("privunitg cap offset: exactly ceil(sqrt(g^2 S)), by 128-bit products") {
+  auto rng = ldp::test::seeded_drbg("privunitg cap offset");
+  CHECK(ldp::device::privunitg_cap_offset(0, 12345) == u128{0, 0});
+  CHECK(ldp::device::privunitg_cap_offset(3, 4) == u128{0, 6});
+  CHECK(ldp::device::privunitg_cap_offset(1, 2) == u128{0, 2});
+  for (int trial = 0; trial < 20000; ++trial) {
+    const auto g = static_cast<uint32_t>(ldp::random::uniform_below(rng, ldp::wire::privunitg_max_cap_threshold + 1));
+    const uint64_t s =
+        1 + (ldp::random::uniform_below64(rng, (uint64_t{1} << 62) - 1) >> ldp::random::uniform_below(rng, 62));
+    const u128 n = ldp::mul_64x64(uint64_t{g} * g, s);
+    const u128 c = ldp::device::privunitg_cap_offset(g, s);
+    REQUIRE(c.hi == 0);
+    CAPTURE(g);
+    CAPTURE(s);
+    CHECK(!(ldp::mul_64x64(c.lo, c.lo) < n));                      // c^2 >= g^2 S
+    CHECK((c.lo == 0 || ldp::mul_64x64(c.lo - 1, c.lo - 1) < n));  // (c - 1)^2 < g^2 S
+  }
+}
+
+TEST_CASE("privunitg by exact enumeration: the shipped cap test is the real cap, delta_E bounds q(v), and the level") {
+  // d = 2, the discrete Gaussian of sigma = 2 and 3 on a window of +-12 sigma, every grid w with
+  // 1 <= ||w||^2 <= 25, every integer g in [0, 3 sigma] (B.7 "Tests planned"; the device's sigma is 2^26,
+  // the argument holds for any sigma).
+  for (int sigma : {2, 3}) {
+    const int window = 12 * sigma;
+    std::vector<double> weight(2 * static_cast<std::size_t>(window) + 1);
+    double total = 0;
+    for (int z = -window; z <= window; ++z)
+      total += weight[static_cast<std::size_t>(z + window)] = std::exp(-z * z / (2.0 * sigma * sigma));
+    for (double& w : weight) w /= total;
+    const double delta =
+        24 / (M_PI * M_PI * std::sqrt(2 * M_PI) * sigma) + 2 * std::sqrt(2.0) * std::exp(-sigma * sigma);
+    std::vector<std::vector<int32_t>> inputs;
+    for (int32_t a = -5; a <= 5; ++a) {
+      for (int32_t b = -5; b <= 5; ++b) {
+        if (a * a + b * b >= 1 && a * a + b * b <= 25) inputs.push_back({a, b});
+      }
+    }
+    for (uint32_t g = 0; g <= 3 * static_cast<uint32_t>(sigma); ++g) {
+      CAPTURE(sigma);
+      CAPTURE(g);
+      std::vector<double> q(inputs.size(), 0.0);
+      std::vector<std::vector<char>> in(inputs.size());
+      int mismatches = 0;
+      for (std::size_t k = 0; k < inputs.size(); ++k) {
+        const auto& w = inputs[k];
+        const auto s = static_cast<uint64_t>(w[0] * w[0] + w[1] * w[1]);
+        const u128 offset = ldp::device::privunitg_cap_offset(g, s);
+        for (int64_t z1 = -window; z1 <= window; ++z1) {
+          for (int64_t z2 = -window; z2 <= window; ++z2) {
+            const std::vector<int64_t> z = {z1, z2};
+            const bool shipped = ldp::device::privunitg_in_cap(z, w, offset);
+            // The real cap <z, w / sqrt(S)> >= g, decided exactly: <z, w> >= 0 and <z, w>^2 >= g^2 S.
+            const int64_t dot = z1 * w[0] + z2 * w[1];
+            const bool exact = dot >= 0 && static_cast<uint64_t>(dot * dot) >= uint64_t{g} * g * s;
+            mismatches += shipped == exact ? 0 : 1;
+            in[k].push_back(shipped ? 1 : 0);
+            if (shipped)
+              q[k] += weight[static_cast<std::size_t>(z1 + window)] * weight[static_cast<std::size_t>(z2 + window)];
+          }
+        }
+        CHECK(std::fabs(q[k] - ldp::wire::upper_normal_tail(static_cast<double>(g) / sigma)) <= delta);
+      }
+      CHECK(mismatches == 0);
+      // The output law D(z) p / q(w) in the cap, D(z) (1 - p) / (1 - q(w)) outside, against B.7's level
+      // with [Q_lo, Q_hi] the enumerated range of q and p the level-2 keep probability at Q_lo.
+      const double lo = *std::min_element(q.begin(), q.end()), hi = *std::max_element(q.begin(), q.end());
+      const double p = std::exp(2.0) * lo / (1 - lo + std::exp(2.0) * lo);
+      REQUIRE(p >= hi);
+      const double bound = std::max({p * (1 - lo) / ((1 - p) * lo), hi / lo, (1 - lo) / (1 - hi)});
+      double worst = 0;
+      for (std::size_t zi = 0; zi < in[0].size(); ++zi) {
+        double most = 0, least = 1e300;
+        for (std::size_t k = 0; k < inputs.size(); ++k) {
+          const double law = in[k][zi] != 0 ? p / q[k] : (1 - p) / (1 - q[k]);  // over D(z), which cancels
+          most = std::max(most, law);
+          least = std::min(least, law);
+        }
+        worst = std::max(worst, most / least);
+      }
+      CHECK(worst <= bound * (1 + 1e-12));
+      CHECK(std::log(bound) <= 2 + 1e-12);
+    }
+  }
+}
+
+namespace {
+
+// privunitg_round's coin is the top 15 bits of next_u32.
+struct scripted32 {
+  uint32_t word = 0;
+  uint32_t next_u32() { return word; }
+};
+
+}  // namespace
+
+TEST_CASE("privunitg rounding: Z / 2^15 unbiased over the coin, clamped at +-(2^15 - 1)") {
+  // Over the 2^15 equally likely coins the sum of the outputs is exactly 2^15 z / 2^15 = z.
+  for (int64_t z : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{32767}, int64_t{-40000}, int64_t{123456789},
+                    int64_t{-987654321}}) {
+    int64_t sum = 0;
+    for (uint32_t coin = 0; coin < (uint32_t{1} << 15); ++coin) {
+      scripted32 rng{coin << 17};
+      std::vector<int64_t> v = {z};
+      ldp::device::privunitg_round(ldp::span<int64_t>(v), rng);
+      sum += v[0];
+    }
+    CAPTURE(z);
+    CHECK(sum == z);
+  }
+  scripted32 rng{0};
+  std::vector<int64_t> v = {int64_t{1} << 40, -(int64_t{1} << 40), (int64_t{32767} << 15) + 1};
+  ldp::device::privunitg_round(ldp::span<int64_t>(v), rng);
+  CHECK(v == std::vector<int64_t>{32767, -32767, 32767});
+}
+
+TEST_CASE("privunitg context and direction step: argument checks, any dimension k, golden bytes") {
+  const auto made = ldp::wire::make_privunitg(6, 2.0, 16, 2.0);
+  REQUIRE(made.code == status::ok);
+  const ldp::wire::params& p = made.block;
+  ldp::test::owned_context<ldp::device::unit_vector_context> c(p);
+  REQUIRE(c.code == status::ok);
+  auto rng = ldp::test::seeded_drbg("privunitg context");
+  std::vector<unsigned char> out(ldp::wire::max_report_size(p));
+  std::size_t written = 0;
+  const std::vector<int64_t> wrong(5, 0);
+  CHECK(c->randomize(wrong, rng, out, ldp::device::framing::report, &written) == status::invalid_argument);
+  CHECK(written == 0);
+  // x = 0 (w = +-e_1) and a vector outside the ball both give decodable reports.
+  const std::vector<int64_t> zero(6, 0), x = {65536, -131072, 0, 3 << 16, 1, -5};
+  for (const auto& input : {zero, x}) {
+    REQUIRE(c->randomize(input, rng, out, ldp::device::framing::report, &written) == status::ok);
+    CHECK(written == ldp::wire::max_report_size(p));
+    ldp::wire::report r;
+    REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), ldp::span<const unsigned char>(out.data(), written),
+                                     &r) == status::ok);
+  }
+  // The step alone in k = 3 dimensions (ProjUnit's use): w = (3, 4, 0), g = t 2^26 with t = 1, always in
+  // the cap: <q, w> / 5 is about 2^11 (t + phi(t) / Qbar(t)) = 2^11 * 2.525 per draw, far above 0.
+  ldp::device::privunitg_cap cap;
+  cap.keep = ~uint64_t{0} >> 1;
+  cap.keep_bits = 63;
+  cap.threshold = uint32_t{1} << 26;
+  const std::vector<int32_t> w = {3, 4, 0};
+  std::vector<int64_t> q(3);
+  for (int trial = 0; trial < 20; ++trial) {
+    ldp::device::privunitg_direction(ldp::span<const int32_t>(w), 25, cap, rng, ldp::span<int64_t>(q));
+    CHECK(3 * q[0] + 4 * q[1] >= 5 * 2048);
+    for (int64_t v : q) CHECK(std::llabs(v) <= 32767);
+  }
+  // Golden bytes: the same seed gives the same report on every target and kernel table.
+  for (const ldp::kernels::table* table : ldp::test::runnable_tables()) {
+    auto seeded = ldp::test::seeded_drbg("privunitg golden bytes", *table);
+    REQUIRE(c->randomize(x, seeded, out, ldp::device::framing::payload, &written) == status::ok);
+    CHECK(ldp::test::to_hex(out.data(), written) == "0cff2df8360a3004fcfc2e09");
+  }
+}

@@ -3,6 +3,7 @@
 // the unbiasing constant), and validate()'s rules.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -71,4 +72,98 @@ TEST_CASE("l2-ball blocks: the rules of wire_format.md 3.3") {
   CHECK(ldp::wire::make_l2_ball(65537, 1.0, 16, 1.0).code == status::invalid_argument);
   CHECK(ldp::wire::make_l2_ball(8, 1.0, 16, 0.0).code == status::invalid_argument);
   CHECK(ldp::wire::make_l2_ball(8, 1e9, 16, 1.0).code == status::invalid_argument);
+}
+
+// PrivUnitG (docs/mechanisms.md B.7).
+
+TEST_CASE("upper_normal_tail: the series against erfc, and delta_E against its formula at sigma = 2^26") {
+  for (int k = 0; k <= 3 * 1024; k += 7) {
+    const double s = k / 1024.0;
+    CAPTURE(s);
+    CHECK(ldp::wire::upper_normal_tail(s) == doctest::Approx(std::erfc(s / std::sqrt(2.0)) / 2).epsilon(1e-12));
+  }
+  // 24 / (pi^2 sqrt(2 pi) sigma) + 2 sqrt(d) e^(-sigma^2); the second term underflows for every d <= 2^16.
+  const double sigma = std::ldexp(1.0, 26);
+  const double esseen =
+      24 / (M_PI * M_PI * std::sqrt(2 * M_PI) * sigma) + 2 * std::sqrt(65536.0) * std::exp(-sigma * sigma);
+  CHECK(esseen <= ldp::wire::privunitg_cap_error);
+  CHECK(ldp::wire::privunitg_cap_error < 1.446e-8);
+  // The block's interval contains Qbar +- (delta_E + the series' error) for every g on the grid.
+  for (uint32_t g = 0; g <= ldp::wire::privunitg_max_cap_threshold; g += uint32_t{1} << 16) {
+    const double q = std::erfc(static_cast<double>(g) / sigma / std::sqrt(2.0)) / 2;
+    const auto bounds = ldp::wire::privunitg_cap_bounds(g);
+    CAPTURE(g);
+    CHECK(bounds.lo <= q - esseen);
+    CHECK(bounds.hi >= q + esseen);
+  }
+}
+
+TEST_CASE("make_privunitg: epsilon_impl <= epsilon, the cost of the bound, the optimal cap and the scale") {
+  for (double epsilon : {0.001, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 40.0}) {
+    for (uint32_t d : {1u, 2u, 64u, 784u, 4096u}) {
+      CAPTURE(epsilon);
+      CAPTURE(d);
+      const auto made = ldp::wire::make_privunitg(d, 1.0, 16, epsilon);
+      REQUIRE(made.code == status::ok);
+      const ldp::wire::params& p = made.block;
+      CHECK(p.mech == mechanism::privunitg);
+      CHECK(made.epsilon_impl * ldp::wire::epsilon_margin <= epsilon);
+      CHECK(made.epsilon_impl == ldp::wire::implemented_epsilon(p));
+      const auto g = static_cast<uint32_t>(p.get(field::cap_threshold));
+      CHECK(g <= ldp::wire::privunitg_max_cap_threshold);
+      CHECK(g % (uint32_t{1} << 16) == 0);  // t on the grid of 2^-10
+      // The level from the definition: the largest of the three ratios of B.7.
+      const double keep = static_cast<double>(p.get(field::threshold_keep)) / 4294967296.0;
+      const auto q = ldp::wire::privunitg_cap_bounds(g);
+      const double level =
+          std::log(std::max({keep * (1 - q.lo) / ((1 - keep) * q.lo), q.hi / q.lo, (1 - q.lo) / (1 - q.hi)}));
+      CHECK(level == doctest::Approx(made.epsilon_impl).epsilon(1e-9));
+      // What the bound costs: about 2 delta_E / Q, plus the 2^-32 rounding of P_keep.
+      CHECK(epsilon - made.epsilon_impl <= 3 * ldp::wire::privunitg_cap_error / q.lo + 1e-8 * (std::exp(epsilon) + 2));
+      // output_scale = 2^35 / mean at the implemented P_keep.
+      const double t = g / std::ldexp(1.0, 26), tail = std::erfc(t / std::sqrt(2.0)) / 2;
+      const double density = std::exp(-t * t / 2) / std::sqrt(2 * M_PI);
+      const double mean = density * (keep / tail - (1 - keep) / (1 - tail));
+      CHECK(ldp::wire::unit_vector_scale(p) == doctest::Approx(8 / mean).epsilon(1e-9));
+      CHECK(ldp::wire::max_payload_size(p) == 2 * std::size_t{d});
+    }
+  }
+  // B.7's table (d = 784, the grid of 0.005 there, of 2^-10 here): the optimal t and E||mU||^2 / d.
+  const double table[][3] = {{0.5, 0.20, 25.2}, {1, 0.40, 6.33}, {2, 0.79, 1.62}, {4, 1.52, 0.437}, {8, 2.74, 0.134}};
+  for (const auto& row : table) {
+    CAPTURE(row[0]);
+    const auto made = ldp::wire::make_privunitg(784, 1.0, 16, row[0]);
+    REQUIRE(made.code == status::ok);
+    const double t = static_cast<double>(made.block.get(field::cap_threshold)) / std::ldexp(1.0, 26);
+    CHECK(std::fabs(t - row[1]) <= 0.01);
+    const double keep = static_cast<double>(made.block.get(field::threshold_keep)) / 4294967296.0;
+    const auto m = ldp::wire::privunitg_moments(t, keep);
+    CHECK((m.along + 783) / (m.mean * m.mean) / 784 == doctest::Approx(row[2]).epsilon(0.01));
+  }
+}
+
+TEST_CASE("privunitg blocks: the rules of wire_format.md 3.3") {
+  const auto good = ldp::wire::make_privunitg(100, 1.0, 16, 1.0);
+  REQUIRE(good.code == status::ok);
+  CHECK(ldp::wire::validate(good.block) == status::ok);
+  const auto broken = [&](auto change) {
+    ldp::wire::params p = good.block;
+    change(p);
+    return ldp::wire::validate(p);
+  };
+  const auto g = static_cast<uint32_t>(good.block.get(field::cap_threshold));
+  const auto below = static_cast<uint64_t>(ldp::wire::privunitg_cap_bounds(g).hi * 4294967296.0);  // p < Q_hi
+  CHECK(broken([&](auto& p) { p.set(field::threshold_keep, below); }) == status::invalid_parameters);
+  CHECK(broken([&](auto& p) { p.set(field::threshold_keep, below + 2); }) == status::ok);
+  CHECK(broken([](auto& p) { p.set(field::threshold_keep, uint64_t{1} << 32); }) == status::invalid_parameters);
+  CHECK(broken([](auto& p) { p.set(field::cap_threshold, ldp::wire::privunitg_max_cap_threshold + 1); }) ==
+        status::invalid_parameters);
+  CHECK(broken([](auto& p) { p.set(field::output_scale, (uint64_t{1} << 32) - 1); }) == status::invalid_parameters);
+  CHECK(broken([](auto& p) { p.set(field::domain, 65537); }) == status::invalid_parameters);
+  CHECK(broken([](auto& p) { p.present &= ~ldp::wire::field_bit(field::cap_threshold); }) ==
+        status::invalid_parameters);
+  CHECK(ldp::wire::make_privunitg(8, 1.0, 16, 0.00099).code == status::invalid_argument);
+  CHECK(ldp::wire::make_privunitg(0, 1.0, 16, 1.0).code == status::invalid_argument);
+  CHECK(ldp::wire::make_privunitg(65537, 1.0, 16, 1.0).code == status::invalid_argument);
+  CHECK(ldp::wire::make_privunitg(8, 1e9, 16, 1.0).code == status::invalid_argument);
 }

@@ -1,16 +1,22 @@
-// Device side of the unit-vector family, docs/mechanisms.md B.6 (`l2-ball`, Duchi, Jordan, Wainwright
-// 2018): clip x to the L2 ball of radius R (vector_mean.h clip_to_ball), pick the direction v = +x/||x||
-// with probability 1/2 + ||x|| / (2R) (else -x/||x||), draw a non-zero Z from the discrete Gaussian
-// on Z^d, keep the half-space toward v with probability T / 2^32 (else the other half), and report the
-// direction of Z, turned into the chosen half by Z -> -Z, as d int16 coordinates of Z / ||Z|| * 2^14
-// (docs/wire_format.md unit_vector). The server multiplies by B.
+// Device side of the unit-vector family, docs/mechanisms.md B.6 (`l2-ball`) and B.7 (`privunitg`).
 //
-// Privacy is exact on the integers: the discrete Gaussian is symmetric under Z -> -Z and half() below
-// is antisymmetric (ties <Z, x> = 0 go by the sign of Z's first non-zero coordinate, whatever x), so
-// the two halves each have probability exactly 1/2 for every x and a report z has probability
-// 2 D(z) P(want = half(z, x)), between 2 D(z) (1 - T/2^32) and 2 D(z) T/2^32 (B.6 "Privacy").
-// Everything else (the sign threshold, the normalization) is utility with documented precision, in
-// integers: no floating point on the device.
+// l2-ball (Duchi, Jordan, Wainwright 2018): clip x to the L2 ball of radius R (vector_mean.h
+// clip_to_ball), pick the direction v = +x/||x|| with probability 1/2 + ||x|| / (2R) (else -x/||x||),
+// draw a non-zero Z from the discrete Gaussian on Z^d, keep the half-space toward v with probability
+// T / 2^32 (else the other half), and report the direction of Z, turned into the chosen half by
+// Z -> -Z, as d int16 coordinates of Z / ||Z|| * 2^14 (docs/wire_format.md unit_vector). The server
+// multiplies by B. Privacy is exact on the integers: the discrete Gaussian is symmetric under Z -> -Z
+// and half() below is antisymmetric (ties <Z, x> = 0 go by the sign of Z's first non-zero coordinate,
+// whatever x), so the two halves each have probability exactly 1/2 for every x and a report z has
+// probability 2 D(z) P(want = half(z, x)), between 2 D(z) (1 - T/2^32) and 2 D(z) T/2^32 (B.6 "Privacy").
+//
+// PrivUnitG (Asi, Feldman, Talwar 2022): the same clip and sign give w = +-x (x = 0: w = +-e_1); then
+// privunitg_direction below draws Z from the discrete Gaussian of sigma = 2^26 until Z is in the cap
+// <Z, w / ||w||> >= g exactly when a P_keep coin said so, and reports Z / 2^15 (B.7). Privacy is exact
+// given the interval [Q_lo, Q_hi] of the cap's probability, which the block derivation bounds (B.7).
+//
+// Everything else (the sign threshold, the normalization, the rounding) is utility with documented
+// precision, in integers: no floating point on the device.
 #ifndef LDP_DEVICE_UNIT_VECTOR_H
 #define LDP_DEVICE_UNIT_VECTOR_H
 
@@ -65,8 +71,62 @@ void unit_direction(span<const int64_t> z, Rng& rng, span<int64_t> out) noexcept
   }
 }
 
+// PrivUnitG's cap and keep probability (B.7), as privunitg_direction needs them.
+struct privunitg_cap {
+  uint64_t keep = 0;        // P_keep: the draw is wanted in the cap with keep / 2^keep_bits
+  unsigned keep_bits = 32;  // 1 ..63
+  uint32_t threshold = 0;   // g = round(t sigma), sigma = 2^26: the cap is <z, v> >= g
+};
+
+// The cap of a privunitg block (threshold_keep, threshold_bits, cap_threshold).
+[[nodiscard]] privunitg_cap privunitg_cap_of(const wire::params& p) noexcept;
+
+// c(w) = ceil(sqrt(g^2 S)) (B.7 step 3): for an integer vector w with S = ||w||^2 and any integer z,
+// <z, w / sqrt(S)> >= g iff <z, w> >= c(w), since <z, w> is an integer. A 128-bit integer square root:
+// exact for g < 2^32, S < 2^64.
+[[nodiscard]] u128 privunitg_cap_offset(uint32_t threshold, uint64_t squared_norm) noexcept;
+
+// [<z, w> >= offset], with <z, w> summed exactly in 128 bits (|<z, w>| < 2^110 for |z_i| < 2^63,
+// |w_i| <= 2^31, z.size() <= 2^16). z.size() == w.size().
+[[nodiscard]] bool privunitg_in_cap(span<const int64_t> z, span<const int32_t> w, u128 offset) noexcept;
+
+// Step 5 of B.7: each z_i / 2^15 rounded without bias (up with probability (|z_i| mod 2^15) / 2^15, 15
+// bits of one next_u32 per coordinate, whatever z), clamped at +-(2^15 - 1), in place.
+template <class Rng>
+void privunitg_round(span<int64_t> z, Rng& rng) noexcept {
+  constexpr unsigned shift = 15;
+  constexpr uint64_t clamp = (uint64_t{1} << shift) - 1;
+  for (int64_t& v : z) {
+    const uint64_t m = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    const uint64_t up = (rng.next_u32() >> (32 - shift)) < (m & clamp) ? 1 : 0;
+    const uint64_t q = (m >> shift) + up;
+    const auto magnitude = static_cast<int64_t>(q < clamp ? q : clamp);
+    v = v < 0 ? -magnitude : magnitude;
+  }
+}
+
+// PrivUnitG's steps 1-5 (docs/mechanisms.md B.7) on a direction given as a non-zero integer vector w of
+// any dimension k = w.size() (the block's d, or ProjUnit's k after a projection): v = w / ||w|| is the
+// real unit vector, squared_norm must be ||w||^2 exactly (1 <= S < 2^62, |w_i| <= 2^31, k <= 2^16).
+// Draws want = Bernoulli(keep / 2^keep_bits), then Z in Z^k, each coordinate discrete_gaussian(2^52),
+// until [<Z, v> >= g] == want (exact integer test, privunitg_cap_offset / privunitg_in_cap), and writes
+// Z / 2^15 rounded without bias, clamped at +-(2^15 - 1), to out (out.size() == k; out is also the
+// workspace of Z). No heap, no exceptions, no floating point; the number of draws depends on the
+// input (B.7 step 4, timing). The output law is epsilon_impl-LDP over all unit v for
+// epsilon_impl = wire::privunitg_epsilon(keep, keep_bits, g).
+template <class Rng>
+void privunitg_direction(span<const int32_t> w, uint64_t squared_norm, const privunitg_cap& cap, Rng& rng,
+                         span<int64_t> out) noexcept {
+  const bool want = random::bernoulli(rng, cap.keep, cap.keep_bits);
+  const u128 offset = privunitg_cap_offset(cap.threshold, squared_norm);
+  do {
+    for (int64_t& v : out) v = random::discrete_gaussian(rng, wire::privunitg_sigma2);
+  } while (privunitg_in_cap(out, w, offset) != want);
+  privunitg_round(out, rng);
+}
+
 // A unit-vector block ready to randomize (see context.h). The workspace holds the clipped input
-// (d~ int32, clip_to_ball's padding) and the d int64 coordinates of Z, then of the report.
+// (d~ int32, clip_to_ball's padding; PrivUnitG's w) and the d int64 coordinates of Z, then of the report.
 class unit_vector_context {
  public:
   [[nodiscard]] static constexpr std::size_t workspace_size(const wire::params& p) noexcept {
@@ -102,6 +162,14 @@ class unit_vector_context {
     return at;
   }
 
+  // Clips x into clipped_ (B.6 step 2) and draws the sign of its direction (step 3): true for +x.
+  template <class Rng>
+  bool clip_and_sign(span<const int64_t> x, Rng& rng, uint64_t* squared_norm) noexcept;
+  template <class Rng>
+  void l2_ball_fields(span<const int64_t> x, Rng& rng) noexcept;
+  template <class Rng>
+  void privunitg_fields(span<const int64_t> x, Rng& rng) noexcept;
+
   validated_block block_{};
   span<int32_t> clipped_{};
   span<int64_t> direction_{};
@@ -111,8 +179,32 @@ template <class Rng>
 status unit_vector_context::fields(span<const int64_t> x, Rng& rng, wire::report* r) noexcept {
   *r = wire::report{};
   r->mech = block_.params.mech;
+  if (!block_.ready || x.size() != direction_.size()) return status::invalid_argument;
+  switch (wire::unit_vector_of(block_.params.mech)) {
+    case wire::unit_vector_member::l2_ball: l2_ball_fields(x, rng); break;
+    case wire::unit_vector_member::privunitg: privunitg_fields(x, rng); break;
+  }
+  r->values = direction_;
+  return status::ok;
+}
+
+template <class Rng>
+bool unit_vector_context::clip_and_sign(span<const int64_t> x, Rng& rng, uint64_t* squared_norm) noexcept {
   const std::size_t d = direction_.size();
-  if (!block_.ready || x.size() != d) return status::invalid_argument;
+  const int64_t radius = block_.params.get_signed(wire::field::radius);
+  clip_to_ball(x, radius, padded_log2(static_cast<uint32_t>(d)), clipped_);
+  uint64_t sum = 0;
+  for (std::size_t i = 0; i < d; ++i) {
+    const auto m = static_cast<uint64_t>(clipped_[i] < 0 ? -int64_t{clipped_[i]} : int64_t{clipped_[i]});
+    sum += m * m;
+  }
+  *squared_norm = sum;
+  return random::bernoulli(rng, l2_ball_sign_threshold(sum, radius), 32);
+}
+
+template <class Rng>
+void unit_vector_context::l2_ball_fields(span<const int64_t> x, Rng& rng) noexcept {
+  const std::size_t d = direction_.size();
   // Step 3's proposal first, from the generator alone: a non-zero draw of the discrete Gaussian with
   // each coordinate below 2^32 in magnitude (a symmetric truncation; sigma = 2^20, so it never binds
   // in practice).
@@ -128,14 +220,8 @@ status unit_vector_context::fields(span<const int64_t> x, Rng& rng, wire::report
     }
   }
   // Steps 1-2: the clipped input and the sign of its direction.
-  const int64_t radius = block_.params.get_signed(wire::field::radius);
-  clip_to_ball(x, radius, padded_log2(static_cast<uint32_t>(d)), clipped_);
   uint64_t squared_norm = 0;
-  for (std::size_t i = 0; i < d; ++i) {
-    const auto m = static_cast<uint64_t>(clipped_[i] < 0 ? -int64_t{clipped_[i]} : int64_t{clipped_[i]});
-    squared_norm += m * m;
-  }
-  const bool positive = random::bernoulli(rng, l2_ball_sign_threshold(squared_norm, radius), 32);
+  const bool positive = clip_and_sign(x, rng, &squared_norm);
   // Step 4: the half toward the signed direction with T / 2^w, else the other one; Z -> -Z moves Z
   // to the wanted half without changing its law within the half.
   const bool keep = random::bernoulli(rng, block_.params.get(wire::field::threshold_keep),
@@ -146,8 +232,24 @@ status unit_vector_context::fields(span<const int64_t> x, Rng& rng, wire::report
   }
   // Step 5: the direction on the int16 grid.
   unit_direction(span<const int64_t>(direction_.data(), d), rng, direction_);
-  r->values = direction_;
-  return status::ok;
+}
+
+template <class Rng>
+void unit_vector_context::privunitg_fields(span<const int64_t> x, Rng& rng) noexcept {
+  const std::size_t d = direction_.size();
+  // B.7 "On the grid": w = +-x with B.6's sign threshold (a fair sign at x = 0, where w = e_1), then the
+  // cap steps on w.
+  uint64_t squared_norm = 0;
+  const bool positive = clip_and_sign(x, rng, &squared_norm);
+  if (squared_norm == 0) {
+    clipped_[0] = 1;
+    squared_norm = 1;
+  }
+  if (!positive) {
+    for (std::size_t i = 0; i < d; ++i) clipped_[i] = -clipped_[i];  // |x_i| <= R < 2^31
+  }
+  privunitg_direction(span<const int32_t>(clipped_.data(), d), squared_norm, privunitg_cap_of(block_.params), rng,
+                      direction_);
 }
 
 }  // namespace ldp::device

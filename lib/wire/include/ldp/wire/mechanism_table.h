@@ -47,6 +47,7 @@ enum class mechanism : uint8_t {
   winsorized_bins = 23,    // C.2 round 1: the bins of a user's rotated mean (Levy et al.)
   winsorized_sums = 24,    // C.2 round 2: the rotated mean clipped to the broadcast windows
   l2_ball = 25,            // B.6 Duchi, Jordan, Wainwright's L2-ball mechanism: a direction on the sphere
+  privunitg = 26,          // B.7 Asi, Feldman, Talwar's PrivUnitG: a discrete Gaussian in or out of a cap
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -63,7 +64,7 @@ enum class payload_kind : uint8_t {
   coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi
   coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
   sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
-  unit_vector,       // d int16 coordinates of a unit direction times 2^14: l2_ball
+  unit_vector,       // d int16 coordinates: l2_ball's unit direction times 2^14, privunitg's Z / 2^15
 };
 
 // What a mechanism estimates, and so which server aggregator counts its reports.
@@ -86,7 +87,7 @@ enum class mechanism_family : uint8_t {
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
 enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                              // B.1, B.2
 enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
-enum class unit_vector_member : uint8_t { l2_ball };                                              // B.6
+enum class unit_vector_member : uint8_t { l2_ball, privunitg };                                   // B.6, B.7
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -174,6 +175,8 @@ inline constexpr mechanism_row mechanism_table[] = {
      required_group::rotation | required_group::range | required_group::scale, true},
     {mechanism::l2_ball, "l2-ball", "l2-ball", payload_kind::unit_vector, mechanism_family::unit_vector,
      unit_vector_member::l2_ball, required_group::unit_vector, true},
+    {mechanism::privunitg, "privunitg", "privunitg", payload_kind::unit_vector, mechanism_family::unit_vector,
+     unit_vector_member::privunitg, required_group::unit_vector | field_bits(field::cap_threshold), true},
     // The Kent blocks may add the fold fields (params.cpp, docs/wire_format.md 3.2).
     {mechanism::kent_vote, "kent-vote", "kent", payload_kind::unary_bits, mechanism_family::user_level_vote,
      frequency_oracle::sue,
