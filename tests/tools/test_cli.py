@@ -42,6 +42,8 @@ MECHANISMS = {
     "vector-mean": (["--dim", "6", "--radius", "2"], 6),
     "vector-mean/laplace": (["--dim", "6", "--radius", "2", "--noise", "laplace"], 6),
     "l2-ball": (["--dim", "6", "--radius", "2"], 6),
+    "projunit": (["--dim", "6", "--radius", "2", "--projection-dim", "3"], 6),
+    "fastprojunit": (["--dim", "6", "--radius", "2", "--projection-dim", "3"], 6),
     "kent": (["--range", "-1:1", "--observations", "50"], 1),
     "kent/two-stage": (["--range", "0:4", "--observations", "400", "--plan", "two-stage"], 1),
     "sparse-projection": (["--dim", "6", "--sparsity", "2", "--radius", "1"], 6),
@@ -62,7 +64,8 @@ WIRE_NAMES = {"vector-mean": "vector-duchi", "vector-mean/laplace": "vector-lapl
 # The JSON's variance_kind (docs/mechanisms.md 0 "Variance kinds"); the others are exact. The sketches'
 # 8 x 64 family over 50 items is dense (16 d > k m), so they keep the average over families.
 VARIANCE_KINDS = {"flh": "average", "cms": "average", "hcms": "average", "duchi": "bound", "vector-mean": "bound",
-                  "vector-mean/laplace": "bound", "sparse-projection": "bound", "l2-ball": "bound"}
+                  "vector-mean/laplace": "bound", "sparse-projection": "bound", "l2-ball": "bound",
+                  "projunit": "average", "fastprojunit": "average"}
 
 # Bound on RMSE / predicted RMSE over k estimates: each error is about normal with the predicted
 # variance (or less: some variances are conservative), so the ratio squared is at most a

@@ -38,7 +38,7 @@ status projection_row_signs(const kernels::table& k, const unsigned char key[cha
   return status::ok;
 }
 
-status rademacher_project(const kernels::table& k, const unsigned char key[chacha20_key_size], span<const int64_t> x,
+status rademacher_project(const kernels::table& k, const unsigned char key[chacha20_key_size], span<const int32_t> x,
                           span<uint32_t> row, span<int64_t> y) noexcept {
   const auto d = static_cast<uint32_t>(x.size());
   for (std::size_t j = 0; j < y.size(); ++j) {

@@ -21,8 +21,10 @@
 #include "family.h"
 #include "ldp/base/int128.h"
 #include "ldp/server/unit_vector.h"
+#include "ldp/wire/projunit_params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/unit_vector_params.h"
+#include "projected_unit.h"
 #include "wide_sum.h"
 
 namespace ldp::server {
@@ -35,13 +37,21 @@ class unit_vector final : public aggregator {
   explicit unit_vector(const wire::params& p)
       : aggregator(p),
         sums_(static_cast<std::size_t>(p.get(field::domain))),
-        scratch_(static_cast<std::size_t>(p.get(field::domain))) {}
+        scratch_(static_cast<std::size_t>(p.get(field::domain))),
+        lift_(p),
+        lifted_(lift_.active() ? sums_.size() : 0) {}
 
  protected:
   status ingest(const wire::report& r) noexcept override {
     const status s = wire::read_vector(r, scratch_);
     if (s != status::ok) return s;
-    for (std::size_t i = 0; i < sums_.size(); ++i) sums_[i] += to_i128(scratch_[i]);
+    span<const int64_t> values = scratch_;
+    if (lift_.active()) {  // B.8: G^T q of the report's seed, exactly
+      const status lifted = lift_.lift(r.seed, span<const int64_t>(scratch_.data(), r.count), lifted_);
+      if (lifted != status::ok) return lifted;
+      values = lifted_;
+    }
+    for (std::size_t i = 0; i < sums_.size(); ++i) sums_[i] += to_i128(values[i]);
     return status::ok;
   }
 
@@ -54,7 +64,7 @@ class unit_vector final : public aggregator {
   void write_body(std::vector<unsigned char>& out) const override { detail::put_wide_sums(out, sums_); }
 
   status read_body(span<const unsigned char> body) override {
-    const u128 bound = mul_64x64(reports_, static_cast<uint64_t>(wire::unit_coordinate_max));
+    const u128 bound = mul_64x64(reports_, detail::lifted_coordinate_max(params_));
     return detail::load_wide_sums(body, sums_, [&](i128 s) { return !(bound < magnitude(s)); });
   }
 
@@ -69,14 +79,17 @@ class unit_vector final : public aggregator {
     const double radius = static_cast<double>(params_.get_signed(field::radius)) * detail::grid_step(params_);
     const double b = radius * wire::unit_vector_scale(params_);
     const auto n = static_cast<double>(reports_);
-    const double factor = std::ldexp(b, -static_cast<int>(wire::unit_coordinate_bits)) / n;
+    const double factor =
+        std::ldexp(b, -static_cast<int>(wire::unit_coordinate_bits)) * detail::lift_scale(params_) / n;
     const double second_moment = unit_vector_spread(params_);
+    // A projected block's variance is averaged over its public projections (B.8 "Variance").
+    const variance_kind kind = lift_.active() ? variance_kind::average : variance_kind::bound;
     for (std::size_t i = 0; i < d; ++i) {
       const double value = to_double(sums_[i]) * factor;
       const double clipped = std::min(radius, std::max(-radius, value));
       // A bound: B.6's second moment holds exactly only for identical users (and up to its rounding term).
-      out.push_back(detail::make_estimate(static_cast<uint32_t>(i), value, (second_moment - clipped * clipped) / n, z,
-                                          variance_kind::bound));
+      out.push_back(
+          detail::make_estimate(static_cast<uint32_t>(i), value, (second_moment - clipped * clipped) / n, z, kind));
     }
     return out;
   }
@@ -84,12 +97,15 @@ class unit_vector final : public aggregator {
  private:
   std::vector<i128> sums_;        // S_i
   std::vector<int64_t> scratch_;  // one report's coordinates
+  detail::projection_lift lift_;  // B.8's G^T q (inactive for l2-ball and privunitg)
+  std::vector<int64_t> lifted_;   // one projected report in d dimensions
 };
 
 }  // namespace
 
 double unit_vector_spread(const wire::params& p) noexcept {
   const double radius = static_cast<double>(p.get_signed(field::radius)) * detail::grid_step(p);
+  if (wire::is_projected_unit(p.mech)) return detail::projected_unit_spread(p);
   const double b = radius * wire::unit_vector_scale(p);
   return b * b * (1 / static_cast<double>(p.get(field::domain)) + std::ldexp(1.0, -30));
 }

@@ -66,7 +66,8 @@ TEST_CASE("ProjUnit: G x and G^T q on every kernel table equal the dense product
         CAPTURE(k);
         std::vector<uint32_t> row(random::projection_row_words(d));
         std::vector<int64_t> y(k), back(d);
-        REQUIRE(random::rademacher_project(*t, key, x, row, y) == ldp::status::ok);
+        const std::vector<int32_t> x32(x.begin(), x.end());
+        REQUIRE(random::rademacher_project(*t, key, x32, row, y) == ldp::status::ok);
         REQUIRE(random::rademacher_transpose(*t, key, q, row, back) == ldp::status::ok);
         CHECK(y == want_y);
         CHECK(back == want_t);
@@ -161,7 +162,8 @@ TEST_CASE("Golden projection values (docs/wire_format.md 3.6): the same on every
   const auto x = test_vector(100, 5);
   std::vector<uint32_t> row(random::projection_row_words(100));
   std::vector<int64_t> y(3);
-  REQUIRE(random::rademacher_project(ldp::kernels::scalar(), key, x, row, y) == ldp::status::ok);
+  const std::vector<int32_t> x32(x.begin(), x.end());
+  REQUIRE(random::rademacher_project(ldp::kernels::scalar(), key, x32, row, y) == ldp::status::ok);
   CHECK(y == std::vector<int64_t>{-7104770, -141235092, 24166116});
   std::vector<int32_t> work(128, 0);
   for (std::size_t i = 0; i < x.size(); ++i) work[i] = static_cast<int32_t>(x[i]);

@@ -49,10 +49,11 @@ ldp::wire::params block() {
 
 }  // namespace
 
-TEST_CASE("the unit-vector family serves l2-ball only") {
+TEST_CASE("the unit-vector family serves l2-ball, privunitg, projunit and fastprojunit only") {
   for (mechanism m : ldp::test::all_mechanisms()) {
     CAPTURE(ldp::wire::mechanism_name(m));
-    CHECK(ldp::server::is_unit_vector_mechanism(m) == (m == mechanism::l2_ball));
+    CHECK(ldp::server::is_unit_vector_mechanism(m) == (m == mechanism::l2_ball || m == mechanism::privunitg ||
+                                                       m == mechanism::projunit || m == mechanism::fastprojunit));
   }
 }
 

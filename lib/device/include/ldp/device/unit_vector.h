@@ -183,6 +183,8 @@ status unit_vector_context::fields(span<const int64_t> x, Rng& rng, wire::report
   switch (wire::unit_vector_of(block_.params.mech)) {
     case wire::unit_vector_member::l2_ball: l2_ball_fields(x, rng); break;
     case wire::unit_vector_member::privunitg: privunitg_fields(x, rng); break;
+    case wire::unit_vector_member::projunit:
+    case wire::unit_vector_member::fastprojunit: return status::invalid_argument;  // projected_unit_context
   }
   r->values = direction_;
   return status::ok;

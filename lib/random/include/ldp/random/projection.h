@@ -42,11 +42,10 @@ inline constexpr uint32_t projection_row_blocks(uint32_t d) noexcept { return (d
 [[nodiscard]] status projection_row_signs(const kernels::table& k, const unsigned char key[chacha20_key_size],
                                           uint32_t d, uint32_t j, span<uint32_t> words) noexcept;
 
-// y = G x for x of d = x.size() coordinates and k = y.size() rows, exactly: |y_j| <= ||x||_1, so
-// int64 never overflows for |x_i| < 2^31 and d <= 2^32. row is workspace of projection_row_words(d)
+// y = G x for x of d = x.size() coordinates and k = y.size() rows, exactly: |y_j| <= ||x||_1 < 2^63. row is workspace of projection_row_words(d)
 // words. invalid_argument as projection_row_signs.
 [[nodiscard]] status rademacher_project(const kernels::table& k, const unsigned char key[chacha20_key_size],
-                                        span<const int64_t> x, span<uint32_t> row, span<int64_t> y) noexcept;
+                                        span<const int32_t> x, span<uint32_t> row, span<int64_t> y) noexcept;
 
 // out = G^T q for q of k = q.size() values and out of d = out.size() coordinates, exactly
 // (|out_i| <= ||q||_1). row as above.

@@ -1,0 +1,67 @@
+// The server's half of ProjUnit and FastProjUnit (projected_unit.h, docs/mechanisms.md B.8).
+#include "projected_unit.h"
+
+#include <cmath>
+
+#include "estimation.h"
+#include "ldp/base/bits.h"
+#include "ldp/kernels/kernel_table.h"
+#include "ldp/random/projection.h"
+#include "ldp/random/rotation.h"
+#include "ldp/wire/projunit_params.h"
+#include "ldp/wire/report.h"
+#include "ldp/wire/unit_vector_params.h"
+
+namespace ldp::server::detail {
+
+using wire::field;
+
+projection_lift::projection_lift(const wire::params& p) {
+  if (!wire::is_projected_unit(p.mech)) return;
+  const auto d = static_cast<uint32_t>(p.get(field::domain));
+  k_ = static_cast<uint32_t>(p.get(field::projection_dim));
+  fast_ = p.mech == wire::mechanism::fastprojunit;
+  if (fast_) {
+    signs_.resize(random::rotation_sign_words(padded_dim(d)));
+    padded_.resize(padded_dim(d));
+  } else {
+    signs_.resize(random::projection_row_words(d));
+  }
+}
+
+status projection_lift::lift(uint64_t seed, span<const int64_t> q, span<int64_t> out) noexcept {
+  unsigned char key[random::chacha20_key_size];
+  random::projection_key(seed, key);
+  const kernels::table& table = kernels::native();
+  if (!fast_) return random::rademacher_transpose(table, key, q, signs_, out);
+  // ||q||_1 <= k (2^15 - 1) < 2^31: fast_transpose is exact (B.8 "Server").
+  const status s = random::fast_transpose(table, key, q, signs_, padded_);
+  if (s != status::ok) return s;
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = padded_[i];
+  return status::ok;
+}
+
+uint64_t lifted_coordinate_max(const wire::params& p) noexcept {
+  const uint64_t unit = static_cast<uint64_t>(wire::unit_coordinate_max);
+  return wire::is_projected_unit(p.mech) ? unit * p.get(field::projection_dim) : unit;
+}
+
+double lift_scale(const wire::params& p) noexcept {
+  return wire::is_projected_unit(p.mech) ? 1 / std::sqrt(static_cast<double>(p.get(field::projection_dim))) : 1.0;
+}
+
+double projected_unit_spread(const wire::params& p) noexcept {
+  const auto d = static_cast<uint32_t>(p.get(field::domain));
+  const auto k = static_cast<uint32_t>(p.get(field::projection_dim));
+  const double radius = static_cast<double>(p.get_signed(field::radius)) * grid_step(p);
+  const double t =
+      std::ldexp(static_cast<double>(p.get(field::cap_threshold)), -static_cast<int>(wire::privunitg_sigma_log2));
+  const double keep =
+      std::ldexp(static_cast<double>(p.get(field::threshold_keep)), -static_cast<int>(p.get(field::threshold_bits)));
+  const wire::privunitg_moment_pair m = wire::privunitg_moments(t, keep);
+  const double c = wire::projection_norm_mean(p.mech, d, k);
+  const double kk = static_cast<double>(k);
+  return radius * radius * (kk - 1 + m.along) / (kk * c * c * m.mean * m.mean) * (1 + std::ldexp(1.0, -22));
+}
+
+}  // namespace ldp::server::detail
