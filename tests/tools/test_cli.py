@@ -878,14 +878,18 @@ def case_mechanisms():
     check(variances == sorted(variances), "ranked best first")
     out, _ = run("mechanisms", "--domain", "4", "--epsilon", "3", "--format", "csv")
     check(next(csv.DictReader(io.StringIO(out)))["mechanism"] == "grr", "GRR wins for d < 3 e^eps + 2")
-    # Vectors (docs/mechanisms.md B.6): l2-ball first at d = 784, its variance (pi d / 2) ((e + 1)/(e - 1))^2
-    # to within the large-d approximation of c_d.
+    # Vectors (docs/mechanisms.md B.6, B.8): at d = 784 the projected PrivUnitG members (k = d here) first,
+    # at B.7's E||m U||^2 = 6.33 d, then l2-ball, whose variance is (pi d / 2) ((e + 1)/(e - 1))^2 to within
+    # the large-d approximation of c_d.
     out, _ = run("mechanisms", "--dim", "784", "--epsilon", "1", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
-    check([r["mechanism"] for r in rows] == ["l2-ball", "vector-duchi", "vector-laplace"], f"vectors:\n{out}")
-    check(rows[0]["report bytes"] == "1578", f"l2-ball report bytes:\n{out}")
+    check([r["mechanism"] for r in rows] == ["fastprojunit", "projunit", "l2-ball", "vector-duchi", "vector-laplace"],
+          f"vectors:\n{out}")
+    check(rows[1]["report bytes"] == str(10 + 8 + 2 * 784), f"projunit report bytes:\n{out}")
+    check(abs(float(rows[1]["variance/report"]) / (6.33 * 784) - 1) < 3e-3, f"projunit variance:\n{out}")
+    check(rows[2]["report bytes"] == "1578", f"l2-ball report bytes:\n{out}")
     expected = math.pi * 784 / 2 * ((math.e + 1) / (math.e - 1)) ** 2
-    check(abs(float(rows[0]["variance/report"]) / expected - 1) < 2e-3, f"l2-ball variance:\n{out}")
+    check(abs(float(rows[2]["variance/report"]) / expected - 1) < 2e-3, f"l2-ball variance:\n{out}")
     refused("mechanisms", "--domain", "10", "--dim", "4", "--epsilon", "1", message=r"exactly one of")
 
 
