@@ -60,8 +60,11 @@ double projected_unit_spread(const wire::params& p) noexcept {
       std::ldexp(static_cast<double>(p.get(field::threshold_keep)), -static_cast<int>(p.get(field::threshold_bits)));
   const wire::privunitg_moment_pair m = wire::privunitg_moments(t, keep);
   const double c = wire::projection_norm_mean(p.mech, d, k);
-  const double kk = static_cast<double>(k);
-  return radius * radius * (kk - 1 + m.along) / (kk * c * c * m.mean * m.mean) * (1 + std::ldexp(1.0, -22));
+  const double dd = static_cast<double>(d), kk = static_cast<double>(k);
+  // The part of the padding d~ - d that FastProjUnit's orthogonal rows keep from the signal's trace.
+  const double kept = p.mech == wire::mechanism::fastprojunit ? dd / static_cast<double>(padded_dim(d)) : 0.0;
+  const double trace = dd / kk * (kk - 1 + m.along) + (m.along - 1) * (1 - kept);
+  return radius * radius * trace / (dd * c * c * m.mean * m.mean) * (1 + std::ldexp(1.0, -22));
 }
 
 }  // namespace ldp::server::detail
