@@ -179,8 +179,10 @@ ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, u
                                   uint32_t frac_bits, double epsilon, double beta,
                                   const uint8_t rotation_seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
 
-/* l2-ball (docs/mechanisms.md B.6, the unit-vector family): vectors of d <= 65536 coordinates in the
- * L2 ball of `radius`, reported as a direction on the unit sphere (2 d bytes of payload). */
+/* l2-ball or privunitg (docs/mechanisms.md B.6, B.7, the unit-vector family): vectors of d <= 65536
+ * coordinates in the L2 ball of `radius`, reported as d int16 coordinates (2 d bytes of payload): a
+ * direction on the unit sphere (l2-ball) or a Gaussian draw in or out of a cap (privunitg, which
+ * needs epsilon >= 0.001). */
 ldp_status ldp_params_unit_vector(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
                                   uint32_t frac_bits, double epsilon) LDP_NOEXCEPT;
 
@@ -210,7 +212,7 @@ size_t ldp_report_max_size(const ldp_params* params) LDP_NOEXCEPT;
 
 /* Bytes of workspace a randomizer needs for this block, a multiple of 8: 0 for most mechanisms;
  * d bits for sue and oue, `columns` bits for cms, 8 d bytes for laplace-vector, 4 (d~ + d~/32)
- * for vector-duchi and vector-laplace (d~: d rounded up to a power of two), 4 d~ + 8 d for l2-ball,
+ * for vector-duchi and vector-laplace (d~: d rounded up to a power of two), 4 d~ + 8 d for l2-ball and privunitg,
  * rounded up; for the
  * user-level protocols the vote's cell bits and, with a rotation, 4 (d~ + d~/32). */
 size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
@@ -231,9 +233,9 @@ ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t i
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
                                size_t* written) LDP_NOEXCEPT;
 
-/* laplace-vector, vector-duchi, vector-laplace or l2-ball (docs/mechanisms.md B.1, B.5, B.6): a report of
- * the vector x[0, d) of fixed-point coordinates; d must be the block's dimension (else
- * LDP_INVALID_ARGUMENT). vector-duchi, vector-laplace and l2-ball clip x to the block's L2 ball;
+/* laplace-vector, vector-duchi, vector-laplace, l2-ball or privunitg (docs/mechanisms.md B.1, B.5-B.7): a
+ * report of the vector x[0, d) of fixed-point coordinates; d must be the block's dimension (else
+ * LDP_INVALID_ARGUMENT). vector-duchi, vector-laplace, l2-ball and privunitg clip x to the block's L2 ball;
  * vector-duchi and vector-laplace derive the rotation signs from the block's public seed into the
  * workspace on every call. */
 ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,

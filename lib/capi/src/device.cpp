@@ -211,6 +211,7 @@ ldp_status ldp_params_unit_vector(ldp_params* params, ldp_mechanism mechanism, u
   if (params == nullptr) return code(status::invalid_argument);
   switch (mechanism) {
     case LDP_MECH_L2_BALL: return publish(params, ldp::wire::make_l2_ball(d, radius, frac_bits, epsilon));
+    case LDP_MECH_PRIVUNITG: return publish(params, ldp::wire::make_privunitg(d, radius, frac_bits, epsilon));
     default: clear(params); return code(status::invalid_argument);
   }
 }

@@ -50,21 +50,12 @@ double lift_scale(const wire::params& p) noexcept {
   return wire::is_projected_unit(p.mech) ? 1 / std::sqrt(static_cast<double>(p.get(field::projection_dim))) : 1.0;
 }
 
-double projected_unit_spread(const wire::params& p) noexcept {
+double projected_trace(const wire::params& p, double along) noexcept {
   const auto d = static_cast<uint32_t>(p.get(field::domain));
-  const auto k = static_cast<uint32_t>(p.get(field::projection_dim));
-  const double radius = static_cast<double>(p.get_signed(field::radius)) * grid_step(p);
-  const double t =
-      std::ldexp(static_cast<double>(p.get(field::cap_threshold)), -static_cast<int>(wire::privunitg_sigma_log2));
-  const double keep =
-      std::ldexp(static_cast<double>(p.get(field::threshold_keep)), -static_cast<int>(p.get(field::threshold_bits)));
-  const wire::privunitg_moment_pair m = wire::privunitg_moments(t, keep);
-  const double c = wire::projection_norm_mean(p.mech, d, k);
-  const double dd = static_cast<double>(d), kk = static_cast<double>(k);
+  const double dd = static_cast<double>(d), kk = static_cast<double>(p.get(field::projection_dim));
   // The part of the padding d~ - d that FastProjUnit's orthogonal rows keep from the signal's trace.
   const double kept = p.mech == wire::mechanism::fastprojunit ? dd / static_cast<double>(padded_dim(d)) : 0.0;
-  const double trace = dd / kk * (kk - 1 + m.along) + (m.along - 1) * (1 - kept);
-  return radius * radius * trace / (dd * c * c * m.mean * m.mean) * (1 + std::ldexp(1.0, -22));
+  return dd / kk * (kk - 1 + along) + (along - 1) * (1 - kept);
 }
 
 }  // namespace ldp::server::detail

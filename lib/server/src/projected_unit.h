@@ -40,11 +40,10 @@ class projection_lift {
 // 1 / sqrt(k) for a projected block (W = G / sqrt(k)), else 1: the estimate's factor on top of B.
 [[nodiscard]] double lift_scale(const wire::params& p) noexcept;
 
-// n Var(x^_i) + c_i^2 averaged over W and the coordinates (variance_kind average, B.8 "Variance"):
-// R^2 T / (d c^2 mean^2) (1 + 2^-22) with the trace T = (d/k)(k - 1 + along) + (along - 1)(1 - rho),
-// rho = d / d~ for FastProjUnit and 0 for ProjUnit; mean and along PrivUnitG's moments at the block's t
-// and p (wire::privunitg_moments), c = wire::projection_norm_mean.
-[[nodiscard]] double projected_unit_spread(const wire::params& p) noexcept;
+// B.8's trace T = (d/k)(k - 1 + along) + (along - 1)(1 - rho) of a projected block (rho = d / d~ for
+// FastProjUnit, 0 for ProjUnit), along PrivUnitG's second moment along v (B.7): n E||x^||^2 for a user
+// is (B / 8)^2 T, B the block's scale (its output_scale holds the 1 / (c mean) of B.8 "Estimator").
+[[nodiscard]] double projected_trace(const wire::params& p, double along) noexcept;
 
 }  // namespace ldp::server::detail
 

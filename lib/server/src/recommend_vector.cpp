@@ -5,6 +5,7 @@
 //   vector-duchi, vector-laplace   B.5 (beta = 1e-3, an all-zero rotation seed: the variance does not
 //                                  depend on it)
 //   l2-ball                        B.6
+//   privunitg                      B.7 (the trace of its second moment, unit_vector_total_spread)
 //   projunit, fastprojunit         B.8 (k = min(d, 1000); the variance is averaged over the projection)
 // Report bytes are wire::max_report_size (vector-laplace's varint is shorter on average).
 #include <algorithm>
@@ -32,6 +33,7 @@ std::vector<vector_recommendation> recommend_vector(uint32_t d, double epsilon, 
     if (n == 0) return out;
     const unsigned char seed[wire::seed_size] = {};
     const wire::derived_params candidates[] = {
+        wire::make_privunitg(d, 1.0, frac_bits, epsilon),
         wire::make_l2_ball(d, 1.0, frac_bits, epsilon),
         wire::make_vector_duchi(d, 1.0, frac_bits, epsilon, beta, seed),
         wire::make_vector_laplace(d, 1.0, frac_bits, epsilon, beta, seed),
@@ -41,10 +43,11 @@ std::vector<vector_recommendation> recommend_vector(uint32_t d, double epsilon, 
     for (const wire::derived_params& c : candidates) {
       if (c.code != status::ok) continue;
       const wire::params& p = c.block;
-      const double spread = is_unit_vector_mechanism(p.mech) ? unit_vector_spread(p) : vector_mean_spread(p);
+      const double total = is_unit_vector_mechanism(p.mech) ? unit_vector_total_spread(p)
+                                                            : static_cast<double>(d) * vector_mean_spread(p);
       vector_recommendation r;
       r.mech = p.mech;
-      r.variance_per_report = static_cast<double>(d) * spread - 1;
+      r.variance_per_report = total - 1;
       r.l2_error = std::sqrt(r.variance_per_report / static_cast<double>(n));
       r.report_bytes = wire::max_report_size(p);
       out.push_back(r);

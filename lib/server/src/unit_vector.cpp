@@ -12,8 +12,19 @@
 // rounding adds at most 1/4 (2^-28 after the 2^-14 scale, twice the 2^-29 square-root excess on top:
 // 2^-30 covers both for d <= 2^16). Hence E[w_i^2] <= B^2 (1/d + 2^-30), and sum_u x_{u,i}^2 >= n
 // x_bar_i^2 is replaced by n c_i^2.
+//
+// PrivUnitG (B.7): q = Z / 2^15 rounded, so w = B q / 2^14 = (B / 8) Z / sigma up to the rounding. Z
+// given the cap coin has second moment `along` (wire::privunitg_moments) along v and 1 in every
+// direction orthogonal to v (continuous values; the lattice moves them by O(delta_E / Q)), so
+// E[(Z_i / sigma)^2] = 1 + v_i^2 (along - 1) <= max(1, along), and the rounding adds at most 1/4 in
+// units of q, 2^-24 in units of (Z / sigma)^2: 2^-22 covers it.
+//
+// ProjUnit, FastProjUnit (B.8): a report is lifted to d coordinates by G^T q of its seed before it is
+// summed (projected_unit.h), |(G^T q)_i| <= k (2^15 - 1), and x^ = B S / (2^14 sqrt(k) n); the variance
+// is B.8's trace averaged over the coordinates (variance_kind average).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -87,7 +98,8 @@ class unit_vector final : public aggregator {
     for (std::size_t i = 0; i < d; ++i) {
       const double value = to_double(sums_[i]) * factor;
       const double clipped = std::min(radius, std::max(-radius, value));
-      // A bound: B.6's second moment holds exactly only for identical users (and up to its rounding term).
+      // A bound: B.6's second moment holds exactly only for identical users (and up to its rounding term),
+      // B.7's is the largest over the coordinates.
       out.push_back(
           detail::make_estimate(static_cast<uint32_t>(i), value, (second_moment - clipped * clipped) / n, z, kind));
     }
@@ -103,11 +115,52 @@ class unit_vector final : public aggregator {
 
 }  // namespace
 
-double unit_vector_spread(const wire::params& p) noexcept {
+namespace {
+
+// B = R output_scale / 2^32 in real units.
+double unit_vector_b(const wire::params& p) {
   const double radius = static_cast<double>(p.get_signed(field::radius)) * detail::grid_step(p);
-  if (wire::is_projected_unit(p.mech)) return detail::projected_unit_spread(p);
-  const double b = radius * wire::unit_vector_scale(p);
-  return b * b * (1 / static_cast<double>(p.get(field::domain)) + std::ldexp(1.0, -30));
+  return radius * wire::unit_vector_scale(p);
+}
+
+// PrivUnitG's second moment of Z / sigma along v (B.7), at the block's t and P_keep.
+double privunitg_along(const wire::params& p) {
+  const double t =
+      std::ldexp(static_cast<double>(p.get(field::cap_threshold)), -static_cast<int>(wire::privunitg_sigma_log2));
+  const double keep =
+      std::ldexp(static_cast<double>(p.get(field::threshold_keep)), -static_cast<int>(p.get(field::threshold_bits)));
+  return wire::privunitg_moments(t, keep).along;
+}
+
+}  // namespace
+
+double unit_vector_spread(const wire::params& p) noexcept {
+  const double b = unit_vector_b(p);
+  switch (wire::unit_vector_of(p.mech)) {
+    case wire::unit_vector_member::l2_ball:
+      return b * b * (1 / static_cast<double>(p.get(field::domain)) + std::ldexp(1.0, -30));
+    case wire::unit_vector_member::privunitg:
+      return b * b / 64 * (std::max(1.0, privunitg_along(p)) + std::ldexp(1.0, -22));
+    case wire::unit_vector_member::projunit:
+    case wire::unit_vector_member::fastprojunit:
+      return b * b / 64 * detail::projected_trace(p, privunitg_along(p)) / static_cast<double>(p.get(field::domain)) *
+             (1 + std::ldexp(1.0, -22));
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+double unit_vector_total_spread(const wire::params& p) noexcept {
+  const auto d = static_cast<double>(p.get(field::domain));
+  switch (wire::unit_vector_of(p.mech)) {
+    case wire::unit_vector_member::l2_ball:
+    case wire::unit_vector_member::projunit:
+    case wire::unit_vector_member::fastprojunit: return d * unit_vector_spread(p);
+    case wire::unit_vector_member::privunitg: {
+      const double b = unit_vector_b(p);
+      return b * b / 64 * (privunitg_along(p) + d - 1 + d * std::ldexp(1.0, -22));
+    }
+  }
+  return std::numeric_limits<double>::infinity();
 }
 
 bool is_unit_vector_mechanism(wire::mechanism m) noexcept {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 
 namespace ldp::wire::detail {
@@ -12,6 +13,10 @@ namespace ldp::wire::detail {
 // The flip threshold T out of 2^32 of binary randomized response: ceil(2^32 / (e^eps + 1)), stepped
 // up until ln((2^32 - T) / T) fits (HCMS's flip, Duchi's T_lo). At least 1 (a finite level).
 [[nodiscard]] uint64_t binary_flip_threshold(double epsilon) noexcept;
+
+// The derivation's result for a block: its ε_impl, and invalid_argument unless validate() accepts it
+// (mean_params.cpp; the numeric and unit-vector derivations end with it).
+[[nodiscard]] derived_params finish(const params& p) noexcept;
 
 // epsilon_impl per family (docs/mechanisms.md Table D.1), which implemented_epsilon() (params.cpp)
 // picks by the block's family: the oracles and the kent-vote (oracle_params.cpp), the means and the

@@ -25,13 +25,7 @@ derived_params fail() {
   return out;
 }
 
-derived_params finish(const params& p) {
-  derived_params out;
-  out.block = p;
-  out.code = validate(p) == status::ok ? status::ok : status::invalid_argument;
-  out.epsilon_impl = implemented_epsilon(p);
-  return out;
-}
+using detail::finish;
 
 // clip_lo/clip_hi and frac_bits of a block for reals lo < hi; false when they do not convert.
 bool set_range(params& p, double lo, double hi, unsigned frac_bits) {
@@ -166,6 +160,14 @@ derived_params make_memoized_duchi(double lo, double hi, unsigned frac_bits, dou
 }
 
 namespace detail {
+
+derived_params finish(const params& p) noexcept {
+  derived_params out;
+  out.block = p;
+  out.code = validate(p) == status::ok ? status::ok : status::invalid_argument;
+  out.epsilon_impl = implemented_epsilon(p);
+  return out;
+}
 
 double mean_epsilon(const params& p) noexcept {
   switch (mean_of(p.mech)) {  // the kent-refine is a discrete Laplace value

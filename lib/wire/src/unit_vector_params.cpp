@@ -51,14 +51,6 @@ params unit_vector_block(mechanism m, uint32_t d, unsigned frac_bits, int64_t ra
   return p;
 }
 
-derived_params finish(const params& p) {
-  derived_params out;
-  out.block = p;
-  out.code = validate(p) == status::ok ? status::ok : status::invalid_argument;
-  out.epsilon_impl = implemented_epsilon(p);
-  return out;
-}
-
 // 2^32 / ((2 T / 2^32 - 1) c_d), rounded to the nearest integer; 0 when it does not fit in 63 bits.
 uint64_t l2_ball_output_scale(uint32_t d, uint64_t keep) {
   const double bias = (2 * static_cast<double>(keep) - one_d) / one_d;
@@ -181,7 +173,7 @@ derived_params make_l2_ball(uint32_t d, double radius, unsigned frac_bits, doubl
   const uint64_t keep = (uint64_t{1} << threshold_bits) - detail::binary_flip_threshold(epsilon);
   const uint64_t scale = l2_ball_output_scale(d, keep);
   if (scale == 0) return fail();
-  return finish(unit_vector_block(mechanism::l2_ball, d, frac_bits, fixed_radius, keep, scale));
+  return detail::finish(unit_vector_block(mechanism::l2_ball, d, frac_bits, fixed_radius, keep, scale));
 }
 
 derived_params make_privunitg(uint32_t d, double radius, unsigned frac_bits, double epsilon) noexcept {
@@ -205,7 +197,7 @@ derived_params make_privunitg(uint32_t d, double radius, unsigned frac_bits, dou
   if (!(scale < 9.2e18)) return fail();
   params p =
       unit_vector_block(mechanism::privunitg, d, frac_bits, fixed_radius, keep, static_cast<uint64_t>(scale + 0.5));
-  return finish(p.set(field::cap_threshold, cap));
+  return detail::finish(p.set(field::cap_threshold, cap));
 }
 
 }  // namespace ldp::wire

@@ -537,6 +537,9 @@ TEST_CASE("numeric and vector blocks built through the C API are the C++ blocks"
   CHECK(ldp_params_unit_vector(nullptr, LDP_MECH_L2_BALL, 6, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_params_unit_vector(&p, LDP_MECH_L2_BALL, 6, 1.0, 16, 1.0) == LDP_OK);
   CHECK(ldp_params_mechanism(&p) == LDP_MECH_L2_BALL);
+  CHECK(ldp_params_unit_vector(&p, LDP_MECH_PRIVUNITG, 6, 1.0, 16, 0.0005) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_params_unit_vector(&p, LDP_MECH_PRIVUNITG, 6, 1.0, 16, 1.0) == LDP_OK);
+  CHECK(ldp_params_mechanism(&p) == LDP_MECH_PRIVUNITG);
   CHECK(ldp_params_numeric(nullptr, LDP_MECH_LAPLACE, -1.0, 1.0, 16, 1.0) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_params_laplace_vector(nullptr, 5, 0.0, 1.0, 10, 1.0) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_params_vector_mean(nullptr, LDP_MECH_VECTOR_DUCHI, 6, 1.5, 12, 1.0, 1e-6, rotation_seed) ==
@@ -577,7 +580,7 @@ std::vector<bytes> cxx_numeric_reports(const ldp::wire::params& p, uint32_t d) {
   ldp::test::owned_context<ldp::device::mean_context> scalar(p);
   ldp::test::owned_context<ldp::device::vector_mean_context> vector(p);
   ldp::test::owned_context<ldp::device::unit_vector_context> unit(p);
-  const bool is_unit = p.mech == ldp::wire::mechanism::l2_ball;
+  const bool is_unit = ldp::wire::in_family(p.mech, ldp::wire::mechanism_family::unit_vector);
   REQUIRE((d == 0 ? scalar.code : is_unit ? unit.code : vector.code) == status::ok);
   std::vector<bytes> out;
   for (int i = 0; i < 40; ++i) {
@@ -614,6 +617,7 @@ TEST_CASE("the C value and vector randomizers write the C++ randomizers' bytes f
       {"vector-laplace 50", ldp::wire::make_vector_laplace(50, 4.0, 8, 2.0, 1e-3, vector_seed), 50, 264},
       // d = 6, d~ = 8: 8 clipped int32 values and 6 int64 coordinates, 80 bytes.
       {"l2-ball", ldp::wire::make_l2_ball(6, 1.5, 12, 1.0), 6, 80},
+      {"privunitg", ldp::wire::make_privunitg(6, 1.5, 12, 1.0), 6, 80},
   };
   for (const auto& c : cases) {
     const std::string name = c.name;

@@ -34,6 +34,14 @@ ldp::wire::params block(uint32_t d, double radius = 1.0, double epsilon = 1.0) {
   return made.block;
 }
 
+// A context of d = 6 refuses 5 coordinates without writing.
+void refuses_wrong_size(ldp::device::unit_vector_context& c, ldp::random::drbg& rng, std::vector<unsigned char>& out) {
+  std::size_t written = 0;
+  const std::vector<int64_t> wrong(5, 0);
+  CHECK(c.randomize(wrong, rng, out, ldp::device::framing::report, &written) == status::invalid_argument);
+  CHECK(written == 0);
+}
+
 // half() of vectors held here (a span does not bind to a temporary).
 int half(const std::vector<int64_t>& z, const std::vector<int32_t>& x) { return ldp::device::l2_ball_half(z, x); }
 
@@ -192,9 +200,7 @@ TEST_CASE("l2-ball context: argument checks and golden bytes") {
   auto rng = ldp::test::seeded_drbg("l2-ball golden");
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
   std::size_t written = 0;
-  const std::vector<int64_t> wrong(5, 0);
-  CHECK(c->randomize(wrong, rng, out, ldp::device::framing::report, &written) == status::invalid_argument);
-  CHECK(written == 0);
+  refuses_wrong_size(c.context, rng, out);
   ldp::test::owned_context<ldp::device::unit_vector_context> other(ldp::test::example_params(mechanism::grr));
   CHECK(other.code == status::invalid_argument);
   // A vector outside the ball is clipped; the report decodes and its direction has norm 2^14.
@@ -344,9 +350,7 @@ TEST_CASE("privunitg context and direction step: argument checks, any dimension 
   auto rng = ldp::test::seeded_drbg("privunitg context");
   std::vector<unsigned char> out(ldp::wire::max_report_size(p));
   std::size_t written = 0;
-  const std::vector<int64_t> wrong(5, 0);
-  CHECK(c->randomize(wrong, rng, out, ldp::device::framing::report, &written) == status::invalid_argument);
-  CHECK(written == 0);
+  refuses_wrong_size(c.context, rng, out);
   // x = 0 (w = +-e_1) and a vector outside the ball both give decodable reports.
   const std::vector<int64_t> zero(6, 0), x = {65536, -131072, 0, 3 << 16, 1, -5};
   for (const auto& input : {zero, x}) {

@@ -109,7 +109,7 @@ TEST_CASE("estimate: R output_scale / (2^46 sqrt(k)) sum_u G_u^T q_u / n, varian
   }
 }
 
-TEST_CASE("unit_vector_spread of a projected block: R^2 T / (d c^2 mean^2) (1 + 2^-22)") {
+TEST_CASE("unit_vector_spread of a projected block: (B / 8)^2 T / d (1 + 2^-22), B / 8 = R / (c mean)") {
   for (const mechanism m : {mechanism::projunit, mechanism::fastprojunit}) {
     const auto p = m == mechanism::projunit ? ldp::wire::make_projunit(784, 100, 1.0, 16, 2.0).block
                                             : ldp::wire::make_fastprojunit(784, 100, 1.0, 16, 2.0).block;
@@ -117,11 +117,13 @@ TEST_CASE("unit_vector_spread of a projected block: R^2 T / (d c^2 mean^2) (1 + 
     const auto moments =
         ldp::wire::privunitg_moments(t, std::ldexp(static_cast<double>(p.get(field::threshold_keep)), -32));
     const double c = ldp::wire::projection_norm_mean(m, 784, 100);
+    const double b = ldp::wire::unit_vector_scale(p);
+    CHECK(b / 8 == doctest::Approx(1 / (c * moments.mean)).epsilon(1e-9));
     const double rho = m == mechanism::projunit ? 0 : 784.0 / 1024;
     const double trace = 7.84 * (99 + moments.along) + (moments.along - 1) * (1 - rho);
-    CHECK(ldp::server::unit_vector_spread(p) ==
-          doctest::Approx(trace / (784 * c * c * moments.mean * moments.mean) * (1 + std::ldexp(1.0, -22)))
-              .epsilon(1e-14));
+    const double spread = b * b / 64 * trace / 784 * (1 + std::ldexp(1.0, -22));
+    CHECK(ldp::server::unit_vector_spread(p) == doctest::Approx(spread).epsilon(1e-14));
+    CHECK(ldp::server::unit_vector_total_spread(p) == doctest::Approx(784 * spread).epsilon(1e-14));
   }
 }
 

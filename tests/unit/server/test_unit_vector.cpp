@@ -41,6 +41,33 @@ bytes report_of(const ldp::wire::params& p, const std::vector<int64_t>& u) {
   return out;
 }
 
+// The estimates of a fresh aggregator of p after these hand-made reports.
+std::vector<ldp::server::estimate> estimates_of(const ldp::wire::params& p,
+                                                std::initializer_list<std::vector<int64_t>> reports) {
+  const auto a = make(p);
+  for (const auto& u : reports) {
+    const bytes r = report_of(p, u);
+    REQUIRE(a->add_report(r) == status::ok);
+  }
+  auto e = a->estimate_all(0.95);
+  REQUIRE(e.size() == p.get(field::domain));
+  return e;
+}
+
+// Estimates of 3 hand-made reports with coordinate sums S_i at R = 2: x^_i = B S_i / (2^14 3) and the
+// variance (spread - c_i^2) / 3, c_i = x^_i clipped to [-R, R] (within `tolerance`).
+void check_estimates(const std::vector<ldp::server::estimate>& e, double b, const double (&sums)[3], double spread,
+                     double tolerance) {
+  for (std::size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    const double value = b * sums[i] / 16384 / 3;
+    CHECK(e[i].value == doctest::Approx(value).epsilon(1e-15));
+    const double clipped = std::fmin(2.0, std::fmax(-2.0, value));
+    CHECK(e[i].variance == doctest::Approx((spread - clipped * clipped) / 3).epsilon(tolerance));
+    CHECK(e[i].kind == ldp::server::variance_kind::bound);
+  }
+}
+
 ldp::wire::params block() {
   const auto made = ldp::wire::make_l2_ball(3, 2.0, 16, 1.0);
   REQUIRE(made.code == status::ok);
@@ -57,25 +84,35 @@ TEST_CASE("the unit-vector family serves l2-ball, privunitg, projunit and fastpr
   }
 }
 
+TEST_CASE("privunitg estimate: B S_i / (2^14 n), variance ((B / 8)^2 (max(1, along) + 2^-22) - c_i^2) / n") {
+  for (double epsilon : {1.0, 8.0}) {
+    CAPTURE(epsilon);
+    const auto made = ldp::wire::make_privunitg(3, 2.0, 16, epsilon);
+    REQUIRE(made.code == status::ok);
+    const auto& p = made.block;
+    const auto e = estimates_of(p, {{2048, 0, -32767}, {0, -2048, 32767}, {4096, 2048, 1}});
+    // B = R output_scale / 2^32; the continuous mechanism's mean and along at the block's t and P_keep.
+    const double b = 2.0 * ldp::wire::unit_vector_scale(p);
+    const double t = static_cast<double>(p.get(field::cap_threshold)) / 67108864.0;
+    const double keep = static_cast<double>(p.get(field::threshold_keep)) / 4294967296.0;
+    const double tail = std::erfc(t / std::sqrt(2.0)) / 2, density = std::exp(-t * t / 2) / std::sqrt(2 * M_PI);
+    const double along = keep * (1 + t * density / tail) + (1 - keep) * (1 - t * density / (1 - tail));
+    const double mean = density * (keep / tail - (1 - keep) / (1 - tail));
+    CHECK(b / 8 == doctest::Approx(2.0 / mean).epsilon(1e-9));  // B / 8 = R / mean
+    const double spread = b * b / 64 * (std::max(1.0, along) + std::ldexp(1.0, -22));
+    CHECK(ldp::server::unit_vector_spread(p) == doctest::Approx(spread).epsilon(1e-12));
+    CHECK(ldp::server::unit_vector_total_spread(p) ==
+          doctest::Approx(b * b / 64 * (along + 2 + 3 * std::ldexp(1.0, -22))).epsilon(1e-12));
+    // The server's Qbar is the series, the test's erfc: they agree to about 1e-13.
+    check_estimates(e, b, {6144, 0, 1}, spread, 1e-12);
+  }
+}
+
 TEST_CASE("estimate: B S_i / (2^14 n) with the closed-form variance") {
   const auto p = block();
-  const auto a = make(p);
-  for (const bytes& r :
-       {report_of(p, {16384, 0, -32767}), report_of(p, {0, -16384, 32767}), report_of(p, {16384, 16384, 1})}) {
-    REQUIRE(a->add_report(r) == status::ok);
-  }
-  const auto e = a->estimate_all(0.95);
-  REQUIRE(e.size() == 3);
+  const auto e = estimates_of(p, {{16384, 0, -32767}, {0, -16384, 32767}, {16384, 16384, 1}});
   const double b = 2.0 * ldp::wire::unit_vector_scale(p);
-  const double sums[] = {32768, 0, 1};
-  for (int i = 0; i < 3; ++i) {
-    CAPTURE(i);
-    const double value = b * sums[i] / 16384 / 3;
-    CHECK(e[static_cast<std::size_t>(i)].value == doctest::Approx(value).epsilon(1e-15));
-    const double clipped = std::fmin(2.0, std::fmax(-2.0, value));
-    CHECK(e[static_cast<std::size_t>(i)].variance ==
-          doctest::Approx((b * b * (1.0 / 3 + std::ldexp(1.0, -30)) - clipped * clipped) / 3).epsilon(1e-15));
-  }
+  check_estimates(e, b, {32768, 0, 1}, b * b * (1.0 / 3 + std::ldexp(1.0, -30)), 1e-15);
   const auto empty = make(p)->estimate_all(0.95);
   CHECK(std::isnan(empty[0].value));
   CHECK(std::isinf(empty[0].variance));
@@ -132,11 +169,16 @@ TEST_CASE("bad reports are rejected by status and counted") {
   CHECK(a->reports() == 1);
 }
 
-TEST_CASE("recommend_vector: l2-ball's variance is B^2 (1 + d 2^-30) - R^2, ranked by variance") {
+TEST_CASE("recommend_vector: l2-ball's variance is B^2 (1 + d 2^-30) - R^2, privunitg's its trace, ranked") {
   for (uint32_t d : {8u, 784u}) {
     CAPTURE(d);
     const auto ranked = ldp::server::recommend_vector(d, 1.0, 1000);
-    REQUIRE(ranked.size() == 5);  // l2-ball, vector-duchi, vector-laplace, projunit, fastprojunit
+    REQUIRE(ranked.size() == 6);  // and projunit, fastprojunit (test_projected_unit.cpp)
+    CHECK(ranked[0].mech == mechanism::privunitg);
+    const auto pu = ldp::wire::make_privunitg(d, 1.0, 16, 1.0).block;
+    CHECK(ranked[0].variance_per_report ==
+          doctest::Approx(ldp::server::unit_vector_total_spread(pu) - 1).epsilon(1e-12));
+    CHECK(ranked[0].report_bytes == 10 + 2 * std::size_t{d});
     for (std::size_t i = 1; i < ranked.size(); ++i) {
       CHECK(ranked[i - 1].variance_per_report <= ranked[i].variance_per_report);
     }

@@ -14,6 +14,26 @@ using ldp::status;
 using ldp::wire::field;
 using ldp::wire::mechanism;
 
+namespace {
+
+// The block of a derivation that succeeded for m with epsilon_impl within epsilon (D.1).
+const ldp::wire::params& checked(const ldp::wire::derived_params& made, mechanism m, double epsilon) {
+  REQUIRE(made.code == status::ok);
+  CHECK(made.block.mech == m);
+  CHECK(made.epsilon_impl * ldp::wire::epsilon_margin <= epsilon);
+  CHECK(made.epsilon_impl == ldp::wire::implemented_epsilon(made.block));
+  return made.block;
+}
+
+// validate() of a block after a change.
+template <class Change>
+status validate_after(ldp::wire::params p, Change change) {
+  change(p);
+  return ldp::wire::validate(p);
+}
+
+}  // namespace
+
 TEST_CASE("c_d = Gamma(d/2) / (sqrt(pi) Gamma((d+1)/2)) = E|U_1| on the sphere") {
   CHECK(ldp::wire::sphere_abs_coordinate_mean(1) == 1.0);
   CHECK(ldp::wire::sphere_abs_coordinate_mean(2) == doctest::Approx(2 / M_PI).epsilon(1e-15));
@@ -32,11 +52,7 @@ TEST_CASE("make_l2_ball: epsilon_impl <= epsilon, within the D.1 loss, and B fro
       CAPTURE(epsilon);
       CAPTURE(d);
       const auto made = ldp::wire::make_l2_ball(d, 1.0, 16, epsilon);
-      REQUIRE(made.code == status::ok);
-      const ldp::wire::params& p = made.block;
-      CHECK(p.mech == mechanism::l2_ball);
-      CHECK(made.epsilon_impl * ldp::wire::epsilon_margin <= epsilon);
-      CHECK(made.epsilon_impl == ldp::wire::implemented_epsilon(p));
+      const ldp::wire::params& p = checked(made, mechanism::l2_ball, epsilon);
       const double keep = static_cast<double>(p.get(field::threshold_keep)) / 4294967296.0;
       CHECK(std::log(keep / (1 - keep)) == doctest::Approx(made.epsilon_impl).epsilon(1e-12));
       // Threshold rounding costs at most a few units of 2^-32 in probability.
@@ -52,11 +68,7 @@ TEST_CASE("l2-ball blocks: the rules of wire_format.md 3.3") {
   const auto good = ldp::wire::make_l2_ball(100, 1.0, 16, 1.0);
   REQUIRE(good.code == status::ok);
   CHECK(ldp::wire::validate(good.block) == status::ok);
-  const auto broken = [&](auto change) {
-    ldp::wire::params p = good.block;
-    change(p);
-    return ldp::wire::validate(p);
-  };
+  const auto broken = [&](auto change) { return validate_after(good.block, change); };
   CHECK(broken([](auto& p) { p.set(field::domain, 0); }) == status::invalid_parameters);
   CHECK(broken([](auto& p) { p.set(field::domain, 65537); }) == status::invalid_parameters);
   CHECK(broken([](auto& p) { p.set(field::threshold_keep, uint64_t{1} << 31); }) == status::invalid_parameters);
@@ -104,11 +116,7 @@ TEST_CASE("make_privunitg: epsilon_impl <= epsilon, the cost of the bound, the o
       CAPTURE(epsilon);
       CAPTURE(d);
       const auto made = ldp::wire::make_privunitg(d, 1.0, 16, epsilon);
-      REQUIRE(made.code == status::ok);
-      const ldp::wire::params& p = made.block;
-      CHECK(p.mech == mechanism::privunitg);
-      CHECK(made.epsilon_impl * ldp::wire::epsilon_margin <= epsilon);
-      CHECK(made.epsilon_impl == ldp::wire::implemented_epsilon(p));
+      const ldp::wire::params& p = checked(made, mechanism::privunitg, epsilon);
       const auto g = static_cast<uint32_t>(p.get(field::cap_threshold));
       CHECK(g <= ldp::wire::privunitg_max_cap_threshold);
       CHECK(g % (uint32_t{1} << 16) == 0);  // t on the grid of 2^-10
@@ -146,11 +154,7 @@ TEST_CASE("privunitg blocks: the rules of wire_format.md 3.3") {
   const auto good = ldp::wire::make_privunitg(100, 1.0, 16, 1.0);
   REQUIRE(good.code == status::ok);
   CHECK(ldp::wire::validate(good.block) == status::ok);
-  const auto broken = [&](auto change) {
-    ldp::wire::params p = good.block;
-    change(p);
-    return ldp::wire::validate(p);
-  };
+  const auto broken = [&](auto change) { return validate_after(good.block, change); };
   const auto g = static_cast<uint32_t>(good.block.get(field::cap_threshold));
   const auto below = static_cast<uint64_t>(ldp::wire::privunitg_cap_bounds(g).hi * 4294967296.0);  // p < Q_hi
   CHECK(broken([&](auto& p) { p.set(field::threshold_keep, below); }) == status::invalid_parameters);

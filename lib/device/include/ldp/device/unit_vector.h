@@ -74,7 +74,7 @@ void unit_direction(span<const int64_t> z, Rng& rng, span<int64_t> out) noexcept
 // PrivUnitG's cap and keep probability (B.7), as privunitg_direction needs them.
 struct privunitg_cap {
   uint64_t keep = 0;        // P_keep: the draw is wanted in the cap with keep / 2^keep_bits
-  unsigned keep_bits = 32;  // 1 ..63
+  unsigned keep_bits = 32;  // 1 .. 63
   uint32_t threshold = 0;   // g = round(t sigma), sigma = 2^26: the cap is <z, v> >= g
 };
 

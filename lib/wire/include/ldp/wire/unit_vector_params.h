@@ -1,7 +1,7 @@
 // The unit-vector family, docs/mechanisms.md B.6 (`l2-ball`) and B.7 (`privunitg`): vectors x in the L2
 // ball of radius R (d int64 coordinates on the grid of frac_bits fraction bits, R in the same units)
 // reported as d int16 coordinates (wire_format.md unit_vector: l2-ball's unit direction times 2^14,
-// PrivUnitG's Gaussian draw over 2^15), which the server scales by B = R * output_scale / 2^32 / 2^14.
+// PrivUnitG's Gaussian draw over 2^15), which the server multiplies by B / 2^14, B = R * output_scale / 2^32.
 // The parameter blocks (wire_format.md 3.2-3.3) and the constants device and server share.
 #ifndef LDP_WIRE_UNIT_VECTOR_PARAMS_H
 #define LDP_WIRE_UNIT_VECTOR_PARAMS_H
