@@ -14,7 +14,11 @@ int64_t apply_sign(span<const uint32_t> words, std::size_t i, int64_t v) noexcep
   return (v ^ m) - m;
 }
 
-bool is_power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
+// FastProjUnit's checks (n a power of two up to 2^30, k <= n) and its signs D for n.
+status fast_signs(const unsigned char key[chacha20_key_size], std::size_t n, std::size_t k, span<uint32_t> signs) {
+  if (n == 0 || (n & (n - 1)) != 0 || n > (std::size_t{1} << 30) || k > n) return status::invalid_argument;
+  return rotation_signs(key, static_cast<uint32_t>(n), signs);
+}
 
 }  // namespace
 
@@ -65,12 +69,9 @@ status rademacher_transpose(const kernels::table& k, const unsigned char key[cha
 
 status fast_project(const kernels::table& k, const unsigned char key[chacha20_key_size], span<int32_t> x,
                     span<uint32_t> signs, span<int64_t> y) noexcept {
-  if (!is_power_of_two(x.size()) || x.size() > (std::size_t{1} << 30) || y.size() > x.size()) {
-    return status::invalid_argument;
-  }
-  const auto n = static_cast<uint32_t>(x.size());
-  const status s = rotation_signs(key, n, signs);
+  const status s = fast_signs(key, x.size(), y.size(), signs);
   if (s != status::ok) return s;
+  const auto n = static_cast<uint32_t>(x.size());
   k.rotate_i32(x.data(), signs.data(), padded_log2(n));
   for_each_sampled_row(key, n, static_cast<uint32_t>(y.size()), [&](uint32_t j, uint32_t i) { y[j] = x[i]; });
   return status::ok;
@@ -78,12 +79,9 @@ status fast_project(const kernels::table& k, const unsigned char key[chacha20_ke
 
 status fast_transpose(const kernels::table& k, const unsigned char key[chacha20_key_size], span<const int64_t> q,
                       span<uint32_t> signs, span<int32_t> out) noexcept {
-  if (!is_power_of_two(out.size()) || out.size() > (std::size_t{1} << 30) || q.size() > out.size()) {
-    return status::invalid_argument;
-  }
-  const auto n = static_cast<uint32_t>(out.size());
-  const status s = rotation_signs(key, n, signs);
+  const status s = fast_signs(key, out.size(), q.size(), signs);
   if (s != status::ok) return s;
+  const auto n = static_cast<uint32_t>(out.size());
   for (int32_t& v : out) v = 0;
   // |q_j| < 2^31 (the caller's ||q||_1 bound), so the narrowing keeps the value.
   for_each_sampled_row(key, n, static_cast<uint32_t>(q.size()),

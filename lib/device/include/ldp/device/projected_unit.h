@@ -106,14 +106,9 @@ status projected_unit_context::fields(span<const int64_t> x, Rng& rng, wire::rep
   random::projection_key(r->seed, key);
   // B.6 steps 2-3: the clipped input and the sign of its direction with E[sign] = ||x|| / R (from x,
   // not W x); W^T W x / ||W x|| has mean c x / ||x||, c the block's projection_norm_mean (B.8).
-  const int64_t radius = block_.params.get_signed(wire::field::radius);
-  clip_to_ball(x, radius, padded_log2(dim_), clipped_);
   uint64_t squared_norm = 0;
-  for (std::size_t i = 0; i < dim_; ++i) {
-    const auto m = static_cast<uint64_t>(clipped_[i] < 0 ? -int64_t{clipped_[i]} : int64_t{clipped_[i]});
-    squared_norm += m * m;
-  }
-  const bool positive = random::bernoulli(rng, l2_ball_sign_threshold(squared_norm, radius), 32);
+  const bool positive =
+      clip_and_draw_sign(x, block_.params.get_signed(wire::field::radius), rng, clipped_, &squared_norm);
   const status s = project(key);
   if (s != status::ok) return s;
   uint64_t direction_norm = projected_direction(projected_, direction_);
