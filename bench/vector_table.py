@@ -135,6 +135,7 @@ def main() -> None:
     parser.add_argument("--dims", default="64,784,4096")
     parser.add_argument("--epsilons", default="0.5,1,2,4,8")
     parser.add_argument("--data-only", action="store_true", help="write the .npy files and stop")
+    parser.add_argument("--mechanisms", default="", help="comma-separated names of MECHANISMS to run (default: all)")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     makers = {64: lambda: np.array(load_digits()), 784: lambda: unit_ball(patches(28, 8, args.n784)),
@@ -149,7 +150,7 @@ def main() -> None:
               f"norm of the mean {np.linalg.norm(x.mean(axis=0)):.4f}, file {path}")
     if args.data_only:
         return
-    names = available(args.ldp)
+    names = [m for m in available(args.ldp) if not args.mechanisms or m in args.mechanisms.split(",")]
     for d in dims:
         path = os.path.join(args.work, f"vectors_{d}.npy")
         x = np.load(path)

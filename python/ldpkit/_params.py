@@ -29,6 +29,7 @@ OPTION_TYPES: Dict[str, str] = {
     "frac_bits": _INT,
     "dim": _INT,
     "radius": _FLOAT,
+    "projection_dim": _INT,
     "noise": _STR,
     "beta": _FLOAT,
     "observations": _INT,
@@ -121,7 +122,7 @@ def params(mechanism: str, *, epsilon: float, **options: Any) -> _core.Params:
 
     Options are ``ldp simulate``'s mechanism options with ``_`` for ``-``: ``domain``,
     ``hash_range``, ``hash_functions``, ``sketch`` (``"k:m"`` or ``(k, m)``), ``range`` (``"lo:hi"`` or ``(lo, hi)``),
-    ``frac_bits``, ``dim``, ``radius``, ``noise``, ``beta``, ``sparsity``, ``delta``,
+    ``frac_bits``, ``dim``, ``radius``, ``projection_dim``, ``noise``, ``beta``, ``sparsity``, ``delta``,
     ``public_seed`` (and the protocols' ``observations``, ``tau``, ``window``, ``budget``,
     ``queries``, ``cap``, ``plan``, ``ball``, which :func:`ldpkit.simulate_protocol` takes).
 

@@ -30,8 +30,9 @@ def check_seed(seed: Optional[int]) -> int:
 def device_array(params: _core.Params, values: Any) -> np.ndarray:
     """The values as the devices of ``params`` read them, without a copy when they already are:
     int64 items of shape (n,) for the frequency oracles; float64 of shape (n,) for laplace and duchi;
-    float64 of shape (n, d) for laplace-vector, vector-mean, l2-ball, privunitg and sparse-projection (d = the
-    block's dimension). TypeError for another dtype, ValueError for another shape or no devices."""
+    float64 of shape (n, d) for laplace-vector, vector-mean, l2-ball, privunitg, projunit, fastprojunit and
+    sparse-projection (d = the block's dimension). TypeError for another dtype, ValueError for another
+    shape or no devices."""
     kind = MECHANISMS[params.mechanism]["input"]
     array = np.asarray(values)
     if array.size == 0:

@@ -62,6 +62,8 @@ CASES: Dict[str, Dict[str, Any]] = {
     "vector-mean": {"epsilon": 1.0, "dim": 4, "radius": 1.0, "noise": "laplace", "public_seed": 3},
     "l2-ball": {"epsilon": 1.0, "dim": 4, "radius": 1.0},
     "privunitg": {"epsilon": 1.0, "dim": 4, "radius": 1.0},
+    "projunit": {"epsilon": 1.0, "dim": 6, "radius": 1.0, "projection_dim": 3},
+    "fastprojunit": {"epsilon": 1.0, "dim": 6, "radius": 1.0, "projection_dim": 3},
     "sparse-projection": {"epsilon": 1.0, "dim": 8, "sparsity": 2, "radius": 1.0},
     "kent": {"epsilon": 1.0, "range": (0.0, 1.0), "observations": 4},
     "winsorized-mean": {"epsilon": 2.0, "dim": 2, "range": (0.0, 1.0), "observations": 3},
@@ -84,7 +86,7 @@ def case_values(mechanism: str, devices: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     if "domain" in case:
         return (rng.zipf(1.5, devices) - 1) % case["domain"]
-    if mechanism in ("vector-mean", "l2-ball", "privunitg"):
+    if mechanism in ("vector-mean", "l2-ball", "privunitg", "projunit", "fastprojunit"):
         x = rng.uniform(-1, 1, (devices, case["dim"]))
         return x / np.maximum(1.0, np.linalg.norm(x, axis=1))[:, None] * 0.9
     if mechanism == "sparse-projection":

@@ -99,6 +99,7 @@ mechanism representative(payload_kind k) {
     case payload_kind::coordinate_value: return mechanism::vector_laplace;
     case payload_kind::sparse_pairs: return mechanism::sparse_projection;
     case payload_kind::unit_vector: return mechanism::l2_ball;
+    case payload_kind::projected_unit: return mechanism::projunit;
   }
   return mechanism::none;
 }
@@ -188,7 +189,7 @@ std::vector<golden_case> all_cases() {
           status::ok);
 
   // Every kind: one byte short, one byte extra, and the three header checks.
-  for (int k = 0; k <= static_cast<int>(payload_kind::unit_vector); ++k) {
+  for (int k = 0; k <= static_cast<int>(payload_kind::projected_unit); ++k) {
     const mechanism m = representative(static_cast<payload_kind>(k));
     const bytes valid = example(params(m));
     bytes shorter(valid.begin(), valid.end() - 1), longer = valid;
@@ -216,6 +217,26 @@ std::vector<golden_case> all_cases() {
     for (int i = 1; i < 8; ++i) low.le(0, 2);
     payload(mechanism::l2_ball, "coordinate_out_of_range",
             "first coordinate -32768 (0x8000), outside the symmetric range", low, status::out_of_range);
+  }
+
+  // projected_unit: an 8-byte seed, then k = 4 int16 coordinates (docs/wire_format.md 5).
+  {
+    builder extremes;
+    extremes.le(0xffffffffffffffffu, 8);
+    for (int i = 0; i < 4; ++i) extremes.le(i % 2 == 0 ? 0x7fff : 0x8001, 2);
+    payload(mechanism::fastprojunit, "valid_extremes", "seed 2^64 - 1, coordinates +32767 and -32767 alternating",
+            extremes, status::ok);
+    builder low;
+    low.le(7, 8);
+    for (int i = 0; i < 3; ++i) low.le(0, 2);
+    low.le(0x8000, 2);
+    payload(mechanism::projunit, "coordinate_out_of_range", "last of k = 4 coordinates -32768 (0x8000)", low,
+            status::out_of_range);
+    builder domain_long;
+    domain_long.le(7, 8);
+    for (int i = 0; i < 8; ++i) domain_long.le(1, 2);
+    payload(mechanism::projunit, "d_coordinates", "d = 8 coordinates where the block's k = 4 are due", domain_long,
+            status::wrong_length);
   }
 
   // Header.

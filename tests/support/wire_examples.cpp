@@ -137,9 +137,22 @@ wire::params example_params(mechanism m) {
       p.set(field::threshold_bits, 32).set(field::threshold_keep, 2572304735u).set(field::output_scale, 86473331787u);
       p.set(field::cap_threshold, 25034752u);
       break;
+    case mechanism::projunit:
+    case mechanism::fastprojunit:
+      // make_projunit / make_fastprojunit(8, 4, 1.0, 16, 1.0): PrivUnitG's cap and keep in k = 4
+      // dimensions, its output_scale over projection_norm_mean (1 - 1/16; 1 - 4/112).
+      p.set(field::domain, 8).set(field::frac_bits, 16).set_signed(field::radius, int64_t{1} << 16);
+      p.set(field::threshold_bits, 32).set(field::threshold_keep, 2613049760u).set(field::cap_threshold, 23396352u);
+      p.set(field::output_scale, m == mechanism::projunit ? 92320109879u : 89755662383u).set(field::projection_dim, 4);
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;
+}
+
+uint64_t unit_payload_count(const wire::params& p) {
+  return wire::kind_of(p.mech) == wire::payload_kind::projected_unit ? p.get(field::projection_dim)
+                                                                     : p.get(field::domain);
 }
 
 example_report make_report(const wire::params& p, unsigned variant) {
@@ -177,8 +190,10 @@ example_report make_report(const wire::params& p, unsigned variant) {
         e.values.push_back(static_cast<int64_t>(i * 70000) - 100000 + static_cast<int64_t>(v));
       r.values = e.values;
       break;
+    case wire::payload_kind::projected_unit:
     case wire::payload_kind::unit_vector:
-      for (uint64_t i = 0; i < d; ++i)
+      if (wire::kind_of(p.mech) == wire::payload_kind::projected_unit) r.seed = 0x5eed0000u + v;
+      for (uint64_t i = 0; i < unit_payload_count(p); ++i)
         e.values.push_back(static_cast<int64_t>(i * 3000) - 10000 + static_cast<int64_t>(v));
       r.values = e.values;
       break;
@@ -265,7 +280,9 @@ std::string describe(const wire::params& p, const wire::report& r) {
       break;
     case wire::payload_kind::fixed_value: add("value", std::to_string(r.value)); break;
     case wire::payload_kind::fixed_vector:
+    case wire::payload_kind::projected_unit:
     case wire::payload_kind::unit_vector: {
+      if (wire::kind_of(p.mech) == wire::payload_kind::projected_unit) add("seed", std::to_string(r.seed));
       std::vector<int64_t> values(r.count);
       if (wire::read_vector(r, values) != status::ok) return "unreadable";
       std::string list;

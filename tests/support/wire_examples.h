@@ -37,6 +37,9 @@ struct example_report {
 // A valid report for p; `variant` picks different field values.
 example_report make_report(const wire::params& p, unsigned variant);
 
+// The int16 coordinates of a unit_vector (d) or projected_unit (k) payload.
+uint64_t unit_payload_count(const wire::params& p);
+
 // "index=3", "seed=0x... index=1", "bits=0512", "vector=1,-2,3", "sparse=2:5,7:-1", ...
 std::string describe(const wire::params& p, const wire::report& r);
 

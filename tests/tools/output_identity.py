@@ -37,6 +37,8 @@ FLEETS = [
     ("vector-mean-laplace", ["-m", "vector-mean", "--dim", "6", "--radius", "2", "--noise", "laplace"]),
     ("l2-ball", ["-m", "l2-ball", "--dim", "6", "--radius", "2"]),
     ("privunitg", ["-m", "privunitg", "--dim", "6", "--radius", "2"]),
+    ("projunit", ["-m", "projunit", "--dim", "6", "--radius", "2", "--projection-dim", "3"]),
+    ("fastprojunit", ["-m", "fastprojunit", "--dim", "6", "--radius", "2", "--projection-dim", "3"]),
     ("kent", ["-m", "kent", "--range", "-1:1", "--observations", "50"]),
     ("kent-two-stage", ["-m", "kent", "--range", "0:4", "--observations", "400", "--plan", "two-stage",
                         "--round1-out", "{dir}/kent-two-stage.r1.ldpb"]),

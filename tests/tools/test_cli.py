@@ -43,6 +43,8 @@ MECHANISMS = {
     "vector-mean/laplace": (["--dim", "6", "--radius", "2", "--noise", "laplace"], 6),
     "l2-ball": (["--dim", "6", "--radius", "2"], 6),
     "privunitg": (["--dim", "6", "--radius", "2"], 6),
+    "projunit": (["--dim", "6", "--radius", "2", "--projection-dim", "3"], 6),
+    "fastprojunit": (["--dim", "6", "--radius", "2", "--projection-dim", "3"], 6),
     "kent": (["--range", "-1:1", "--observations", "50"], 1),
     "kent/two-stage": (["--range", "0:4", "--observations", "400", "--plan", "two-stage"], 1),
     "sparse-projection": (["--dim", "6", "--sparsity", "2", "--radius", "1"], 6),
@@ -64,7 +66,7 @@ WIRE_NAMES = {"vector-mean": "vector-duchi", "vector-mean/laplace": "vector-lapl
 # 8 x 64 family over 50 items is dense (16 d > k m), so they keep the average over families.
 VARIANCE_KINDS = {"flh": "average", "cms": "average", "hcms": "average", "duchi": "bound", "vector-mean": "bound",
                   "vector-mean/laplace": "bound", "sparse-projection": "bound", "l2-ball": "bound",
-                  "privunitg": "bound"}
+                  "privunitg": "bound", "projunit": "average", "fastprojunit": "average"}
 
 # Bound on RMSE / predicted RMSE over k estimates: each error is about normal with the predicted
 # variance (or less: some variances are conservative), so the ratio squared is at most a
@@ -877,16 +879,21 @@ def case_mechanisms():
     check(variances == sorted(variances), "ranked best first")
     out, _ = run("mechanisms", "--domain", "4", "--epsilon", "3", "--format", "csv")
     check(next(csv.DictReader(io.StringIO(out)))["mechanism"] == "grr", "GRR wins for d < 3 e^eps + 2")
-    # Vectors (docs/mechanisms.md B.6, B.7): privunitg first at d = 784, its variance 6.33 d (B.7's table),
-    # then l2-ball, its variance (pi d / 2) ((e + 1)/(e - 1))^2 to within the large-d approximation of c_d.
+    # Vectors (docs/mechanisms.md B.6-B.8): at d = 784 privunitg first, its variance 6.33 d (B.7's table), then
+    # the projected members (k = d here: their variance within 0.1 % of PrivUnitG's), then l2-ball, its
+    # variance (pi d / 2) ((e + 1)/(e - 1))^2 to within the large-d approximation of c_d.
     out, _ = run("mechanisms", "--dim", "784", "--epsilon", "1", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
-    check([r["mechanism"] for r in rows] == ["privunitg", "l2-ball", "vector-duchi", "vector-laplace"],
-          f"vectors:\n{out}")
-    check(rows[0]["report bytes"] == "1578" and rows[1]["report bytes"] == "1578", f"report bytes:\n{out}")
+    check([r["mechanism"] for r in rows] ==
+          ["privunitg", "fastprojunit", "projunit", "l2-ball", "vector-duchi", "vector-laplace"], f"vectors:\n{out}")
+    check(rows[0]["report bytes"] == "1578" and rows[3]["report bytes"] == "1578", f"report bytes:\n{out}")
+    check(rows[1]["report bytes"] == str(10 + 8 + 2 * 784), f"projunit report bytes:\n{out}")
     check(abs(float(rows[0]["variance/report"]) / (6.33 * 784) - 1) < 1e-2, f"privunitg variance:\n{out}")
+    for row in rows[1:3]:
+        check(abs(float(row["variance/report"]) / float(rows[0]["variance/report"]) - 1) < 1e-3,
+              f"{row['mechanism']} variance:\n{out}")
     expected = math.pi * 784 / 2 * ((math.e + 1) / (math.e - 1)) ** 2
-    check(abs(float(rows[1]["variance/report"]) / expected - 1) < 2e-3, f"l2-ball variance:\n{out}")
+    check(abs(float(rows[3]["variance/report"]) / expected - 1) < 2e-3, f"l2-ball variance:\n{out}")
     refused("mechanisms", "--domain", "10", "--dim", "4", "--epsilon", "1", message=r"exactly one of")
 
 

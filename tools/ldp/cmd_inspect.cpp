@@ -78,10 +78,12 @@ std::string describe_report(const wire::params& p, const wire::report& r) {
     case wire::payload_kind::coordinate_bit: return fmt::format("coordinate={} bit={}", r.index, r.bit);
     case wire::payload_kind::coordinate_value: return fmt::format("coordinate={} value={}", r.index, r.value);
     case wire::payload_kind::fixed_vector:
+    case wire::payload_kind::projected_unit:
     case wire::payload_kind::unit_vector: {
       std::vector<int64_t> values(r.count);
       if (wire::read_vector(r, values) != status::ok) return "unreadable vector";
-      return fmt::format("vector={}", fmt::join(values, ","));
+      const bool seeded = wire::kind_of(p.mech) == wire::payload_kind::projected_unit;
+      return fmt::format("{}vector={}", seeded ? fmt::format("seed={:016x} ", r.seed) : "", fmt::join(values, ","));
     }
     case wire::payload_kind::sparse_pairs: {
       std::vector<uint32_t> indices(r.count);

@@ -14,6 +14,7 @@
 #include "ldp/wire/hash.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
+#include "ldp/wire/projunit_params.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
 #include "seeding.h"
@@ -122,12 +123,16 @@ wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_opti
       return wire::make_vector_laplace(o.dim, o.radius, o.frac_bits, o.epsilon, o.beta, rotation_seed);
     return wire::make_vector_duchi(o.dim, o.radius, o.frac_bits, o.epsilon, o.beta, rotation_seed);
   }
-  if (m.id == mechanism::l2_ball || m.id == mechanism::privunitg) {
+  if (m.id == mechanism::l2_ball || m.id == mechanism::privunitg || wire::is_projected_unit(m.id)) {
     if (o.dim < 1) fail("--dim must be at least 1, got {}", o.dim);
     if (!(o.radius > 0 && std::isfinite(o.radius))) fail("--radius must be positive, got {}", o.radius);
     if (m.id == mechanism::l2_ball) return wire::make_l2_ball(o.dim, o.radius, o.frac_bits, o.epsilon);
-    if (o.epsilon < 1e-3) fail("privunitg needs --epsilon at least 0.001, got {}", o.epsilon);
-    return wire::make_privunitg(o.dim, o.radius, o.frac_bits, o.epsilon);
+    if (o.epsilon < 1e-3) fail("{} needs --epsilon at least 0.001, got {}", m.name, o.epsilon);
+    if (m.id == mechanism::privunitg) return wire::make_privunitg(o.dim, o.radius, o.frac_bits, o.epsilon);
+    if (o.projection_dim > o.dim) fail("--projection-dim must be at most --dim, got {}", o.projection_dim);
+    return m.id == mechanism::projunit
+               ? wire::make_projunit(o.dim, o.projection_dim, o.radius, o.frac_bits, o.epsilon)
+               : wire::make_fastprojunit(o.dim, o.projection_dim, o.radius, o.frac_bits, o.epsilon);
   }
   double lo = 0, hi = 0;
   parse_range(o.range, &lo, &hi);
@@ -171,6 +176,10 @@ constexpr cli_mechanism cli_mechanisms[] = {
      "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
     {"l2-ball", input_kind::vector, "--dim --radius", "--frac-bits", "--dim d --radius r [--frac-bits f]"},
     {"privunitg", input_kind::vector, "--dim --radius", "--frac-bits", "--dim d --radius r [--frac-bits f]"},
+    {"projunit", input_kind::vector, "--dim --radius", "--projection-dim --frac-bits",
+     "--dim d --radius r [--projection-dim k] [--frac-bits f]"},
+    {"fastprojunit", input_kind::vector, "--dim --radius", "--projection-dim --frac-bits",
+     "--dim d --radius r [--projection-dim k] [--frac-bits f]"},
     {"kent", input_kind::observations, "--range --observations", "--dim --ball --plan --cap --frac-bits --public-seed",
      "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P]] "
      "[--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
@@ -224,12 +233,17 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
        app.add_option("--range", o.range, "laplace, duchi, laplace-vector, kent, winsorized-mean: value range lo:hi")},
       {"--frac-bits",
        app.add_option("--frac-bits", o.frac_bits, "numeric: fraction bits of the fixed-point grid (default 16)")},
-      {"--dim",
+      {"--dim", app.add_option("--dim", o.dim,
+                               "laplace-vector, vector-mean, l2-ball, privunitg, projunit, fastprojunit, "
+                               "sparse-projection, winsorized-mean, "
+                               "kent: dimension d")},
+      {"--radius",
        app.add_option(
-           "--dim", o.dim,
-           "laplace-vector, vector-mean, l2-ball, privunitg, sparse-projection, winsorized-mean, kent: dimension d")},
-      {"--radius", app.add_option("--radius", o.radius,
-                                  "vector-mean, l2-ball, privunitg, sparse-projection: L2 radius R of the inputs")},
+           "--radius", o.radius,
+           "vector-mean, l2-ball, privunitg, projunit, fastprojunit, sparse-projection: L2 radius R of the inputs")},
+      {"--projection-dim",
+       app.add_option("--projection-dim", o.projection_dim,
+                      "projunit, fastprojunit: dimension k <= d of the projection (default min(d, 1000))")},
       {"--noise", app.add_option("--noise", o.noise, "vector-mean: duchi (one bit, default) or laplace")
                       ->check(CLI::IsMember({"duchi", "laplace"}))},
       {"--beta",

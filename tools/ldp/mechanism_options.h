@@ -58,6 +58,7 @@ struct mechanism_options {
   unsigned frac_bits = 16;
   uint32_t dim = 0;
   double radius = 0;
+  uint32_t projection_dim = 0;  // projunit, fastprojunit: k (0: wire::default_projection_dim)
   std::string noise = "duchi";
   double beta = 1e-3;
   uint32_t observations = 0;     // kent: T per user; winsorized-mean: m samples per user

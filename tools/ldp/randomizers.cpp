@@ -8,6 +8,7 @@
 #include "ldp/base/int128.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
+#include "ldp/device/projected_unit.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
@@ -125,6 +126,7 @@ using value_program = context_program<device::mean_context, value_input>;
 using vector_program = context_program<device::vector_mean_context, device_input>;
 using winsorized_program = context_program<device::winsorized_context, device_input>;
 using unit_vector_program = context_program<device::unit_vector_context, device_input>;
+using projected_unit_program = context_program<device::projected_unit_context, device_input>;
 
 // kent-vote, kent-refine: the device's T observations.
 class user_level_program final : public context_program<device::user_level_context, device_input> {
@@ -166,6 +168,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::winsorized:
       return std::make_unique<winsorized_program>(p, device_input(p, data), span<const unsigned char>(block.windows));
     case device::family::unit_vector: return std::make_unique<unit_vector_program>(p, device_input(p, data));
+    case device::family::projected_unit: return std::make_unique<projected_unit_program>(p, device_input(p, data));
     case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));

@@ -78,7 +78,9 @@ enum ldp_mechanism_id {
   LDP_MECH_WINSORIZED_BINS = 23,
   LDP_MECH_WINSORIZED_SUMS = 24,
   LDP_MECH_L2_BALL = 25,
-  LDP_MECH_PRIVUNITG = 26
+  LDP_MECH_PRIVUNITG = 26,
+  LDP_MECH_PROJUNIT = 27,
+  LDP_MECH_FASTPROJUNIT = 28
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
@@ -183,6 +185,12 @@ ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, u
  * needs epsilon >= 0.001). */
 ldp_status ldp_params_unit_vector(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
                                   uint32_t frac_bits, double epsilon) LDP_NOEXCEPT;
+
+/* projunit or fastprojunit (docs/mechanisms.md B.8): vectors of d <= 65536 coordinates in the L2 ball
+ * of `radius`, projected to k <= d dimensions by a public matrix the report's seed names (k = 0: min(d,
+ * 1000)), then PrivUnitG in k dimensions; 8 + 2 k bytes of payload. ldp_randomize_vector randomizes. */
+ldp_status ldp_params_projected_unit(ldp_params* params, ldp_mechanism mechanism, uint32_t d, uint32_t k, double radius,
+                                     uint32_t frac_bits, double epsilon) LDP_NOEXCEPT;
 
 /* x * 2^f for the block's f, rounded half to even (the grid of docs/mechanisms.md B.0).
  * LDP_INVALID_ARGUMENT for NaN or a block without a grid, LDP_OVERFLOW when saturated. */

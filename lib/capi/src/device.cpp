@@ -11,6 +11,7 @@
 #include "ldp/device/context.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
+#include "ldp/device/projected_unit.h"
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
@@ -18,6 +19,7 @@
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
+#include "ldp/wire/projunit_params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
@@ -60,6 +62,7 @@ std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
     case family::vector_mean: return ldp::device::vector_mean_context::workspace_size(p);
     case family::user_level: return ldp::device::user_level_context::workspace_size(p);
     case family::unit_vector: return ldp::device::unit_vector_context::workspace_size(p);
+    case family::projected_unit: return ldp::device::projected_unit_context::workspace_size(p);
     case family::none:
     case family::sparse_projection:
     case family::winsorized: return 0;  // no randomizer of ldp.h takes these blocks
@@ -213,6 +216,16 @@ ldp_status ldp_params_unit_vector(ldp_params* params, ldp_mechanism mechanism, u
   }
 }
 
+ldp_status ldp_params_projected_unit(ldp_params* params, ldp_mechanism mechanism, uint32_t d, uint32_t k, double radius,
+                                     uint32_t frac_bits, double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  switch (mechanism) {
+    case LDP_MECH_PROJUNIT: return publish(params, ldp::wire::make_projunit(d, k, radius, frac_bits, epsilon));
+    case LDP_MECH_FASTPROJUNIT: return publish(params, ldp::wire::make_fastprojunit(d, k, radius, frac_bits, epsilon));
+    default: clear(params); return code(status::invalid_argument);
+  }
+}
+
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
   const params_context* context = live<params_context>(params);
   if (context == nullptr || out == nullptr || !context->block.has(ldp::wire::field::frac_bits)) {
@@ -268,6 +281,10 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
   if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::unit_vector) {
     return randomize_with<ldp::device::unit_vector_context>(call, input, workspace, workspace_size, out, capacity,
                                                             written);
+  }
+  if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::projected_unit) {
+    return randomize_with<ldp::device::projected_unit_context>(call, input, workspace, workspace_size, out, capacity,
+                                                               written);
   }
   return randomize_with<ldp::device::vector_mean_context>(call, input, workspace, workspace_size, out, capacity,
                                                           written);

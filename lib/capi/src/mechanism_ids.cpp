@@ -38,6 +38,8 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_WINSORIZED_SUMS, "winsorized-sums"},
     {LDP_MECH_L2_BALL, "l2-ball"},
     {LDP_MECH_PRIVUNITG, "privunitg"},
+    {LDP_MECH_PROJUNIT, "projunit"},
+    {LDP_MECH_FASTPROJUNIT, "fastprojunit"},
 };
 
 constexpr bool every_constant_is_its_row() {

@@ -6,6 +6,7 @@
 //                                  depend on it)
 //   l2-ball                        B.6
 //   privunitg                      B.7 (the trace of its second moment, unit_vector_total_spread)
+//   projunit, fastprojunit         B.8 (k = min(d, 1000); the variance is averaged over the projection)
 // Report bytes are wire::max_report_size (vector-laplace's varint is shorter on average).
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "ldp/server/unit_vector.h"
 #include "ldp/server/vector_mean.h"
+#include "ldp/wire/projunit_params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
@@ -35,6 +37,8 @@ std::vector<vector_recommendation> recommend_vector(uint32_t d, double epsilon, 
         wire::make_l2_ball(d, 1.0, frac_bits, epsilon),
         wire::make_vector_duchi(d, 1.0, frac_bits, epsilon, beta, seed),
         wire::make_vector_laplace(d, 1.0, frac_bits, epsilon, beta, seed),
+        wire::make_projunit(d, 0, 1.0, frac_bits, epsilon),
+        wire::make_fastprojunit(d, 0, 1.0, frac_bits, epsilon),
     };
     for (const wire::derived_params& c : candidates) {
       if (c.code != status::ok) continue;

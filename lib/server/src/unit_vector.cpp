@@ -18,6 +18,10 @@
 // direction orthogonal to v (continuous values; the lattice moves them by O(delta_E / Q)), so
 // E[(Z_i / sigma)^2] = 1 + v_i^2 (along - 1) <= max(1, along), and the rounding adds at most 1/4 in
 // units of q, 2^-24 in units of (Z / sigma)^2: 2^-22 covers it.
+//
+// ProjUnit, FastProjUnit (B.8): a report is lifted to d coordinates by G^T q of its seed before it is
+// summed (projected_unit.h), |(G^T q)_i| <= k (2^15 - 1), and x^ = B S / (2^14 sqrt(k) n); the variance
+// is B.8's trace averaged over the coordinates (variance_kind average).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,8 +32,10 @@
 #include "family.h"
 #include "ldp/base/int128.h"
 #include "ldp/server/unit_vector.h"
+#include "ldp/wire/projunit_params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/unit_vector_params.h"
+#include "projected_unit.h"
 #include "wide_sum.h"
 
 namespace ldp::server {
@@ -42,13 +48,21 @@ class unit_vector final : public aggregator {
   explicit unit_vector(const wire::params& p)
       : aggregator(p),
         sums_(static_cast<std::size_t>(p.get(field::domain))),
-        scratch_(static_cast<std::size_t>(p.get(field::domain))) {}
+        scratch_(static_cast<std::size_t>(p.get(field::domain))),
+        lift_(p),
+        lifted_(lift_.active() ? sums_.size() : 0) {}
 
  protected:
   status ingest(const wire::report& r) noexcept override {
     const status s = wire::read_vector(r, scratch_);
     if (s != status::ok) return s;
-    for (std::size_t i = 0; i < sums_.size(); ++i) sums_[i] += to_i128(scratch_[i]);
+    span<const int64_t> values = scratch_;
+    if (lift_.active()) {  // B.8: G^T q of the report's seed, exactly
+      const status lifted = lift_.lift(r.seed, span<const int64_t>(scratch_.data(), r.count), lifted_);
+      if (lifted != status::ok) return lifted;
+      values = lifted_;
+    }
+    for (std::size_t i = 0; i < sums_.size(); ++i) sums_[i] += to_i128(values[i]);
     return status::ok;
   }
 
@@ -61,7 +75,7 @@ class unit_vector final : public aggregator {
   void write_body(std::vector<unsigned char>& out) const override { detail::put_wide_sums(out, sums_); }
 
   status read_body(span<const unsigned char> body) override {
-    const u128 bound = mul_64x64(reports_, static_cast<uint64_t>(wire::unit_coordinate_max));
+    const u128 bound = mul_64x64(reports_, detail::lifted_coordinate_max(params_));
     return detail::load_wide_sums(body, sums_, [&](i128 s) { return !(bound < magnitude(s)); });
   }
 
@@ -76,15 +90,18 @@ class unit_vector final : public aggregator {
     const double radius = static_cast<double>(params_.get_signed(field::radius)) * detail::grid_step(params_);
     const double b = radius * wire::unit_vector_scale(params_);
     const auto n = static_cast<double>(reports_);
-    const double factor = std::ldexp(b, -static_cast<int>(wire::unit_coordinate_bits)) / n;
+    const double factor =
+        std::ldexp(b, -static_cast<int>(wire::unit_coordinate_bits)) * detail::lift_scale(params_) / n;
     const double second_moment = unit_vector_spread(params_);
+    // A projected block's variance is averaged over its public projections (B.8 "Variance").
+    const variance_kind kind = lift_.active() ? variance_kind::average : variance_kind::bound;
     for (std::size_t i = 0; i < d; ++i) {
       const double value = to_double(sums_[i]) * factor;
       const double clipped = std::min(radius, std::max(-radius, value));
       // A bound: B.6's second moment holds exactly only for identical users (and up to its rounding term),
       // B.7's is the largest over the coordinates.
-      out.push_back(detail::make_estimate(static_cast<uint32_t>(i), value, (second_moment - clipped * clipped) / n, z,
-                                          variance_kind::bound));
+      out.push_back(
+          detail::make_estimate(static_cast<uint32_t>(i), value, (second_moment - clipped * clipped) / n, z, kind));
     }
     return out;
   }
@@ -92,6 +109,8 @@ class unit_vector final : public aggregator {
  private:
   std::vector<i128> sums_;        // S_i
   std::vector<int64_t> scratch_;  // one report's coordinates
+  detail::projection_lift lift_;  // B.8's G^T q (inactive for l2-ball and privunitg)
+  std::vector<int64_t> lifted_;   // one projected report in d dimensions
 };
 
 }  // namespace
@@ -122,6 +141,10 @@ double unit_vector_spread(const wire::params& p) noexcept {
       return b * b * (1 / static_cast<double>(p.get(field::domain)) + std::ldexp(1.0, -30));
     case wire::unit_vector_member::privunitg:
       return b * b / 64 * (std::max(1.0, privunitg_along(p)) + std::ldexp(1.0, -22));
+    case wire::unit_vector_member::projunit:
+    case wire::unit_vector_member::fastprojunit:
+      return b * b / 64 * detail::projected_trace(p, privunitg_along(p)) / static_cast<double>(p.get(field::domain)) *
+             (1 + std::ldexp(1.0, -22));
   }
   return std::numeric_limits<double>::infinity();
 }
@@ -129,7 +152,9 @@ double unit_vector_spread(const wire::params& p) noexcept {
 double unit_vector_total_spread(const wire::params& p) noexcept {
   const auto d = static_cast<double>(p.get(field::domain));
   switch (wire::unit_vector_of(p.mech)) {
-    case wire::unit_vector_member::l2_ball: return d * unit_vector_spread(p);
+    case wire::unit_vector_member::l2_ball:
+    case wire::unit_vector_member::projunit:
+    case wire::unit_vector_member::fastprojunit: return d * unit_vector_spread(p);
     case wire::unit_vector_member::privunitg: {
       const double b = unit_vector_b(p);
       return b * b / 64 * (privunitg_along(p) + d - 1 + d * std::ldexp(1.0, -22));

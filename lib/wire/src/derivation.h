@@ -49,6 +49,9 @@ namespace ldp::wire::detail {
 // 2^(w-1) < T < 2^w, output_scale >= 2^32 (unit_vector_params.cpp).
 [[nodiscard]] bool unit_vector_rules_hold(const params& p) noexcept;
 
+// ProjUnit / FastProjUnit (B.8): 1 <= projection_dim <= d (projunit_params.cpp).
+[[nodiscard]] bool projection_rules_hold(const params& p) noexcept;
+
 }  // namespace ldp::wire::detail
 
 #endif

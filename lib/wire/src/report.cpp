@@ -23,6 +23,7 @@ uint64_t index_bound(const params& p) {
     case payload_kind::fixed_vector:
     case payload_kind::bit:
     case payload_kind::unit_vector:
+    case payload_kind::projected_unit:
     case payload_kind::sparse_pairs: break;
   }
   return 0;
@@ -41,6 +42,11 @@ bool unit_coordinate_ok(int64_t v) { return v >= -unit_coordinate_max && v <= un
 
 // A unit_vector coordinate from its two bytes (two's complement).
 int64_t unit_coordinate(uint64_t bits) { return static_cast<int16_t>(static_cast<uint16_t>(bits)); }
+
+// The int16 coordinates of a unit_vector (d) or projected_unit (k, after the seed) payload.
+uint64_t unit_coordinate_count(const params& p) {
+  return kind_of(p.mech) == payload_kind::projected_unit ? p.get(field::projection_dim) : p.get(field::domain);
+}
 
 // Sparse values are non-zero and inside the clipping range.
 bool sparse_value_ok(const params& p, int64_t v) {
@@ -67,6 +73,7 @@ status encode_fields(const params& p, const report& r, writer& w) {
     case payload_kind::fixed_vector:
     case payload_kind::bit:
     case payload_kind::unit_vector:
+    case payload_kind::projected_unit:
     case payload_kind::sparse_pairs: break;
   }
   switch (kind) {
@@ -93,8 +100,10 @@ status encode_fields(const params& p, const report& r, writer& w) {
       if (r.values.size() != p.get(field::domain)) return status::invalid_argument;
       for (int64_t v : r.values) w.put_varint(v);
       break;
+    case payload_kind::projected_unit:
     case payload_kind::unit_vector:
-      if (r.values.size() != p.get(field::domain)) return status::invalid_argument;
+      if (kind == payload_kind::projected_unit) w.put_le(r.seed, 8);
+      if (r.values.size() != unit_coordinate_count(p)) return status::invalid_argument;
       for (int64_t v : r.values) {
         if (!unit_coordinate_ok(v)) return status::out_of_range;
         w.put_le(static_cast<uint16_t>(v), unit_coordinate_bytes);
@@ -175,7 +184,7 @@ status decode_payload_validated(const params& p, span<const unsigned char> bytes
   r.mech = p.mech;
   const payload_kind kind = kind_of(p.mech);
   const uint64_t bound = index_bound(p);
-  if (kind == payload_kind::hash_bucket) r.seed = in.get_le(8);
+  if (kind == payload_kind::hash_bucket || kind == payload_kind::projected_unit) r.seed = in.get_le(8);
   if (bound != 0) {
     const uint64_t index = in.get_le(index_bytes(bound));
     if (in.error == status::ok && index >= bound) in.fail(status::out_of_range);
@@ -213,9 +222,10 @@ status decode_payload_validated(const params& p, span<const unsigned char> bytes
       r.entries = span<const unsigned char>(first, static_cast<std::size_t>(in.at - first));
       break;
     }
+    case payload_kind::projected_unit:
     case payload_kind::unit_vector: {
       const unsigned char* first = in.at;
-      const uint64_t d = p.get(field::domain);
+      const uint64_t d = unit_coordinate_count(p);
       for (uint64_t i = 0; i < d && in.error == status::ok; ++i) {
         const int64_t v = unit_coordinate(in.get_le(unit_coordinate_bytes));
         if (in.error == status::ok && !unit_coordinate_ok(v)) in.fail(status::out_of_range);
@@ -283,11 +293,13 @@ status decode_report(const params& p, uint64_t fp, span<const unsigned char> byt
 
 status read_vector(const report& r, span<int64_t> out) noexcept {
   const payload_kind kind = kind_of(r.mech);
-  if (kind != payload_kind::fixed_vector && kind != payload_kind::unit_vector) return status::invalid_argument;
+  if (kind != payload_kind::fixed_vector && kind != payload_kind::unit_vector && kind != payload_kind::projected_unit) {
+    return status::invalid_argument;
+  }
   if (out.size() < r.count) return status::buffer_too_small;
   reader in(r.entries);
   for (uint32_t i = 0; i < r.count; ++i) {
-    out[i] = kind == payload_kind::unit_vector ? unit_coordinate(in.get_le(unit_coordinate_bytes)) : in.get_varint();
+    out[i] = kind == payload_kind::fixed_vector ? in.get_varint() : unit_coordinate(in.get_le(unit_coordinate_bytes));
   }
   return in.error;
 }

@@ -141,6 +141,8 @@ double detail::unit_vector_epsilon(const params& p) noexcept {
       return det_log(t) - det_log(one - t);
     }
     case unit_vector_member::privunitg:
+    case unit_vector_member::projunit:
+    case unit_vector_member::fastprojunit:
       return privunitg_epsilon(keep, static_cast<unsigned>(w), static_cast<uint32_t>(p.get(field::cap_threshold)));
   }
   return std::numeric_limits<double>::infinity();
@@ -158,6 +160,9 @@ bool detail::unit_vector_rules_hold(const params& p) noexcept {
     case unit_vector_member::l2_ball: return 2 * keep > (uint64_t{1} << w) && keep < (uint64_t{1} << w);
     // Q_hi <= p < 1 and t <= 3: the level of B.7 is finite.
     case unit_vector_member::privunitg: return unit_vector_epsilon(p) < std::numeric_limits<double>::infinity();
+    case unit_vector_member::projunit:
+    case unit_vector_member::fastprojunit:
+      return projection_rules_hold(p) && unit_vector_epsilon(p) < std::numeric_limits<double>::infinity();
   }
   return false;
 }

@@ -76,10 +76,11 @@ ldp::wire::params block() {
 
 }  // namespace
 
-TEST_CASE("the unit-vector family serves l2-ball and privunitg") {
+TEST_CASE("the unit-vector family serves l2-ball, privunitg, projunit and fastprojunit only") {
   for (mechanism m : ldp::test::all_mechanisms()) {
     CAPTURE(ldp::wire::mechanism_name(m));
-    CHECK(ldp::server::is_unit_vector_mechanism(m) == (m == mechanism::l2_ball || m == mechanism::privunitg));
+    CHECK(ldp::server::is_unit_vector_mechanism(m) == (m == mechanism::l2_ball || m == mechanism::privunitg ||
+                                                       m == mechanism::projunit || m == mechanism::fastprojunit));
   }
 }
 
@@ -172,7 +173,7 @@ TEST_CASE("recommend_vector: l2-ball's variance is B^2 (1 + d 2^-30) - R^2, priv
   for (uint32_t d : {8u, 784u}) {
     CAPTURE(d);
     const auto ranked = ldp::server::recommend_vector(d, 1.0, 1000);
-    REQUIRE(ranked.size() == 4);
+    REQUIRE(ranked.size() == 6);  // and projunit, fastprojunit (test_projected_unit.cpp)
     CHECK(ranked[0].mech == mechanism::privunitg);
     const auto pu = ldp::wire::make_privunitg(d, 1.0, 16, 1.0).block;
     CHECK(ranked[0].variance_per_report ==

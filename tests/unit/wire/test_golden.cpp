@@ -77,7 +77,7 @@ void count_kind(const golden_file& g, std::map<int, int>& counts) {
   ++counts[static_cast<int>(ldp::wire::kind_of(m))];
 }
 
-constexpr int kind_count = static_cast<int>(payload_kind::unit_vector) + 1;
+constexpr int kind_count = static_cast<int>(payload_kind::projected_unit) + 1;
 
 }  // namespace
 
@@ -102,7 +102,8 @@ TEST_CASE("valid golden reports decode to the recorded fields") {
       std::vector<int64_t> values(r.count);
       std::vector<uint32_t> indices(r.count);
       const payload_kind kind = ldp::wire::kind_of(p.mech);
-      if (kind == payload_kind::fixed_vector || kind == payload_kind::unit_vector) {
+      if (kind == payload_kind::fixed_vector || kind == payload_kind::unit_vector ||
+          kind == payload_kind::projected_unit) {
         REQUIRE(ldp::wire::read_vector(r, values) == status::ok);
         r.values = values;
       } else if (kind == payload_kind::sparse_pairs) {

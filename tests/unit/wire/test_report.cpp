@@ -57,6 +57,11 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
       if (m == mechanism::laplace_vector) p.set(field::domain, pick(1, 300));  // winsorized: domain = d~
       break;
     case payload_kind::unit_vector: p.set(field::domain, pick(1, 300)); break;
+    case payload_kind::projected_unit: {
+      const uint32_t dim = pick(1, 300);
+      p.set(field::domain, dim).set(field::projection_dim, pick(1, dim));
+      break;
+    }
     case payload_kind::coordinate_bit:
     case payload_kind::coordinate_value: {
       uint64_t k = 1;
@@ -109,9 +114,11 @@ ldp::test::example_report random_report(const ldp::wire::params& p, ldp::random:
       for (uint64_t i = 0; i < d; ++i) e.values.push_back(any_value());
       r.values = e.values;
       break;
+    case payload_kind::projected_unit:
     case payload_kind::unit_vector:
       e.values.clear();
-      for (uint64_t i = 0; i < d; ++i) {
+      if (ldp::wire::kind_of(p.mech) == payload_kind::projected_unit) r.seed = rng.next_u64();
+      for (uint64_t i = 0; i < ldp::test::unit_payload_count(p); ++i) {
         e.values.push_back(static_cast<int64_t>(below(2 * uint64_t{ldp::wire::unit_coordinate_max} + 1)) -
                            static_cast<int64_t>(uint64_t{ldp::wire::unit_coordinate_max}));
       }

@@ -10,6 +10,7 @@
 #include "ldp/device/mean.h"
 #include "ldp/device/memo.h"
 #include "ldp/device/memo_key.h"
+#include "ldp/device/projected_unit.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"

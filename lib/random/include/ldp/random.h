@@ -5,6 +5,7 @@
 #include "ldp/random/bernoulli_mask.h"
 #include "ldp/random/chacha20.h"
 #include "ldp/random/drbg.h"
+#include "ldp/random/projection.h"
 #include "ldp/random/samplers.h"
 
 #endif

@@ -16,6 +16,7 @@
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/peek.h"
+#include "ldp/wire/projunit_params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
 #include "ldp/wire/unit_vector_params.h"

@@ -30,6 +30,7 @@ enum class family : uint8_t {
   user_level,
   winsorized,
   unit_vector,
+  projected_unit,  // the unit-vector family's projunit and fastprojunit (projected_unit.h)
 };
 
 // Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
@@ -52,7 +53,14 @@ enum class family : uint8_t {
     case wire::mechanism_family::user_level_refine: return family::user_level;
     case wire::mechanism_family::winsorized_bins:
     case wire::mechanism_family::winsorized_sums: return family::winsorized;
-    case wire::mechanism_family::unit_vector: return family::unit_vector;
+    case wire::mechanism_family::unit_vector:
+      switch (wire::unit_vector_of(m)) {
+        case wire::unit_vector_member::l2_ball:
+        case wire::unit_vector_member::privunitg: return family::unit_vector;
+        case wire::unit_vector_member::projunit:
+        case wire::unit_vector_member::fastprojunit: return family::projected_unit;
+      }
+      break;
   }
   return family::none;  // a value outside the enumerations
 }

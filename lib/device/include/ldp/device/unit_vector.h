@@ -125,6 +125,24 @@ void privunitg_direction(span<const int32_t> w, uint64_t squared_norm, const pri
   privunitg_round(out, rng);
 }
 
+// B.6 steps 2-3, shared by the family's devices (ProjUnit's too, B.8): x (d = x.size() coordinates)
+// clipped into the ball of `radius` into clipped (clip_to_ball, padded_dim(d) of them), S = ||x||^2
+// exactly into *squared_norm, then the sign of the direction, true (+x) with probability
+// l2_ball_sign_threshold(S, radius) / 2^32 (one 32-bit word).
+template <class Rng>
+bool clip_and_draw_sign(span<const int64_t> x, int64_t radius, Rng& rng, span<int32_t> clipped,
+                        uint64_t* squared_norm) noexcept {
+  const auto d = static_cast<uint32_t>(x.size());
+  clip_to_ball(x, radius, padded_log2(d), clipped);
+  uint64_t sum = 0;
+  for (std::size_t i = 0; i < d; ++i) {
+    const auto m = static_cast<uint64_t>(clipped[i] < 0 ? -int64_t{clipped[i]} : int64_t{clipped[i]});
+    sum += m * m;
+  }
+  *squared_norm = sum;
+  return random::bernoulli(rng, l2_ball_sign_threshold(sum, radius), 32);
+}
+
 // A unit-vector block ready to randomize (see context.h). The workspace holds the clipped input
 // (d~ int32, clip_to_ball's padding; PrivUnitG's w) and the d int64 coordinates of Z, then of the report.
 class unit_vector_context {
@@ -183,6 +201,8 @@ status unit_vector_context::fields(span<const int64_t> x, Rng& rng, wire::report
   switch (wire::unit_vector_of(block_.params.mech)) {
     case wire::unit_vector_member::l2_ball: l2_ball_fields(x, rng); break;
     case wire::unit_vector_member::privunitg: privunitg_fields(x, rng); break;
+    case wire::unit_vector_member::projunit:
+    case wire::unit_vector_member::fastprojunit: return status::invalid_argument;  // projected_unit_context
   }
   r->values = direction_;
   return status::ok;
@@ -190,16 +210,7 @@ status unit_vector_context::fields(span<const int64_t> x, Rng& rng, wire::report
 
 template <class Rng>
 bool unit_vector_context::clip_and_sign(span<const int64_t> x, Rng& rng, uint64_t* squared_norm) noexcept {
-  const std::size_t d = direction_.size();
-  const int64_t radius = block_.params.get_signed(wire::field::radius);
-  clip_to_ball(x, radius, padded_log2(static_cast<uint32_t>(d)), clipped_);
-  uint64_t sum = 0;
-  for (std::size_t i = 0; i < d; ++i) {
-    const auto m = static_cast<uint64_t>(clipped_[i] < 0 ? -int64_t{clipped_[i]} : int64_t{clipped_[i]});
-    sum += m * m;
-  }
-  *squared_norm = sum;
-  return random::bernoulli(rng, l2_ball_sign_threshold(sum, radius), 32);
+  return clip_and_draw_sign(x, block_.params.get_signed(wire::field::radius), rng, clipped_, squared_norm);
 }
 
 template <class Rng>

@@ -47,7 +47,7 @@ namespace ldp::server {
 [[nodiscard]] double report_unit(const wire::params& p) noexcept;
 
 // A vector mechanism ranked for (d, epsilon, n) on the unit ball (src/recommend_vector.cpp): the
-// B.5 mechanisms and the unit-vector family (B.6).
+// B.5 mechanisms and the unit-vector family (B.6, B.8).
 struct vector_recommendation {
   wire::mechanism mech = wire::mechanism::none;
   double variance_per_report = 0;  // n E||x^ - x_bar||^2 for identical users with ||x|| = R = 1
@@ -55,7 +55,7 @@ struct vector_recommendation {
   uint64_t report_bytes = 0;       // wire report size (header included; a maximum for vector-laplace)
 };
 
-// vector-duchi, vector-laplace and l2-ball, best (smallest variance) first; those whose block cannot
+// vector-duchi, vector-laplace, l2-ball, projunit and fastprojunit, best (smallest variance) first; those whose block cannot
 // be built are left out; empty for n = 0 or when memory runs out (never throws).
 [[nodiscard]] std::vector<vector_recommendation> recommend_vector(uint32_t d, double epsilon, uint64_t n);
 

@@ -45,10 +45,11 @@ enum class field : uint8_t {
   sampled_buckets = 33,  // u32  d of dBitFlip: buckets each device samples (E.3)
   hadamard_blocks = 34,  // u32  B of the block Hadamard response, >= 2 (docs/mechanisms.md A.5); absent: 1
   output_scale = 35,  // u64  B / R in units of 2^-32: a unit-vector report's unit direction times B (mechanisms.md B.6)
-  cap_threshold = 36,  // u32  g = round(t 2^26): PrivUnitG's cap <Z, v> >= g, Z on the grid of sigma = 2^26 (B.7)
+  cap_threshold = 36,   // u32  g = round(t 2^26): PrivUnitG's cap <Z, v> >= g, Z on the grid of sigma = 2^26 (B.7)
+  projection_dim = 38,  // u32  k: ProjUnit / FastProjUnit project x to k dimensions (mechanisms.md B.8)
 };
 
-inline constexpr int field_max = 36;
+inline constexpr int field_max = 38;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.

@@ -48,6 +48,8 @@ enum class mechanism : uint8_t {
   winsorized_sums = 24,    // C.2 round 2: the rotated mean clipped to the broadcast windows
   l2_ball = 25,            // B.6 Duchi, Jordan, Wainwright's L2-ball mechanism: a direction on the sphere
   privunitg = 26,          // B.7 Asi, Feldman, Talwar's PrivUnitG: a discrete Gaussian in or out of a cap
+  projunit = 27,           // B.8 PrivUnitG after a k x d Rademacher projection named by a per-report seed
+  fastprojunit = 28,       // B.8 PrivUnitG after k sampled rows of a randomized Hadamard transform (seeded)
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -65,6 +67,7 @@ enum class payload_kind : uint8_t {
   coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
   sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
   unit_vector,       // d int16 coordinates: l2_ball's unit direction times 2^14, privunitg's Z / 2^15
+  projected_unit,    // 64-bit projection seed + k int16 coordinates: projunit, fastprojunit
 };
 
 // What a mechanism estimates, and so which server aggregator counts its reports.
@@ -87,7 +90,7 @@ enum class mechanism_family : uint8_t {
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
 enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                              // B.1, B.2
 enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
-enum class unit_vector_member : uint8_t { l2_ball, privunitg };                                   // B.6, B.7
+enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -177,6 +180,12 @@ inline constexpr mechanism_row mechanism_table[] = {
      unit_vector_member::l2_ball, required_group::unit_vector, true},
     {mechanism::privunitg, "privunitg", "privunitg", payload_kind::unit_vector, mechanism_family::unit_vector,
      unit_vector_member::privunitg, required_group::unit_vector | field_bits(field::cap_threshold), true},
+    {mechanism::projunit, "projunit", "projunit", payload_kind::projected_unit, mechanism_family::unit_vector,
+     unit_vector_member::projunit, required_group::unit_vector | field_bits(field::cap_threshold, field::projection_dim),
+     true},
+    {mechanism::fastprojunit, "fastprojunit", "fastprojunit", payload_kind::projected_unit,
+     mechanism_family::unit_vector, unit_vector_member::fastprojunit,
+     required_group::unit_vector | field_bits(field::cap_threshold, field::projection_dim), true},
     // The Kent blocks may add the fold fields (params.cpp, docs/wire_format.md 3.2).
     {mechanism::kent_vote, "kent-vote", "kent", payload_kind::unary_bits, mechanism_family::user_level_vote,
      frequency_oracle::sue,

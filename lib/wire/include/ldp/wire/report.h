@@ -20,7 +20,7 @@ inline constexpr uint8_t report_version = 1;
 inline constexpr std::size_t report_header_size = 10;
 inline constexpr std::size_t varint_max_size = 10;
 
-// A unit_vector payload: d coordinates, each a little-endian two's-complement int16 in
+// A unit_vector payload (and a projected_unit payload after its 8-byte seed: k coordinates): d coordinates, each a little-endian two's-complement int16 in
 // [-unit_coordinate_max, unit_coordinate_max] (-2^15 is refused: the range stays symmetric). The device
 // writes a unit direction times 2^unit_coordinate_bits (docs/mechanisms.md B.6), so 2^14 + 1 fits.
 inline constexpr int64_t unit_coordinate_max = 32767;
@@ -68,6 +68,8 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
     case payload_kind::coordinate_bit: return index_bytes(p.get(field::hadamard_dim)) + 1;
     case payload_kind::coordinate_value: return index_bytes(p.get(field::hadamard_dim)) + varint_max_size;
     case payload_kind::unit_vector: return static_cast<std::size_t>(d) * unit_coordinate_bytes;
+    case payload_kind::projected_unit:
+      return 8 + static_cast<std::size_t>(p.get(field::projection_dim)) * unit_coordinate_bytes;
     case payload_kind::sparse_pairs: {
       const uint64_t s = p.get(field::sparsity);
       return index_bytes(s + 1) + static_cast<std::size_t>(s) * (index_bytes(d) + varint_max_size);
@@ -88,13 +90,13 @@ struct report {
   uint64_t fingerprint = 0;
   uint32_t index = 0;                 // index, bucket, row, or coordinate
   uint32_t column = 0;                // sketch_cell
-  uint64_t seed = 0;                  // hash_bucket
+  uint64_t seed = 0;                  // hash_bucket, projected_unit
   uint8_t bit = 0;                    // sketch_cell sign, bit, coordinate_bit
   int64_t value = 0;                  // fixed_value, coordinate_value
   span<const unsigned char> bits;     // unary_bits (d bits), sketch_row (m bits), packed LSB first
-  span<const int64_t> values;         // encode: fixed_vector, unit_vector (d values), sparse_pairs values
+  span<const int64_t> values;         // encode: fixed_vector, unit_vector (d), projected_unit (k), sparse_pairs
   span<const uint32_t> indices;       // encode: sparse_pairs indices, strictly increasing
-  uint32_t count = 0;                 // decode: entries of fixed_vector, unit_vector or sparse_pairs
+  uint32_t count = 0;                 // decode: entries of fixed_vector, (projected_)unit_vector, sparse_pairs
   span<const unsigned char> entries;  // decode: their validated encoding; see read_vector/read_sparse
 };
 
@@ -123,7 +125,8 @@ struct report {
 [[nodiscard]] status decode_report(const params& p, uint64_t fingerprint, span<const unsigned char> bytes,
                                    report* out) noexcept;
 
-// The entries of a decoded fixed_vector or unit_vector (out.size() >= count) or sparse_pairs report.
+// The entries of a decoded fixed_vector, unit_vector or projected_unit (out.size() >= count) or
+// sparse_pairs report.
 [[nodiscard]] status read_vector(const report& r, span<int64_t> out) noexcept;
 [[nodiscard]] status read_sparse(const params& p, const report& r, span<uint32_t> indices,
                                  span<int64_t> values) noexcept;
