@@ -181,6 +181,34 @@ int main() {
   unsigned char mean_report[ldp::wire::report_header_size + 2];
   if (vector.randomize(update, rng, mean_report, report, &report_size) != ldp::status::ok) return 31;
   sink = mean_report[report_size - 1];
+  // Unit-vector reports (docs/mechanisms.md B.6-B.8) from blocks derived on the device: l2-ball and
+  // PrivUnitG in d = 16, ProjUnit and FastProjUnit from d = 16 down to k = 8 (R = 1, f = 16); the
+  // workspaces (at most a few hundred bytes here) and reports fit the static buffers below, which
+  // init and randomize check.
+  const ldp::wire::derived_params unit_blocks[] = {
+      ldp::wire::make_l2_ball(16, 1.0, 16, 2.0), ldp::wire::make_privunitg(16, 1.0, 16, 2.0),
+      ldp::wire::make_projunit(16, 8, 1.0, 16, 2.0), ldp::wire::make_fastprojunit(16, 8, 1.0, 16, 2.0)};
+  alignas(ldp::device::workspace_alignment) static std::byte unit_workspace[2048];
+  unsigned char unit_report[64];
+  int64_t gradient[16];
+  for (int i = 0; i < 16; ++i) gradient[i] = (i % 3 == 0 ? -reading : reading) / 4;
+  ldp::device::unit_vector_context sphere;
+  if (ldp::device::unit_vector_context::init(unit_workspace, unit_blocks[0].block, &sphere) != ldp::status::ok ||
+      sphere.randomize(gradient, rng, unit_report, report, &report_size) != ldp::status::ok ||
+      ldp::device::unit_vector_context::init(unit_workspace, unit_blocks[1].block, &sphere) != ldp::status::ok ||
+      sphere.randomize(gradient, rng, unit_report, report, &report_size) != ldp::status::ok) {
+    return 40;
+  }
+  sink = unit_report[report_size - 1];
+  ldp::device::projected_unit_context projected;
+  for (int member = 2; member < 4; ++member) {
+    if (ldp::device::projected_unit_context::init(unit_workspace, unit_blocks[member].block, &projected) !=
+            ldp::status::ok ||
+        projected.randomize(gradient, rng, unit_report, report, &report_size) != ldp::status::ok) {
+      return 41;
+    }
+    sink = unit_report[report_size - 1];
+  }
   // A user-level vote (docs/mechanisms.md C.1, M3): 24 observations of 6 coordinates, of which the
   // first 16 count, rotated over d~ = 8, coordinate 5 voted over 32 cells; then the refinement of
   // the same coordinate under a round-2 block built on the device. Sizes are constant expressions.
