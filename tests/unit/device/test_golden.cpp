@@ -135,28 +135,37 @@ TEST_CASE("golden digests of memoized reports, on every table (docs/mechanisms.m
   }
 }
 
-TEST_CASE("golden digests of the unit-vector family, on every table (docs/mechanisms.md B.6, B.7)") {
-  // d = 6, R = 2 with 16 fraction bits, epsilon 2; inputs spread over the ball and past it (clipped).
+// 300 unit-vector reports of d = 6 inputs spread over the ball and past it (clipped).
+template <class Context>
+uint64_t unit_vector_digest(const ldp::wire::params& p, const ldp::kernels::table& t) {
+  return digest_of<Context>(p, t, 997, [](auto& c, uint32_t input, auto& rng, auto& out, auto* size) {
+    const int64_t a = int64_t{input} * 263 - 131072;
+    const int64_t x[6] = {a, -a / 3, int64_t{input} << 8, 0, 1 - a, a % 4096};
+    return c.randomize(ldp::span<const int64_t>(x, 6), rng, out, ldp::device::framing::report, size);
+  });
+}
+
+TEST_CASE("golden digests of the unit-vector family, on every table (docs/mechanisms.md B.6-B.8)") {
+  // d = 6, R = 2 with 16 fraction bits, epsilon 2; the projected members in k = 4 dimensions.
   const struct {
     ldp::wire::derived_params block;
     uint64_t expected;
   } golden[] = {
       {ldp::wire::make_l2_ball(6, 2.0, 16, 2.0), 0x4729aa2c2967ff00u},
       {ldp::wire::make_privunitg(6, 2.0, 16, 2.0), 0xa53037f70408b5ebu},
+      {ldp::wire::make_projunit(6, 4, 2.0, 16, 2.0), 0x8489ae1aadb8120du},
+      {ldp::wire::make_fastprojunit(6, 4, 2.0, 16, 2.0), 0x6483dec8c5bf0b09u},
   };
   for (const auto& g : golden) {
     REQUIRE(g.block.code == ldp::status::ok);
+    const ldp::wire::params& p = g.block.block;
+    const bool projected = p.mech == mechanism::projunit || p.mech == mechanism::fastprojunit;
     for (const auto* t : ldp::test::runnable_tables()) {
-      const std::string name = ldp::wire::mechanism_name(g.block.block.mech), table_name = t->name;
+      const std::string name = ldp::wire::mechanism_name(p.mech), table_name = t->name;
       CAPTURE(name);
       CAPTURE(table_name);
-      const uint64_t h = digest_of<ldp::device::unit_vector_context>(
-          g.block.block, *t, 997, [](auto& c, uint32_t input, auto& rng, auto& out, auto* size) {
-            const int64_t a = int64_t{input} * 263 - 131072;
-            const int64_t x[6] = {a, -a / 3, int64_t{input} << 8, 0, 1 - a, a % 4096};
-            return c.randomize(ldp::span<const int64_t>(x, 6), rng, out, ldp::device::framing::report, size);
-          });
-      CHECK(h == g.expected);
+      CHECK((projected ? unit_vector_digest<ldp::device::projected_unit_context>(p, *t)
+                       : unit_vector_digest<ldp::device::unit_vector_context>(p, *t)) == g.expected);
     }
   }
 }
