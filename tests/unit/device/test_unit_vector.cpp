@@ -183,7 +183,10 @@ TEST_CASE("unit direction: within one unit of z / ||z|| 2^14, rounding unbiased"
   const uint64_t r = ldp::isqrt64(uint64_t{3} << 60), denominator = r << 16;
   const uint64_t numerator = uint64_t{1} << 60;
   std::vector<int64_t> out(3);
-  scripted below{0};  // u = 0 < remainder: rounds up
+  // u = 0 < remainder: rounds up. The word is the largest whose product with the denominator stays
+  // below 2^64, so uniform_below64 accepts it (the word 0 would be rejected forever: its product's
+  // low half 0 is below 2^64 mod the denominator).
+  scripted below{~uint64_t{0} / denominator};
   ldp::device::unit_direction(z, below, out);
   CHECK(out[0] == static_cast<int64_t>(numerator / denominator + 1));
   // uniform_below64(n) maps the word through the high half of word * n: the largest word gives n - 1,
