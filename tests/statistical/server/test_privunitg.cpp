@@ -30,6 +30,7 @@
 #include "ldp/wire.h"
 #include "stats.h"
 #include "tables.h"
+#include "vector_fleet.h"
 
 using ldp::status;
 using ldp::server::aggregator;
@@ -78,16 +79,8 @@ TEST_CASE("privunitg: unbiased, with the closed-form variance") {
     };
     std::vector<double> pooled(d, 0);
     double squares = 0, reported_ratio = 1e300;
-    std::vector<unsigned char> out(ldp::wire::max_report_size(p));
     for (int k = 0; k < c.aggregators; ++k) {
-      std::unique_ptr<aggregator> a;
-      REQUIRE(aggregator::create(p, &a) == status::ok);
-      for (int n = 0; n < c.reports; ++n) {
-        std::size_t size = 0;
-        REQUIRE(device->randomize(x, rng, out, ldp::device::framing::report, &size) == status::ok);
-        REQUIRE(a->add_report(ldp::span<const unsigned char>(out.data(), size)) == status::ok);
-      }
-      const auto e = a->estimate_all(0.95);
+      const auto e = ldp::test::aggregate_reports(device.context, p, x, rng, c.reports)->estimate_all(0.95);
       for (uint32_t i = 0; i < d; ++i) {
         const double truth = static_cast<double>(x[i]) / 65536;
         const double variance = closed_form(i) / c.reports;

@@ -32,6 +32,7 @@
 #include "ldp/wire.h"
 #include "stats.h"
 #include "tables.h"
+#include "vector_fleet.h"
 
 using ldp::status;
 using ldp::server::aggregator;
@@ -87,16 +88,8 @@ TEST_CASE("projunit, fastprojunit: unbiased up to the norm correction, with the 
     const double spread = ldp::server::unit_vector_spread(p);
     double along = 0, along2 = 0, ratio = 0, norm2 = 0;
     for (int64_t v : x) norm2 += std::pow(static_cast<double>(v) / 65536, 2);
-    std::vector<unsigned char> out(ldp::wire::max_report_size(p));
     for (int a = 0; a < aggregators; ++a) {
-      std::unique_ptr<aggregator> agg;
-      REQUIRE(aggregator::create(p, &agg) == status::ok);
-      for (int n = 0; n < reports; ++n) {
-        std::size_t size = 0;
-        REQUIRE(c->randomize(x, rng, out, ldp::device::framing::report, &size) == status::ok);
-        REQUIRE(agg->add_report(ldp::span<const unsigned char>(out.data(), size)) == status::ok);
-      }
-      const auto e = agg->estimate_all(0.95);
+      const auto e = ldp::test::aggregate_reports(c.context, p, x, rng, reports)->estimate_all(0.95);
       double projection = 0, error = 0, predicted = 0;
       for (uint32_t i = 0; i < d; ++i) {
         const double truth = static_cast<double>(x[i]) / 65536;
