@@ -32,7 +32,7 @@ void decode_records(const ldp::wire::params& p, const ldp::wire::chunk_view& chu
     if (ldp::wire::decode_payload(p, payload, &r) != status::ok) continue;
     std::vector<int64_t> values(r.count);
     std::vector<uint32_t> indices(r.count);
-    if (kind == payload_kind::fixed_vector || kind == payload_kind::unit_vector) {
+    if (ldp::wire::is_vector_payload(kind)) {
       require(ldp::wire::read_vector(r, values) == status::ok);
     }
     if (kind == payload_kind::sparse_pairs) {

@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<int64_t> values(r.count);
   std::vector<uint32_t> indices(r.count);
   const payload_kind kind = ldp::wire::kind_of(p.mech);
-  if (kind == payload_kind::fixed_vector || kind == payload_kind::unit_vector) {
+  if (ldp::wire::is_vector_payload(kind)) {
     require(ldp::wire::read_vector(r, values) == status::ok);
     r.values = values;
   } else if (kind == payload_kind::sparse_pairs) {

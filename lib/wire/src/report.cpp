@@ -293,7 +293,7 @@ status decode_report(const params& p, uint64_t fp, span<const unsigned char> byt
 
 status read_vector(const report& r, span<int64_t> out) noexcept {
   const payload_kind kind = kind_of(r.mech);
-  if (kind != payload_kind::fixed_vector && kind != payload_kind::unit_vector && kind != payload_kind::projected_unit) {
+  if (!is_vector_payload(kind)) {
     return status::invalid_argument;
   }
   if (out.size() < r.count) return status::buffer_too_small;

@@ -102,8 +102,7 @@ TEST_CASE("valid golden reports decode to the recorded fields") {
       std::vector<int64_t> values(r.count);
       std::vector<uint32_t> indices(r.count);
       const payload_kind kind = ldp::wire::kind_of(p.mech);
-      if (kind == payload_kind::fixed_vector || kind == payload_kind::unit_vector ||
-          kind == payload_kind::projected_unit) {
+      if (ldp::wire::is_vector_payload(kind)) {
         REQUIRE(ldp::wire::read_vector(r, values) == status::ok);
         r.values = values;
       } else if (kind == payload_kind::sparse_pairs) {

@@ -181,7 +181,7 @@ TEST_CASE("property: random parameters and payloads survive encode and decode") 
       if (kind == payload_kind::unary_bits || kind == payload_kind::sketch_row) {
         CHECK(std::vector<unsigned char>(r.bits.begin(), r.bits.end()) == e.bits);
       }
-      if (kind == payload_kind::fixed_vector || kind == payload_kind::unit_vector) {
+      if (ldp::wire::is_vector_payload(kind)) {
         std::vector<int64_t> values(r.count);
         REQUIRE(ldp::wire::read_vector(r, values) == status::ok);
         CHECK(values == e.values);

@@ -125,8 +125,13 @@ struct report {
 [[nodiscard]] status decode_report(const params& p, uint64_t fingerprint, span<const unsigned char> bytes,
                                    report* out) noexcept;
 
-// The entries of a decoded fixed_vector, unit_vector or projected_unit (out.size() >= count) or
-// sparse_pairs report.
+// The payload kinds whose entries are one coordinate per index, read by read_vector.
+[[nodiscard]] constexpr bool is_vector_payload(payload_kind k) noexcept {
+  return k == payload_kind::fixed_vector || k == payload_kind::unit_vector || k == payload_kind::projected_unit;
+}
+
+// The entries of a decoded report of a vector payload (is_vector_payload; out.size() >= count) or of
+// a sparse_pairs report.
 [[nodiscard]] status read_vector(const report& r, span<int64_t> out) noexcept;
 [[nodiscard]] status read_sparse(const params& p, const report& r, span<uint32_t> indices,
                                  span<int64_t> values) noexcept;
