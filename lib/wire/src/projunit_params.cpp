@@ -44,8 +44,8 @@ derived_params make_fastprojunit(uint32_t d, uint32_t k, double radius, unsigned
 }
 
 bool detail::projection_rules_hold(const params& p) noexcept {
-  const uint64_t k = p.get(field::projection_dim);
-  return k >= 1 && k <= p.get(field::domain);
+  const uint64_t k = p.get(field::projection_dim), d = p.get(field::domain);
+  return k >= 1 && k <= d && (p.mech != mechanism::projunit || k * d <= projunit_max_work);
 }
 
 }  // namespace ldp::wire

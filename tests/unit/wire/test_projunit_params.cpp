@@ -55,7 +55,7 @@ TEST_CASE("projection_norm_mean: 1 - 1/(4k); FastProjUnit's finite-population fa
   CHECK(ldp::wire::projection_norm_mean(mechanism::fastprojunit, 1, 1) == 1.0);
 }
 
-TEST_CASE("validate: 1 <= projection_dim <= d, and the field is required") {
+TEST_CASE("validate: 1 <= projection_dim <= d, projunit k d <= 2^26, and the field is required") {
   auto p = ldp::wire::make_projunit(32, 8, 1.0, 16, 1.0).block;
   REQUIRE(ldp::wire::validate(p) == status::ok);
   p.set(field::projection_dim, 0);
@@ -66,6 +66,16 @@ TEST_CASE("validate: 1 <= projection_dim <= d, and the field is required") {
   CHECK(ldp::wire::validate(p) == status::ok);
   p.present &= ~ldp::wire::field_bit(field::projection_dim);
   CHECK(ldp::wire::validate(p) == status::invalid_parameters);
+  // projunit's server work per report: k d <= 2^26 (d = 65536: k <= 1024); fastprojunit has no such
+  // rule (its server does one FWHT of d~ per report).
+  auto wide = ldp::wire::make_projunit(65536, 1024, 1.0, 16, 1.0);
+  REQUIRE(wide.code == status::ok);
+  wide.block.set(field::projection_dim, 1025);
+  CHECK(ldp::wire::validate(wide.block) == status::invalid_parameters);
+  CHECK(ldp::wire::make_projunit(65536, 1025, 1.0, 16, 1.0).code == status::invalid_argument);
+  CHECK(ldp::wire::make_projunit(65536, 0, 1.0, 16, 1.0).code == status::ok);  // the default k = 1000
+  wide.block.mech = mechanism::fastprojunit;
+  CHECK(ldp::wire::validate(wide.block) == status::ok);
   // A PrivUnitG block does not take the field.
   auto g = ldp::wire::make_privunitg(32, 1.0, 16, 1.0).block;
   g.set(field::projection_dim, 8);

@@ -23,6 +23,11 @@ inline constexpr uint32_t projection_dim_default = 1000;
   return d < projection_dim_default ? d : projection_dim_default;
 }
 
+// A projunit block needs k d <= 2^26: the server regenerates k d signs (k d / 8 bytes of ChaCha20)
+// and adds them for every report (B.8 "Server"), so the block bounds the work an untrusted report of
+// 18 + 2k bytes can cost (docs/security_model.md). The default k fits up to d = 65536.
+inline constexpr uint64_t projunit_max_work = uint64_t{1} << 26;
+
 // c = E||W x|| / ||x|| to second order for spread inputs (B.8 "Estimator"): 1 - 1/(4k) for ProjUnit's
 // Rademacher rows, 1 - (d~ - k) / (4k (d~ - 1)) for FastProjUnit's k distinct rows of d~ (1 when
 // k = d~). The block's output_scale is PrivUnitG's divided by c.
