@@ -111,15 +111,8 @@ status projected_unit_context::fields(span<const int64_t> x, Rng& rng, wire::rep
       clip_and_draw_sign(x, block_.params.get_signed(wire::field::radius), rng, clipped_, &squared_norm);
   const status s = project(key);
   if (s != status::ok) return s;
-  uint64_t direction_norm = projected_direction(projected_, direction_);
-  if (direction_norm == 0) {  // x = 0, or W x = 0: B.7's convention, w = e_1 (the sign is fair at x = 0)
-    direction_[0] = 1;
-    direction_norm = 1;
-  }
-  if (!positive) {
-    for (int32_t& v : direction_) v = -v;  // |w_i| < 2^31
-  }
-  privunitg_direction(direction_, direction_norm, privunitg_cap_of(block_.params), rng, projected_);
+  const uint64_t direction_norm = projected_direction(projected_, direction_);
+  privunitg_signed_direction(direction_, direction_norm, positive, privunitg_cap_of(block_.params), rng, projected_);
   r->values = projected_;
   return status::ok;
 }

@@ -125,6 +125,22 @@ void privunitg_direction(span<const int32_t> w, uint64_t squared_norm, const pri
   privunitg_round(out, rng);
 }
 
+// B.7 "On the grid" for a direction w that B.6's sign step chose (`positive`: +w, else -w) and whose
+// squared norm may be 0 (x = 0, or ProjUnit's W x = 0): then w becomes e_1 (the sign is fair there).
+// Turns w into +-w in place and runs privunitg_direction on it.
+template <class Rng>
+void privunitg_signed_direction(span<int32_t> w, uint64_t squared_norm, bool positive, const privunitg_cap& cap,
+                                Rng& rng, span<int64_t> out) noexcept {
+  if (squared_norm == 0) {
+    w[0] = 1;
+    squared_norm = 1;
+  }
+  if (!positive) {
+    for (int32_t& v : w) v = -v;  // |w_i| < 2^31
+  }
+  privunitg_direction(w, squared_norm, cap, rng, out);
+}
+
 // B.6 steps 2-3, shared by the family's devices (ProjUnit's too, B.8): x (d = x.size() coordinates)
 // clipped into the ball of `radius` into clipped (clip_to_ball, padded_dim(d) of them), S = ||x||^2
 // exactly into *squared_norm, then the sign of the direction, true (+x) with probability
@@ -247,20 +263,12 @@ void unit_vector_context::l2_ball_fields(span<const int64_t> x, Rng& rng) noexce
 
 template <class Rng>
 void unit_vector_context::privunitg_fields(span<const int64_t> x, Rng& rng) noexcept {
-  const std::size_t d = direction_.size();
-  // B.7 "On the grid": w = +-x with B.6's sign threshold (a fair sign at x = 0, where w = e_1), then the
-  // cap steps on w.
+  // B.7 "On the grid": w = +-x with B.6's sign threshold, then the cap steps on w (the first d
+  // coordinates of the clipped input; the rest is clip_to_ball's padding).
   uint64_t squared_norm = 0;
   const bool positive = clip_and_sign(x, rng, &squared_norm);
-  if (squared_norm == 0) {
-    clipped_[0] = 1;
-    squared_norm = 1;
-  }
-  if (!positive) {
-    for (std::size_t i = 0; i < d; ++i) clipped_[i] = -clipped_[i];  // |x_i| <= R < 2^31
-  }
-  privunitg_direction(span<const int32_t>(clipped_.data(), d), squared_norm, privunitg_cap_of(block_.params), rng,
-                      direction_);
+  privunitg_signed_direction(span<int32_t>(clipped_.data(), direction_.size()), squared_norm, positive,
+                             privunitg_cap_of(block_.params), rng, direction_);
 }
 
 }  // namespace ldp::device
