@@ -77,6 +77,16 @@ wire::params example_params(mechanism m) {
       p.set(field::sketch_rows, 16).set(field::sketch_columns, m == mechanism::cms ? 100 : 128);
       p.set_seed(field::hash_seed, seed);
       break;
+    case mechanism::pem:
+    case mechanism::treehist:
+    case mechanism::sfp:
+      // The inner oracle's example on strings of 8 bytes: pem 8 groups of 8-bit steps, treehist 16 of
+      // 4-bit steps, sfp 4 fragment groups and the word group.
+      p = example_params(wire::string_inner_mechanism(m));
+      p.mech = m;
+      p.set(field::string_length, 8);
+      if (m != mechanism::sfp) p.set(field::prefix_bits, m == mechanism::pem ? 8 : 4);
+      break;
     case mechanism::kent_vote:
       frequency(2673442470u);
       p.set(field::threshold_other, 1621524826u).set(field::round, 1).set(field::observations, 64);
@@ -206,6 +216,11 @@ example_report make_report(const wire::params& p, unsigned variant) {
       r.index = static_cast<uint32_t>((17 + 31 * v) % p.get(field::hadamard_dim));
       r.value = -static_cast<int64_t>(300000 + v);
       break;
+    case wire::payload_kind::string_round:
+      e = make_report(wire::string_inner_block(p), variant);
+      e.fields.mech = p.mech;
+      e.fields.group = static_cast<uint32_t>((1 + 3 * v) % wire::string_groups(p));
+      break;
     case wire::payload_kind::sparse_pairs: {
       const uint64_t count = (v % p.get(field::sparsity)) + 1;
       for (uint64_t i = 0; i < count; ++i) {
@@ -298,6 +313,10 @@ std::string describe(const wire::params& p, const wire::report& r) {
     case wire::payload_kind::coordinate_value:
       add("coordinate", std::to_string(r.index));
       add("value", std::to_string(r.value));
+      break;
+    case wire::payload_kind::string_round:
+      add("group", std::to_string(r.group));
+      add("inner", describe(wire::string_inner_block(p), r));
       break;
     case wire::payload_kind::sparse_pairs: {
       std::vector<uint32_t> idx(r.count);

@@ -46,6 +46,11 @@ const char* field_name(field f) {
     case field::output_flip: return "output_flip";
     case field::sampled_buckets: return "sampled_buckets";
     case field::hadamard_blocks: return "hadamard_blocks";
+    case field::output_scale: return "output_scale";
+    case field::cap_threshold: return "cap_threshold";
+    case field::projection_dim: return "projection_dim";
+    case field::string_length: return "string_length";
+    case field::prefix_bits: return "prefix_bits";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }

@@ -80,7 +80,10 @@ enum ldp_mechanism_id {
   LDP_MECH_L2_BALL = 25,
   LDP_MECH_PRIVUNITG = 26,
   LDP_MECH_PROJUNIT = 27,
-  LDP_MECH_FASTPROJUNIT = 28
+  LDP_MECH_FASTPROJUNIT = 28,
+  LDP_MECH_PEM = 29,
+  LDP_MECH_TREEHIST = 30,
+  LDP_MECH_SFP = 31
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */

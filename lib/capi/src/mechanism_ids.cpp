@@ -40,6 +40,9 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_PRIVUNITG, "privunitg"},
     {LDP_MECH_PROJUNIT, "projunit"},
     {LDP_MECH_FASTPROJUNIT, "fastprojunit"},
+    {LDP_MECH_PEM, "pem"},
+    {LDP_MECH_TREEHIST, "treehist"},
+    {LDP_MECH_SFP, "sfp"},
 };
 
 constexpr bool every_constant_is_its_row() {

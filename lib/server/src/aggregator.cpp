@@ -80,6 +80,7 @@ const detail::family* detail::family_of(wire::mechanism m) noexcept {
     case wire::mechanism_family::winsorized_bins: return &winsorized_bins_family;
     case wire::mechanism_family::winsorized_sums: return &winsorized_sums_family;
     case wire::mechanism_family::unit_vector: return &unit_vector_family;
+    case wire::mechanism_family::string_discovery: break;  // PLACEHOLDER until string_discovery lands (issue 18)
   }
   return nullptr;
 }

@@ -7,6 +7,7 @@
 #include "ldp/base/bits.h"
 #include "ldp/wire/det_math.h"
 #include "ldp/wire/hash.h"
+#include "ldp/wire/string_params.h"
 
 namespace ldp::wire {
 namespace {
@@ -238,6 +239,7 @@ double implemented_epsilon(const params& p) noexcept {
     case mechanism_family::user_level_refine: return detail::mean_epsilon(p);
     case mechanism_family::vector_mean: return detail::vector_mean_epsilon(p);
     case mechanism_family::unit_vector: return detail::unit_vector_epsilon(p);
+    case mechanism_family::string_discovery: return detail::oracle_epsilon(string_inner_block(p));  // F.1: one report
     case mechanism_family::sparse_projection:
     case mechanism_family::winsorized_bins:
     case mechanism_family::winsorized_sums: break;

@@ -8,6 +8,7 @@
 #include "ldp/wire/checksum.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/oracle_params.h"
+#include "ldp/wire/string_params.h"
 
 namespace ldp::wire {
 namespace {
@@ -150,6 +151,7 @@ bool ranges_hold(const params& p) {
     if (r < 1 || r > radius || p.get_signed(field::clip_lo) != -r) return false;
   }
   if (in_family(p.mech, mechanism_family::unit_vector) && !detail::unit_vector_rules_hold(p)) return false;
+  if (in_family(p.mech, mechanism_family::string_discovery) && !detail::string_rules_hold(p)) return false;
   return detail::oracle_rules_hold(p) && detail::memo_rules_hold(p) && detail::numeric_rules_hold(p);
 }
 

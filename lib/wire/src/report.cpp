@@ -24,7 +24,8 @@ uint64_t index_bound(const params& p) {
     case payload_kind::bit:
     case payload_kind::unit_vector:
     case payload_kind::projected_unit:
-    case payload_kind::sparse_pairs: break;
+    case payload_kind::sparse_pairs:
+    case payload_kind::string_round: break;  // the group's bound, then the inner block's (below)
   }
   return 0;
 }
@@ -55,6 +56,12 @@ bool sparse_value_ok(const params& p, int64_t v) {
 
 status encode_fields(const params& p, const report& r, writer& w) {
   const payload_kind kind = kind_of(p.mech);
+  if (kind == payload_kind::string_round) {  // wire_format.md 5: the group, then the inner oracle's payload
+    const uint32_t groups = string_groups(p);
+    if (r.group >= groups) return status::out_of_range;
+    w.put_le(r.group, index_bytes(groups));
+    return encode_fields(string_inner_block(p), r, w);
+  }
   const uint64_t bound = index_bound(p);
   const std::size_t ib = index_bytes(bound);
   switch (kind) {
@@ -74,7 +81,8 @@ status encode_fields(const params& p, const report& r, writer& w) {
     case payload_kind::bit:
     case payload_kind::unit_vector:
     case payload_kind::projected_unit:
-    case payload_kind::sparse_pairs: break;
+    case payload_kind::sparse_pairs:
+    case payload_kind::string_round: break;
   }
   switch (kind) {
     case payload_kind::unary_bits:
@@ -123,7 +131,8 @@ status encode_fields(const params& p, const report& r, writer& w) {
       break;
     }
     case payload_kind::index:
-    case payload_kind::hash_bucket: break;
+    case payload_kind::hash_bucket:
+    case payload_kind::string_round: break;
   }
   return w.overflow ? status::buffer_too_small : status::ok;
 }
@@ -177,12 +186,20 @@ status decode_payload(const params& p, span<const unsigned char> bytes, report* 
   return decode_payload_validated(p, bytes, out);
 }
 
-status decode_payload_validated(const params& p, span<const unsigned char> bytes, report* out) noexcept {
-  *out = report{};
-  reader in(bytes);
-  report r;
-  r.mech = p.mech;
+namespace {
+
+// The fields of one payload of block p from `in` into r (a string_round's group, then its inner
+// oracle's fields); errors are in in.error.
+void read_fields(const params& p, reader& in, report& r) {
   const payload_kind kind = kind_of(p.mech);
+  if (kind == payload_kind::string_round) {
+    const uint32_t groups = string_groups(p);
+    const uint64_t group = in.get_le(index_bytes(groups));
+    if (in.error == status::ok && group >= groups) in.fail(status::out_of_range);
+    r.group = static_cast<uint32_t>(group);
+    read_fields(string_inner_block(p), in, r);
+    return;
+  }
   const uint64_t bound = index_bound(p);
   if (kind == payload_kind::hash_bucket || kind == payload_kind::projected_unit) r.seed = in.get_le(8);
   if (bound != 0) {
@@ -254,8 +271,19 @@ status decode_payload_validated(const params& p, span<const unsigned char> bytes
       break;
     }
     case payload_kind::index:
-    case payload_kind::hash_bucket: break;
+    case payload_kind::hash_bucket:
+    case payload_kind::string_round: break;
   }
+}
+
+}  // namespace
+
+status decode_payload_validated(const params& p, span<const unsigned char> bytes, report* out) noexcept {
+  *out = report{};
+  reader in(bytes);
+  report r;
+  r.mech = p.mech;
+  read_fields(p, in, r);
   if (in.error == status::ok && in.left() != 0) in.fail(status::wrong_length);
   if (in.error != status::ok) return in.error;
   *out = r;

@@ -70,6 +70,11 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
       break;
     }
     case payload_kind::sparse_pairs: p.set(field::domain, d).set(field::sparsity, pick(1, d < 40 ? d : 40)); break;
+    case payload_kind::string_round: {  // the derived domain, the string length and the prefix step
+      p.set(field::domain, d).set(field::string_length, m == mechanism::sfp ? 2 * pick(1, 32) : pick(1, 64));
+      if (m != mechanism::sfp) p.set(field::prefix_bits, uint64_t{1} << pick(0, 3));
+      break;
+    }
     case payload_kind::fixed_value:
     case payload_kind::bit: break;  // no size to draw: the example's range stays
   }
@@ -125,6 +130,11 @@ ldp::test::example_report random_report(const ldp::wire::params& p, ldp::random:
       r.values = e.values;
       break;
     case payload_kind::bit: r.bit = static_cast<uint8_t>(below(2)); break;
+    case payload_kind::string_round:
+      e = random_report(ldp::wire::string_inner_block(p), rng);
+      e.fields.mech = p.mech;
+      e.fields.group = static_cast<uint32_t>(below(ldp::wire::string_groups(p)));
+      break;
     case payload_kind::coordinate_bit:
     case payload_kind::coordinate_value:
       r.index = static_cast<uint32_t>(below(p.get(field::hadamard_dim)));

@@ -19,6 +19,8 @@
 #include "ldp/wire/projunit_params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/state.h"
+#include "ldp/wire/string_block.h"
+#include "ldp/wire/string_params.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/user_level_params.h"
 #include "ldp/wire/vector_params.h"

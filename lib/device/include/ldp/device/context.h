@@ -61,6 +61,7 @@ enum class family : uint8_t {
         case wire::unit_vector_member::fastprojunit: return family::projected_unit;
       }
       break;
+    case wire::mechanism_family::string_discovery: break;  // PLACEHOLDER until string.h lands (issue 18)
   }
   return family::none;  // a value outside the enumerations
 }

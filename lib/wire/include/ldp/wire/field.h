@@ -47,9 +47,11 @@ enum class field : uint8_t {
   output_scale = 35,  // u64  B / R in units of 2^-32: a unit-vector report's unit direction times B (mechanisms.md B.6)
   cap_threshold = 36,   // u32  g = round(t 2^26): PrivUnitG's cap <Z, v> >= g, Z on the grid of sigma = 2^26 (B.7)
   projection_dim = 38,  // u32  k: ProjUnit / FastProjUnit project x to k dimensions (mechanisms.md B.8)
+  string_length = 39,   // u32  L: string items have 1..L bytes, padded with zero bytes to L (mechanisms.md F.1)
+  prefix_bits = 40,     // u32  eta: PEM and TreeHist extend the prefix by eta bits a group (F.2, F.3)
 };
 
-inline constexpr int field_max = 38;
+inline constexpr int field_max = 40;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -81,7 +83,7 @@ inline constexpr std::size_t seed_size = 32;
   }
 }
 
-// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 34).
+// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 40).
 using field_set = uint64_t;
 
 [[nodiscard]] constexpr field_set field_bit(field f) noexcept { return field_set{1} << static_cast<int>(f); }

@@ -81,6 +81,7 @@ constexpr bool members_are_consistent() noexcept {
       case mechanism_family::mean:
       case mechanism_family::vector_mean:
       case mechanism_family::unit_vector:
+      case mechanism_family::string_discovery:
         if (!members_are_dense(row.family)) return false;
         break;
       case mechanism_family::user_level_vote:
@@ -157,6 +158,11 @@ constexpr uint8_t member_value(mechanism m) noexcept {
 // The unit-vector mechanism m is; meaningful only for family unit_vector.
 [[nodiscard]] constexpr unit_vector_member unit_vector_of(mechanism m) noexcept {
   return static_cast<unit_vector_member>(detail::member_value(m));
+}
+
+// The string-discovery mechanism m is; meaningful only for family string_discovery.
+[[nodiscard]] constexpr string_member string_of(mechanism m) noexcept {
+  return static_cast<string_member>(detail::member_value(m));
 }
 
 // The fields a valid block of m holds (docs/wire_format.md 3.2); none for unknown values.

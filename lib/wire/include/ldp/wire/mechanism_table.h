@@ -50,6 +50,9 @@ enum class mechanism : uint8_t {
   privunitg = 26,          // B.7 Asi, Feldman, Talwar's PrivUnitG: a discrete Gaussian in or out of a cap
   projunit = 27,           // B.8 PrivUnitG after a k x d Rademacher projection named by a per-report seed
   fastprojunit = 28,       // B.8 PrivUnitG after k sampled rows of a randomized Hadamard transform (seeded)
+  pem = 29,                // F.2 prefix extending discovery of strings (Wang et al.): OLH on prefix items
+  treehist = 30,           // F.3 TreeHist (Bassily et al.): HCMS on prefix items, threshold pruning
+  sfp = 31,                // F.4 Apple's sequence fragment puzzle: CMS on fragment and word items
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -68,6 +71,7 @@ enum class payload_kind : uint8_t {
   sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
   unit_vector,       // d int16 coordinates: l2_ball's unit direction times 2^14, privunitg's Z / 2^15
   projected_unit,    // 64-bit projection seed + k int16 coordinates: projunit, fastprojunit
+  string_round,  // group in [0, G) + the inner oracle's payload: pem (hash_bucket), treehist (sketch_cell), sfp (sketch_row)
 };
 
 // What a mechanism estimates, and so which server aggregator counts its reports.
@@ -81,6 +85,7 @@ enum class mechanism_family : uint8_t {
   winsorized_bins,    // C.2 round 1: the bins of a user's rotated mean (server/winsorized.h)
   winsorized_sums,    // C.2 round 2: the rotated mean clipped to the windows (server/winsorized.h)
   unit_vector,        // B.6: vectors in an L2 ball, reported as a scaled direction (server/unit_vector.h)
+  string_discovery,   // F: byte strings, one group's derived item through an inner oracle (server/string_discovery.h)
 };
 
 // The members of the families that have more than one (the table's member column). The
@@ -91,6 +96,7 @@ enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, 
 enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                              // B.1, B.2
 enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
 enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
+enum class string_member : uint8_t { pem, treehist, sfp };                                        // F.2-F.4
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -100,6 +106,7 @@ struct family_member {
   constexpr family_member(mean_member m) noexcept : value(static_cast<uint8_t>(m)) {}
   constexpr family_member(vector_mean_member m) noexcept : value(static_cast<uint8_t>(m)) {}
   constexpr family_member(unit_vector_member m) noexcept : value(static_cast<uint8_t>(m)) {}
+  constexpr family_member(string_member m) noexcept : value(static_cast<uint8_t>(m)) {}
 };
 
 struct mechanism_row {
@@ -131,6 +138,10 @@ inline constexpr field_set unit_vector = field_bits(field::domain, field::frac_b
                                                     field::threshold_bits, field::threshold_keep, field::output_scale);
 inline constexpr field_set rotation =
     field_bits(field::domain, field::hadamard_dim, field::rotation_seed, field::radius);
+// A string-discovery block (F.1): the inner oracle's fields (OLH, HCMS, CMS) plus the string length.
+inline constexpr field_set olh = frequency | field_bits(field::threshold_keep, field::hash_range);
+inline constexpr field_set sketch_oracle = frequency | sketch;
+inline constexpr field_set prefixes = field_bits(field::string_length, field::prefix_bits);
 inline constexpr field_set winsorized =
     field_bits(field::domain, field::hadamard_dim, field::observations, field::rotation_seed, field::vector_dim,
                field::bin_range, field::bin_half_width) |
@@ -149,7 +160,7 @@ inline constexpr mechanism_row mechanism_table[] = {
     {mechanism::blh, "blh", "blh", payload_kind::hash_bucket, mechanism_family::frequency_oracle, frequency_oracle::blh,
      required_group::frequency | field_bits(field::threshold_keep, field::hash_range), true},
     {mechanism::olh, "olh", "olh", payload_kind::hash_bucket, mechanism_family::frequency_oracle, frequency_oracle::olh,
-     required_group::frequency | field_bits(field::threshold_keep, field::hash_range), true},
+     required_group::olh, true},
     {mechanism::flh, "flh", "flh", payload_kind::index, mechanism_family::frequency_oracle, frequency_oracle::flh,
      required_group::frequency |
          field_bits(field::threshold_keep, field::hash_range, field::sketch_rows, field::hash_seed),
@@ -157,9 +168,9 @@ inline constexpr mechanism_row mechanism_table[] = {
     {mechanism::hr, "hr", "hr", payload_kind::index, mechanism_family::frequency_oracle, frequency_oracle::hr,
      required_group::frequency | field_bits(field::threshold_keep, field::hadamard_dim), true},
     {mechanism::cms, "cms", "cms", payload_kind::sketch_row, mechanism_family::frequency_oracle, frequency_oracle::cms,
-     required_group::frequency | required_group::sketch, true},
+     required_group::sketch_oracle, true},
     {mechanism::hcms, "hcms", "hcms", payload_kind::sketch_cell, mechanism_family::frequency_oracle,
-     frequency_oracle::hcms, required_group::frequency | required_group::sketch, true},
+     frequency_oracle::hcms, required_group::sketch_oracle, true},
     {mechanism::dbitflip, "dbitflip", "dbitflip", payload_kind::hash_bucket, mechanism_family::frequency_oracle,
      frequency_oracle::dbitflip, required_group::frequency | required_group::thresholds | field_bits(field::sampled_buckets),
      true},
@@ -204,6 +215,12 @@ inline constexpr mechanism_row mechanism_table[] = {
     {mechanism::winsorized_sums, "winsorized-sums", "winsorized-mean", payload_kind::fixed_vector,
      mechanism_family::winsorized_sums, {},
      required_group::winsorized | field_bits(field::window_half_width, field::window_digest), true},
+    {mechanism::pem, "pem", "pem", payload_kind::string_round, mechanism_family::string_discovery, string_member::pem,
+     required_group::olh | required_group::prefixes, true},
+    {mechanism::treehist, "treehist", "treehist", payload_kind::string_round, mechanism_family::string_discovery,
+     string_member::treehist, required_group::sketch_oracle | required_group::prefixes, true},
+    {mechanism::sfp, "sfp", "sfp", payload_kind::string_round, mechanism_family::string_discovery, string_member::sfp,
+     required_group::sketch_oracle | field_bits(field::string_length), true},
     // clang-format on
 };
 

@@ -13,6 +13,7 @@
 #include "ldp/base/status.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/params.h"
+#include "ldp/wire/string_block.h"
 
 namespace ldp::wire {
 
@@ -74,6 +75,7 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
       const uint64_t s = p.get(field::sparsity);
       return index_bytes(s + 1) + static_cast<std::size_t>(s) * (index_bytes(d) + varint_max_size);
     }
+    case payload_kind::string_round: return index_bytes(string_groups(p)) + max_payload_size(string_inner_block(p));
   }
   return 0;
 }
@@ -88,6 +90,7 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
 struct report {
   mechanism mech = mechanism::none;
   uint64_t fingerprint = 0;
+  uint32_t group = 0;                 // string_round: the device's group, before the inner oracle's fields
   uint32_t index = 0;                 // index, bucket, row, or coordinate
   uint32_t column = 0;                // sketch_cell
   uint64_t seed = 0;                  // hash_bucket, projected_unit
