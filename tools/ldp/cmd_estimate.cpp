@@ -6,11 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "candidates.h"
 #include "central_release.h"
 #include "commands.h"
 #include "errors.h"
 #include "estimates.h"
 #include "files.h"
+#include "ldp/server/frequency.h"
 #include "state_io.h"
 #include "svg_plot.h"
 
@@ -22,6 +24,7 @@ struct estimate_options {
   std::string format = "table";
   std::size_t top = 0;
   std::string truth;
+  std::string candidates;
   std::string plot;
   double confidence = 0.95;
   server::limits limits;
@@ -59,9 +62,45 @@ estimate_report central_report(const server::aggregator& agg, const estimate_opt
               : sparse_release_report(agg, o.release, o.confidence, o.top);
 }
 
+// --candidates (docs/cli.md "estimate"): the listed items of a frequency-oracle state, with the
+// variances of a candidate list; --truth compares their rows of the truth file.
+estimate_report candidate_report(const server::aggregator& agg, const estimate_options& o) {
+  const wire::mechanism mech = agg.parameters().mech;
+  if (!server::frequency_aggregator::handles(mech)) {
+    fail("--candidates applies to frequency-oracle states only; {} is {}", o.state, wire::mechanism_name(mech));
+  }
+  const auto d = static_cast<uint32_t>(agg.parameters().get(wire::field::domain));
+  const std::vector<uint32_t> items = read_item_candidates(o.candidates, d);
+  estimate_report r = make_candidate_report(agg, items, o.confidence, o.top);
+  if (!o.truth.empty()) {
+    const truth_table whole = read_truth(o.truth, d);
+    truth_table listed{whole.means, {}};
+    for (uint32_t item : items) listed.values.push_back(whole.values[item]);
+    attach_truth(r, std::move(listed));
+  }
+  return r;
+}
+
+// The report as --format asks, and the --plot chart.
+void print_report(const estimate_options& o, const server::aggregator& agg, const estimate_report& r) {
+  if (!o.plot.empty()) {
+    write_svg_plot(o.plot, r, fmt::format("{} estimates, {}", wire::mechanism_name(agg.parameters().mech), o.state));
+  }
+  if (o.format == "json") {
+    fmt::print("{}\n", estimate_json(agg, r).dump(2));
+  } else if (o.format == "csv") {
+    print_estimate_csv(stdout, r);
+  } else {
+    fmt::print("state: {}\n", o.state);
+    print_estimate_text(stdout, agg, r);
+    if (!o.plot.empty()) fmt::print("plot: {}\n", o.plot);
+  }
+}
+
 void run(const estimate_options& o) {
   if (!(o.confidence > 0 && o.confidence < 1)) fail("--confidence must be in (0, 1), got {}", o.confidence);
-  refuse_overlaps({{"input state", o.state}, {"--truth", o.truth}}, {{"--plot", o.plot}});
+  refuse_overlaps({{"input state", o.state}, {"--truth", o.truth}, {"--candidates", o.candidates}},
+                  {{"--plot", o.plot}});
   const std::unique_ptr<server::aggregator> agg = load_state(o.state, o.limits);
   const bool central = is_central(agg->parameters().mech);
   const wire::mechanism mech = agg->parameters().mech;
@@ -77,20 +116,13 @@ void run(const estimate_options& o) {
            option->get_name(), o.state, wire::mechanism_name(mech));
     }
   }
+  if (!o.candidates.empty()) {
+    print_report(o, *agg, candidate_report(*agg, o));
+    return;
+  }
   estimate_report r = central ? central_report(*agg, o) : make_estimate_report(*agg, o.confidence, o.top);
   if (!o.truth.empty()) attach_truth(r, read_truth(o.truth, r.all.size()));
-  if (!o.plot.empty()) {
-    write_svg_plot(o.plot, r, fmt::format("{} estimates, {}", wire::mechanism_name(agg->parameters().mech), o.state));
-  }
-  if (o.format == "json") {
-    fmt::print("{}\n", estimate_json(*agg, r).dump(2));
-  } else if (o.format == "csv") {
-    print_estimate_csv(stdout, r);
-  } else {
-    fmt::print("state: {}\n", o.state);
-    print_estimate_text(stdout, *agg, r);
-    if (!o.plot.empty()) fmt::print("plot: {}\n", o.plot);
-  }
+  print_report(o, *agg, r);
 }
 
 }  // namespace
@@ -102,6 +134,8 @@ command add_estimate(CLI::App& parent) {
   app->add_option("--format,-f", o->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   app->add_option("--top,-k", o->top, "list only the K largest estimates (default: all, in index order)");
   app->add_option("--truth", o->truth, "exact answer (simulate --truth-out): adds the error summary");
+  app->add_option("--candidates", o->candidates,
+                  "frequency oracles: estimate only the items of FILE (one per line), in its order");
   app->add_option("--plot", o->plot, "also write an SVG chart of the listed estimates");
   app->add_option("--confidence", o->confidence, "level of the intervals (default 0.95)");
   add_max_state_bytes_option(*app, &o->limits.max_state_bytes, "refuse a state that needs more memory");

@@ -111,69 +111,54 @@ const char* parse_plain_field(const char* p, const char* end, double* out) {
   return from_chars_whole(begin, p, out) ? p : nullptr;
 }
 
-// Lines of a file, each at most limits.max_line_bytes, at most limits.max_bytes in all. A line is
-// handed out in place in the read buffer; only a line that spans two reads is moved.
-class line_reader {
- public:
-  line_reader(const std::string& path, const csv_limits& limits)
-      : in_(path, limits.what),
-        limits_(limits),
-        // Large reads for data files; a file with a byte limit (a truth file) keeps 64 KiB reads,
-        // so which limit a too-large file breaks first stays as documented.
-        chunk_(limits.max_bytes == UINT64_MAX ? std::size_t{1} << 20 : std::size_t{1} << 16) {}
-
-  // The next line [*begin, *end) without its '\n'; false at the end of the file.
-  bool next(const char** begin, const char** end, uint64_t number) {
-    for (;;) {
-      const char* data = reinterpret_cast<const char*>(buffer_.data());
-      const std::size_t size = buffer_.size();
-      // An empty buffer's data() may be null, which memchr must not get even for 0 bytes.
-      const void* newline = scanned_ < size ? std::memchr(data + scanned_, '\n', size - scanned_) : nullptr;
-      if (newline != nullptr) {
-        *begin = data + at_;
-        *end = static_cast<const char*>(newline);
-        check_length(static_cast<uint64_t>(*end - *begin), number);
-        at_ = scanned_ = static_cast<std::size_t>(*end - data) + 1;
-        return true;
-      }
-      check_length(size - at_, number);
-      if (eof_) {
-        if (at_ == size) return false;
-        *begin = data + at_;
-        *end = data + size;
-        at_ = scanned_ = size;
-        return true;
-      }
-      // Keep the partial line, then read behind it.
-      buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(at_));
-      scanned_ = buffer_.size();
-      at_ = 0;
-      if (in_.read_append(chunk_, buffer_) == 0) {
-        eof_ = true;
-      } else if (in_.position() > limits_.max_bytes) {
-        fail("{} {} is larger than {} bytes (the limit of docs/cli.md)", limits_.what, in_.path(), limits_.max_bytes);
-      }
-    }
-  }
-
- private:
-  void check_length(uint64_t length, uint64_t number) const {
-    if (length > limits_.max_line_bytes) {
-      fail("{} {} line {} is too long: more than {} bytes (the limit of docs/cli.md)", limits_.what, in_.path(), number,
-           limits_.max_line_bytes);
-    }
-  }
-
-  input_file in_;
-  csv_limits limits_;
-  std::size_t chunk_;
-  std::vector<unsigned char> buffer_;
-  std::size_t at_ = 0;       // the start of the next line
-  std::size_t scanned_ = 0;  // buffer_[at_, scanned_) holds no '\n'
-  bool eof_ = false;
-};
-
 }  // namespace
+
+line_reader::line_reader(const std::string& path, const csv_limits& limits)
+    : in_(path, limits.what),
+      limits_(limits),
+      // Large reads for data files; a file with a byte limit (a truth file) keeps 64 KiB reads,
+      // so which limit a too-large file breaks first stays as documented.
+      chunk_(limits.max_bytes == UINT64_MAX ? std::size_t{1} << 20 : std::size_t{1} << 16) {}
+
+bool line_reader::next(const char** begin, const char** end, uint64_t number) {
+  for (;;) {
+    const char* data = reinterpret_cast<const char*>(buffer_.data());
+    const std::size_t size = buffer_.size();
+    // An empty buffer's data() may be null, which memchr must not get even for 0 bytes.
+    const void* newline = scanned_ < size ? std::memchr(data + scanned_, '\n', size - scanned_) : nullptr;
+    if (newline != nullptr) {
+      *begin = data + at_;
+      *end = static_cast<const char*>(newline);
+      check_length(static_cast<uint64_t>(*end - *begin), number);
+      at_ = scanned_ = static_cast<std::size_t>(*end - data) + 1;
+      return true;
+    }
+    check_length(size - at_, number);
+    if (eof_) {
+      if (at_ == size) return false;
+      *begin = data + at_;
+      *end = data + size;
+      at_ = scanned_ = size;
+      return true;
+    }
+    // Keep the partial line, then read behind it.
+    buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(at_));
+    scanned_ = buffer_.size();
+    at_ = 0;
+    if (in_.read_append(chunk_, buffer_) == 0) {
+      eof_ = true;
+    } else if (in_.position() > limits_.max_bytes) {
+      fail("{} {} is larger than {} bytes (the limit of docs/cli.md)", limits_.what, in_.path(), limits_.max_bytes);
+    }
+  }
+}
+
+void line_reader::check_length(uint64_t length, uint64_t number) const {
+  if (length > limits_.max_line_bytes) {
+    fail("{} {} line {} is too long: more than {} bytes (the limit of docs/cli.md)", limits_.what, in_.path(), number,
+         limits_.max_line_bytes);
+  }
+}
 
 void split_csv_spec(const std::string& spec, std::string* path, std::string* column) {
   const std::size_t colon = spec.rfind(':');

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "files.h"
 #include "ldp/base/span.h"
 
 namespace ldp::tools {
@@ -18,6 +20,29 @@ struct csv_limits {
   const char* what = "CSV file";  // names the file in errors
   uint64_t max_line_bytes = uint64_t{64} << 20;
   uint64_t max_bytes = UINT64_MAX;
+};
+
+// Lines of a file, each at most limits.max_line_bytes, at most limits.max_bytes in all (errors name
+// the file and line). A line is handed out in place in the read buffer; only a line that spans two
+// reads is moved. read_csv and the text input (text_input.h) read through it.
+class line_reader {
+ public:
+  line_reader(const std::string& path, const csv_limits& limits);
+
+  // The next line [*begin, *end) without its '\n'; false at the end of the file. `number` (the
+  // line's 1-based number) only names it in errors.
+  bool next(const char** begin, const char** end, uint64_t number);
+
+ private:
+  void check_length(uint64_t length, uint64_t number) const;
+
+  input_file in_;
+  csv_limits limits_;
+  std::size_t chunk_;
+  std::vector<unsigned char> buffer_;
+  std::size_t at_ = 0;       // the start of the next line
+  std::size_t scanned_ = 0;  // buffer_[at_, scanned_) holds no '\n'
+  bool eof_ = false;
 };
 
 // Calls row(values, line) for every data row with `width` numbers taken from consecutive columns

@@ -62,6 +62,17 @@ estimate_report make_estimate_report(const server::aggregator& agg, double confi
                               !server::frequency_aggregator::handles(agg.parameters().mech), confidence, top);
 }
 
+estimate_report make_candidate_report(const server::aggregator& agg, const std::vector<uint32_t>& items,
+                                      double confidence, std::size_t top) {
+  const auto* frequency = dynamic_cast<const server::frequency_aggregator*>(&agg);
+  if (frequency == nullptr) {
+    fail("--candidates applies to frequency-oracle states only; this state is {}",
+         wire::mechanism_name(agg.parameters().mech));
+  }
+  return make_estimate_report(frequency->estimate_items(span<const uint32_t>(items.data(), items.size()), confidence),
+                              false, confidence, top);
+}
+
 estimate_report make_estimate_report(std::vector<server::estimate> all, bool means, double confidence,
                                      std::size_t top) {
   estimate_report r;

@@ -49,6 +49,11 @@ struct estimate_report {
 // top = 0 lists everything in index order; otherwise the top largest estimates (ties to the lower
 // index). Throws cli_error if the aggregator cannot estimate.
 estimate_report make_estimate_report(const server::aggregator& agg, double confidence, std::size_t top);
+// The estimates of the given items of a frequency-oracle state (server::frequency_aggregator::
+// estimate_items: the variances of a candidate list), listed in the given order (top = 0) or the top
+// largest (ties to the earlier candidate). Throws cli_error for a state of another family.
+estimate_report make_candidate_report(const server::aggregator& agg, const std::vector<uint32_t>& items,
+                                      double confidence, std::size_t top);
 // The same for estimates computed elsewhere (a central-DP release).
 estimate_report make_estimate_report(std::vector<server::estimate> all, bool means, double confidence, std::size_t top);
 // Adds the exact answer and the error summary; throws cli_error if it is of the other kind.
