@@ -169,6 +169,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
       return std::make_unique<winsorized_program>(p, device_input(p, data), span<const unsigned char>(block.windows));
     case device::family::unit_vector: return std::make_unique<unit_vector_program>(p, device_input(p, data));
     case device::family::projected_unit: return std::make_unique<projected_unit_program>(p, device_input(p, data));
+    case device::family::string:  // the tool's string input (issue 18, tool part) fills this
     case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));

@@ -12,6 +12,7 @@
 #include "ldp/device/frequency.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
+#include "ldp/device/string.h"
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
@@ -63,6 +64,7 @@ std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
     case family::user_level: return ldp::device::user_level_context::workspace_size(p);
     case family::unit_vector: return ldp::device::unit_vector_context::workspace_size(p);
     case family::projected_unit: return ldp::device::projected_unit_context::workspace_size(p);
+    case family::string: return ldp::device::string_context::workspace_size(p);
     case family::none:
     case family::sparse_projection:
     case family::winsorized: return 0;  // no randomizer of ldp.h takes these blocks

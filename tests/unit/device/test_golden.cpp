@@ -169,3 +169,36 @@ TEST_CASE("golden digests of the unit-vector family, on every table (docs/mechan
     }
   }
 }
+
+// 300 string reports of a list of words of 1..8 bytes (docs/mechanisms.md F.1): the group draw, the
+// SipHash derivations of lib/wire and the inner OLH, HCMS (threshold pruning's oracle) and CMS
+// (SFP's; its mask is SIMD).
+TEST_CASE("golden digests of the string-discovery family, on every table (docs/mechanisms.md F)") {
+  static const char* const words[] = {"the", "of",       "a",       "heavy", "hitter", "strings",
+                                      "x",   "zyzzyvas", "fortune", "open",  "domain", "q"};
+  const struct {
+    ldp::wire::derived_params block;
+    uint64_t expected;
+  } golden[] = {
+      {ldp::wire::make_pem(2.0, 8, 4, 1u << 20), 0x36d66b43cad86d96u},
+      {ldp::wire::make_treehist(1.0, 8, 8, 16, 256, sketch_seed), 0x07fb032482f81cecu},
+      {ldp::wire::make_sfp(2.0, 8, 16, 300, sketch_seed), 0x8c831ddc17a5eff4u},
+  };
+  for (const auto& g : golden) {
+    REQUIRE(g.block.code == ldp::status::ok);
+    const ldp::wire::params& p = g.block.block;
+    for (const auto* t : ldp::test::runnable_tables()) {
+      const std::string name = ldp::wire::mechanism_name(p.mech), table_name = t->name;
+      CAPTURE(name);
+      CAPTURE(table_name);
+      const uint64_t h = digest_of<ldp::device::string_context>(
+          p, *t, static_cast<uint32_t>(std::size(words)),
+          [](auto& c, uint32_t input, auto& rng, auto& out, auto* size) {
+            const std::string word = words[input];
+            return c.randomize({reinterpret_cast<const unsigned char*>(word.data()), word.size()}, rng, out,
+                               ldp::device::framing::report, size);
+          });
+      CHECK(h == g.expected);
+    }
+  }
+}

@@ -12,6 +12,7 @@
 #include "ldp/device/memo_key.h"
 #include "ldp/device/projected_unit.h"
 #include "ldp/device/sparse_projection.h"
+#include "ldp/device/string.h"
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"

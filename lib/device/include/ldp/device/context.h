@@ -31,6 +31,7 @@ enum class family : uint8_t {
   winsorized,
   unit_vector,
   projected_unit,  // the unit-vector family's projunit and fastprojunit (projected_unit.h)
+  string,          // pem, treehist and sfp (string.h)
 };
 
 // Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
@@ -61,7 +62,7 @@ enum class family : uint8_t {
         case wire::unit_vector_member::fastprojunit: return family::projected_unit;
       }
       break;
-    case wire::mechanism_family::string_discovery: break;  // PLACEHOLDER until string.h lands (issue 18)
+    case wire::mechanism_family::string_discovery: return family::string;
   }
   return family::none;  // a value outside the enumerations
 }
