@@ -195,6 +195,27 @@ ldp_status ldp_params_unit_vector(ldp_params* params, ldp_mechanism mechanism, u
 ldp_status ldp_params_projected_unit(ldp_params* params, ldp_mechanism mechanism, uint32_t d, uint32_t k, double radius,
                                      uint32_t frac_bits, double epsilon) LDP_NOEXCEPT;
 
+/* ---- String discovery (docs/mechanisms.md F): pem, treehist, sfp -------------------------------
+ * A device holds one string of 1..`length` bytes without a zero byte (length <= 64), draws its group
+ * and reports the item its group derives from the string in [0, d) (d = 0: 2^31) with the inner
+ * oracle of the mechanism; ldp_randomize_string randomizes. ldp_params_epsilon is the inner oracle's
+ * epsilon: each device sends one report. LDP_INVALID_ARGUMENT for arguments out of range. */
+
+/* pem (F.2): OLH with hash range g (g = 0: the optimal one), prefixes grown by eta in {1, 2, 4, 8}
+ * bits a group (8 length / eta groups). */
+ldp_status ldp_params_pem(ldp_params* params, double epsilon, uint32_t length, uint32_t eta, uint32_t d,
+                          uint32_t g) LDP_NOEXCEPT;
+
+/* treehist (F.3): HCMS with `rows` hash functions and `columns` (a power of two) columns from the
+ * public 32-byte hash_seed, prefixes grown by eta bits a group as pem. */
+ldp_status ldp_params_treehist(ldp_params* params, double epsilon, uint32_t length, uint32_t eta, uint32_t rows,
+                               uint32_t columns, const uint8_t hash_seed[LDP_SEED_SIZE], uint32_t d) LDP_NOEXCEPT;
+
+/* sfp (F.4): CMS with `rows` hash functions and `columns` columns from the public 32-byte hash_seed;
+ * `length` even, >= 2 (length / 2 fragment groups and the word group). */
+ldp_status ldp_params_sfp(ldp_params* params, double epsilon, uint32_t length, uint32_t rows, uint32_t columns,
+                          const uint8_t hash_seed[LDP_SEED_SIZE], uint32_t d) LDP_NOEXCEPT;
+
 /* x * 2^f for the block's f, rounded half to even (the grid of docs/mechanisms.md B.0).
  * LDP_INVALID_ARGUMENT for NaN or a block without a grid, LDP_OVERFLOW when saturated. */
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) LDP_NOEXCEPT;
@@ -217,7 +238,7 @@ size_t ldp_report_max_size(const ldp_params* params) LDP_NOEXCEPT;
  * d bits for sue and oue, `columns` bits for cms, 8 d bytes for laplace-vector, 4 (d~ + d~/32)
  * for vector-duchi and vector-laplace (d~: d rounded up to a power of two), 4 d~ + 8 d for l2-ball and privunitg,
  * rounded up; for the
- * user-level protocols the vote's cell bits and, with a rotation, 4 (d~ + d~/32). */
+ * user-level protocols the vote's cell bits and, with a rotation, 4 (d~ + d~/32); for sfp `columns` bits. */
 size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
 
 /* ---- Randomizers ------------------------------------------------------------------------------
@@ -229,6 +250,14 @@ size_t ldp_workspace_size(const ldp_params* params) LDP_NOEXCEPT;
  * (LDP_OUT_OF_RANGE otherwise). */
 ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
                               size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
+
+/* pem, treehist or sfp (docs/mechanisms.md F.1): a report of the string bytes[0, size): the group,
+ * then the inner oracle's report of the item derived from the string. LDP_OUT_OF_RANGE for an empty
+ * string, one longer than the block's length or one holding a zero byte (nothing is drawn from rng
+ * then). The workspace is the inner oracle's (treehist: none; sfp: `columns` bits). */
+ldp_status ldp_randomize_string(const ldp_params* params, ldp_rng* rng, const uint8_t* bytes, size_t size,
+                                void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                size_t* written) LDP_NOEXCEPT;
 
 /* laplace or duchi (docs/mechanisms.md B.1, B.2): a report of the fixed-point value x (x * 2^f, see
  * ldp_params_to_fixed), clamped to the block's range first. No workspace. kent-refine blocks are

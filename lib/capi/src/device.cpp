@@ -22,6 +22,7 @@
 #include "ldp/wire/params.h"
 #include "ldp/wire/projunit_params.h"
 #include "ldp/wire/report.h"
+#include "ldp/wire/string_params.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
 
@@ -228,6 +229,24 @@ ldp_status ldp_params_projected_unit(ldp_params* params, ldp_mechanism mechanism
   }
 }
 
+ldp_status ldp_params_pem(ldp_params* params, double epsilon, uint32_t length, uint32_t eta, uint32_t d,
+                          uint32_t g) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_pem(epsilon, length, eta, d, g));
+}
+
+ldp_status ldp_params_treehist(ldp_params* params, double epsilon, uint32_t length, uint32_t eta, uint32_t rows,
+                               uint32_t columns, const uint8_t hash_seed[LDP_SEED_SIZE], uint32_t d) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_treehist(epsilon, length, eta, rows, columns, hash_seed, d));
+}
+
+ldp_status ldp_params_sfp(ldp_params* params, double epsilon, uint32_t length, uint32_t rows, uint32_t columns,
+                          const uint8_t hash_seed[LDP_SEED_SIZE], uint32_t d) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_sfp(epsilon, length, rows, columns, hash_seed, d));
+}
+
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
   const params_context* context = live<params_context>(params);
   if (context == nullptr || out == nullptr || !context->block.has(ldp::wire::field::frac_bits)) {
@@ -266,6 +285,15 @@ ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t i
   const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
   if (!call.ok) return code(status::invalid_argument);
   return randomize_with<ldp::device::frequency_context>(call, item, workspace, workspace_size, out, capacity, written);
+}
+
+ldp_status ldp_randomize_string(const ldp_params* params, ldp_rng* rng, const uint8_t* bytes, size_t size,
+                                void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (bytes == nullptr && size != 0)) return code(status::invalid_argument);
+  return randomize_with<ldp::device::string_context>(call, ldp::span<const unsigned char>(bytes, size), workspace,
+                                                     workspace_size, out, capacity, written);
 }
 
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
