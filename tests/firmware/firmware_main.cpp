@@ -244,6 +244,26 @@ int main() {
     return 71;
   }
   sink = refine_report[report_size - 1];
+  // String-discovery reports (docs/mechanisms.md F) from blocks derived on the device: a pem word of
+  // at most 16 bytes (OLH, 8 bits a group, no workspace) and an sfp word of at most 8 bytes (CMS with
+  // 16 rows of 256 columns: 32 bytes of sign bits); the group first, then the inner oracle's report.
+  static const unsigned char sketch_seed[ldp::wire::seed_size] = {9, 2, 6};
+  const ldp::wire::derived_params pem = ldp::wire::make_pem(2.0, 16, 8);
+  const ldp::wire::derived_params sfp = ldp::wire::make_sfp(2.0, 8, 16, 256, sketch_seed);
+  const unsigned char typed[] = {'f', 'o', 'r', 't', 'u', 'n', 'e'};
+  alignas(ldp::device::workspace_alignment) std::byte sign_bits[256 / 8];
+  unsigned char string_report[ldp::wire::report_header_size + 64];
+  ldp::device::string_context discovery;
+  if (ldp::device::string_context::init({}, pem.block, &discovery) != ldp::status::ok ||
+      discovery.randomize(typed, rng, string_report, report, &report_size) != ldp::status::ok) {
+    return 90;
+  }
+  sink = string_report[report_size - 1];
+  if (ldp::device::string_context::init(sign_bits, sfp.block, &discovery) != ldp::status::ok ||
+      discovery.randomize(typed, rng, string_report, report, &report_size) != ldp::status::ok) {
+    return 91;
+  }
+  sink = string_report[report_size - 1];
   if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);
