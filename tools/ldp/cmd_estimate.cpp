@@ -1,20 +1,27 @@
 // ldp estimate (docs/cli.md): estimates with confidence intervals from a state file.
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "block_text.h"
 #include "candidates.h"
 #include "central_release.h"
+#include "discovered_output.h"
 #include "commands.h"
 #include "errors.h"
 #include "estimates.h"
 #include "files.h"
+#include "output.h"
 #include "ldp/server/frequency.h"
+#include "ldp/server/string_discovery.h"
 #include "state_io.h"
 #include "svg_plot.h"
+#include "text_input.h"
 
 namespace ldp::tools {
 namespace {
@@ -25,6 +32,9 @@ struct estimate_options {
   std::size_t top = 0;
   std::string truth;
   std::string candidates;
+  uint32_t discover = 0;  // string states: K
+  uint32_t keep = 0;      // pem: prefixes kept per group; treehist: the most kept (0: the server's default)
+  std::string alphabet;   // sfp: fragment bytes tried (empty: the server's default)
   std::string plot;
   double confidence = 0.95;
   server::limits limits;
@@ -81,6 +91,56 @@ estimate_report candidate_report(const server::aggregator& agg, const estimate_o
   return r;
 }
 
+// pem, treehist, sfp states (docs/cli.md "Discovery output and metrics"): --discover K, or the
+// strings of --candidates FILE (one per line, in its order); --truth adds precision, recall and
+// count error at K.
+void print_strings(const estimate_options& o, const server::aggregator& agg) {
+  const auto* strings = dynamic_cast<const server::string_discovery_aggregator*>(&agg);
+  if (strings == nullptr) fail("internal: {} is not a string-discovery state", o.state);
+  std::vector<discovered_string> shown;
+  const auto add = [&](const std::string& item, const server::estimate& e) {
+    shown.push_back({item, e.value, e.variance, e.ci_low, e.ci_high});
+  };
+  if (!o.candidates.empty()) {
+    if (o.discover != 0) fail("--candidates and --discover are two questions: ask one at a time");
+    const auto length = static_cast<std::size_t>(agg.parameters().get(wire::field::string_length));
+    const std::vector<std::string> items = read_text_items(parse_text_spec(o.candidates), length).items;
+    std::vector<server::estimate> estimates;
+    const status s = strings->estimate_strings(items, o.confidence, &estimates);
+    if (s != status::ok) fail("cannot estimate the candidates of {}: {}", o.candidates, describe(s));
+    for (std::size_t i = 0; i < items.size(); ++i) add(items[i], estimates[i]);
+  } else {
+    server::discovery_options d;
+    d.k = o.discover;
+    d.keep = o.keep;
+    d.alphabet = o.alphabet;
+    d.confidence = o.confidence;
+    std::vector<server::discovered_string> found;
+    const status s = strings->discover(d, &found);
+    if (s != status::ok) fail("cannot discover strings in {}: {}", o.state, describe(s));
+    for (const server::discovered_string& f : found) add(f.item, f.est);
+  }
+  std::optional<discovery_metrics> metrics;
+  if (!o.truth.empty()) metrics = measure_discovery(shown, read_string_truth(o.truth), o.discover != 0 ? o.discover : shown.size());
+  const wire::params& p = agg.parameters();
+  if (o.format == "json") {
+    nlohmann::ordered_json j = {{"mechanism", wire::mechanism_name(p.mech)},
+                                {"epsilon", wire::implemented_epsilon(p)},
+                                {"fingerprint", fmt::format("{:016x}", agg.fingerprint())},
+                                {"reports", agg.reports()}};
+    if (o.discover != 0) j["k"] = o.discover;
+    j.update(discovered_json(shown, metrics));
+    fmt::print("{}
+", j.dump(2));
+    return;
+  }
+  fmt::print("state: {}
+{} {}, {} reports, epsilon {:.15g} implemented
+", o.state, wire::mechanism_name(p.mech),
+             describe_block(p), format_count(agg.reports()), wire::implemented_epsilon(p));
+  print_discovered_table(stdout, shown, o.confidence, metrics);
+}
+
 // The report as --format asks, and the --plot chart.
 void print_report(const estimate_options& o, const server::aggregator& agg, const estimate_report& r) {
   if (!o.plot.empty()) {
@@ -116,6 +176,21 @@ void run(const estimate_options& o) {
            option->get_name(), o.state, wire::mechanism_name(mech));
     }
   }
+  const bool strings = wire::in_family(mech, wire::mechanism_family::string_discovery);
+  for (const auto& [option, set] : {std::pair{"--discover", o.discover != 0}, std::pair{"--keep", o.keep != 0},
+                                    std::pair{"--alphabet", !o.alphabet.empty()}}) {
+    if (set && !strings) fail("{} applies to pem, treehist and sfp states only; {} is {}", option, o.state,
+                              wire::mechanism_name(mech));
+  }
+  if (strings) {
+    if (!o.plot.empty() || o.top != 0 || o.format == "csv") fail("a string-discovery state prints as a table or json, without --plot or --top");
+    if (o.discover == 0 && o.candidates.empty()) {
+      fail("{} is a {} state: ask --discover K (the K most frequent strings) or --candidates FILE", o.state,
+           wire::mechanism_name(mech));
+    }
+    print_strings(o, *agg);
+    return;
+  }
   if (!o.candidates.empty()) {
     print_report(o, *agg, candidate_report(*agg, o));
     return;
@@ -135,7 +210,12 @@ command add_estimate(CLI::App& parent) {
   app->add_option("--top,-k", o->top, "list only the K largest estimates (default: all, in index order)");
   app->add_option("--truth", o->truth, "exact answer (simulate --truth-out): adds the error summary");
   app->add_option("--candidates", o->candidates,
-                  "frequency oracles: estimate only the items of FILE (one per line), in its order");
+                  "frequency oracles: estimate only the items of FILE (one per line), in its order; pem, treehist, sfp: the strings "
+                  "of FILE (one per line)");
+  app->add_option("--discover", o->discover, "pem, treehist, sfp: the K most frequent strings (K >= 1)")
+      ->check(CLI::Range(1u, 100000u));
+  app->add_option("--keep", o->keep, "pem: prefixes kept per group (default K); treehist: the most kept (default 4 K)");
+  app->add_option("--alphabet", o->alphabet, "sfp: the bytes a fragment may hold (default: printable ASCII)");
   app->add_option("--plot", o->plot, "also write an SVG chart of the listed estimates");
   app->add_option("--confidence", o->confidence, "level of the intervals (default 0.95)");
   add_max_state_bytes_option(*app, &o->limits.max_state_bytes, "refuse a state that needs more memory");

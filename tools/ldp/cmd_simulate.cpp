@@ -18,6 +18,7 @@
 #include "output.h"
 #include "randomizers.h"
 #include "state_io.h"
+#include "string_sim.h"
 #include "user_level_sim.h"
 #include "winsorized_sim.h"
 
@@ -103,6 +104,7 @@ void run(const simulate_options& options) {
   if (input == input_kind::observations) return simulate_user_level(options.mech, o);
   if (input == input_kind::samples) return simulate_winsorized(options.mech, o);
   if (!o.round1_out.empty()) fail("--round1-out applies to --mechanism kent and winsorized-mean only");
+  if (input == input_kind::string) return simulate_strings(build_block(options.mech), o);
   const parameter_block block =
       options.days.given() ? days_block(options.mech, options.days) : build_block(options.mech);
   refuse_large_state(block, o.devices, options.max_state_bytes);
@@ -136,7 +138,7 @@ command add_simulate(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("simulate", "run the device code for a simulated fleet and write a batch file");
   add_mechanism_options(*app, o->mech);
   app->add_option("--devices,-n", o->run.devices, "number of devices (default for csv and npy data: one per row)");
-  app->add_option("--data", o->run.data, "zipf:<s>, uniform, builtin, csv:<path>[:<column>] or npy:<path>")->required();
+  app->add_option("--data", o->run.data, "zipf:<s>, uniform, builtin, csv:<path>[:<column>], npy:<path>, or text:<path>[:words] (pem, treehist, sfp)")->required();
   app->add_option("--seed", o->run.seed, "seed of the simulation's randomness (docs/cli.md)")->required();
   app->add_option("--out,-o", o->run.out, "batch file to write")->required();
   app->add_option("--truth-out", o->run.truth_out, "also write the exact answer as CSV");

@@ -255,6 +255,7 @@ double parse_exponent(const std::string& text) {
 
 uint32_t dataset::item(uint64_t) const { fail("internal: this dataset holds reals, not items"); }
 void dataset::values(uint64_t, span<double>) const { fail("internal: this dataset holds items, not reals"); }
+std::string_view dataset::text(uint64_t) const { fail("internal: this dataset holds numbers, not strings"); }
 
 data_shape shape_of(const parameter_block& block) {
   const wire::params& p = block.params;
@@ -270,6 +271,7 @@ data_shape shape_of(const parameter_block& block) {
       break;
     case input_kind::observations:
     case input_kind::samples: fail("internal: a user-level protocol's data shape comes from its options");
+    case input_kind::string: fail("internal: string data comes from text: (string_sim.h)");
     case input_kind::sparse:
       s.dim = static_cast<uint32_t>(p.get(field::domain));
       s.sparsity = static_cast<uint32_t>(p.get(field::sparsity));

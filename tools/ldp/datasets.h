@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ldp/base/span.h"
@@ -71,6 +72,8 @@ class dataset {
   // Device i's item (input_kind::item) or its shape.dim reals (the others), i < devices().
   virtual uint32_t item(uint64_t device) const;
   virtual void values(uint64_t device, span<double> out) const;
+  // Device i's string (input_kind::string, string_sim.h), i < devices().
+  virtual std::string_view text(uint64_t device) const;
 
  protected:
   dataset(uint64_t devices, uint32_t width) : devices_(devices), width_(width) {}

@@ -15,6 +15,7 @@
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/projunit_params.h"
+#include "ldp/wire/string_params.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
 #include "seeding.h"
@@ -111,6 +112,30 @@ wire::derived_params frequency_block(const tool_mechanism& m, const mechanism_op
   return wire::make_frequency_oracle(id, o.epsilon, d);
 }
 
+// pem, treehist, sfp (docs/mechanisms.md F): the inner oracle's block on the derived domain (--domain,
+// default 2^31), the string length and the prefix step.
+wire::derived_params string_block(const tool_mechanism& m, const mechanism_options& o) {
+  const uint32_t d = given(o, "--domain") ? o.domain : wire::string_default_domain;
+  if (d < 2) fail("--domain must be at least 2, got {}", d);
+  const uint32_t length = o.string_length;
+  if (length < 1 || length > wire::max_string_bytes || (m.id == mechanism::sfp && length % 2 != 0)) {
+    fail("--string-length must be in [1, {}]{}, got {}", wire::max_string_bytes, m.id == mechanism::sfp ? " and even" : "",
+         length);
+  }
+  const uint32_t eta = o.prefix_bits;
+  if (eta != 1 && eta != 2 && eta != 4 && eta != 8) fail("--prefix-bits must be 1, 2, 4 or 8, got {}", eta);
+  if (m.id == mechanism::pem) return wire::make_pem(o.epsilon, length, eta, d);
+  uint32_t k = 16, cols = 1024;
+  if (given(o, "--sketch")) parse_sketch(o.sketch, &k, &cols);
+  if (m.id == mechanism::treehist && (cols & (cols - 1)) != 0) {
+    fail("--sketch: treehist needs a power-of-two column count, got {}", cols);
+  }
+  unsigned char hash_seed[wire::seed_size];
+  derive_seed(o.public_seed, seed_purpose::hash_seed, 0, hash_seed);
+  return m.id == mechanism::treehist ? wire::make_treehist(o.epsilon, length, eta, k, cols, hash_seed, d)
+                                     : wire::make_sfp(o.epsilon, length, k, cols, hash_seed, d);
+}
+
 wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_options& o) {
   if (o.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", o.frac_bits);
   if (m.id == mechanism::vector_duchi) {
@@ -189,6 +214,12 @@ constexpr cli_mechanism cli_mechanisms[] = {
      "--delta --tau --beta --window --budget --queries --frac-bits --public-seed",
      "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--beta b] [--window safe|paper] "
      "[--budget tight|paper] [--queries K] [--frac-bits f] [--public-seed P]"},
+    {"pem", input_kind::string, "", "--string-length --prefix-bits --domain",
+     "[--string-length L] [--prefix-bits 1|2|4|8] [--domain D]"},
+    {"treehist", input_kind::string, "", "--string-length --prefix-bits --sketch --domain --public-seed",
+     "[--string-length L] [--prefix-bits 1|2|4|8] [--sketch k:m] [--domain D] [--public-seed P]"},
+    {"sfp", input_kind::string, "", "--string-length --sketch --domain --public-seed",
+     "[--string-length L] [--sketch k:m] [--domain D] [--public-seed P]"},
 };
 
 // One entry per command-line name, in the table's order; a name without its options above (or
@@ -222,11 +253,11 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
     eps->required();
   }
   o.given = {
-      {"--domain", app.add_option("--domain,-d", o.domain, "frequency oracles: items, values in [0, D)")},
+      {"--domain", app.add_option("--domain,-d", o.domain, "frequency oracles: items, values in [0, D); pem, treehist, sfp: the derived domain (default 2^31)")},
       {"--hash-range", app.add_option("--hash-range", o.hash_range, "olh, flh: hash range g (default: the optimum)")},
       {"--hash-functions",
        app.add_option("--hash-functions", o.hash_functions, "flh: number k of public hash functions (default 1024)")},
-      {"--sketch", app.add_option("--sketch", o.sketch, "cms, hcms: rows:columns (default 16:1024)")},
+      {"--sketch", app.add_option("--sketch", o.sketch, "cms, hcms, treehist, sfp: rows:columns (default 16:1024)")},
       {"--sampled-buckets", app.add_option("--sampled-buckets", o.sampled_buckets,
                                            "dbitflip: buckets s each device samples and reports (default 1)")},
       {"--range",
@@ -273,6 +304,10 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--budget",
        app.add_option("--budget", o.budget, "winsorized-mean: tight (default) or paper per-coordinate budget")
            ->check(CLI::IsMember({"tight", "paper"}))},
+      {"--string-length", app.add_option("--string-length", o.string_length,
+                                         "pem, treehist, sfp: the longest string in bytes, at most 64 (default 16)")},
+      {"--prefix-bits",
+       app.add_option("--prefix-bits", o.prefix_bits, "pem, treehist: bits each group adds to the prefix (default 8)")},
       {"--queries", app.add_option("--queries", o.queries,
                                    "winsorized-mean: K queries of one session over the same users "
                                    "(default 1)")},
@@ -368,6 +403,7 @@ parameter_block build_block(const mechanism_options& o) {
   const auto derive = [&](double epsilon) {
     mechanism_options at = o;
     at.epsilon = epsilon;
+    if (m.input == input_kind::string) return string_block(m, at);
     return m.input == input_kind::item ? frequency_block(m, at) : numeric_block(m, at);
   };
   const wire::derived_params derived = derive(o.epsilon);

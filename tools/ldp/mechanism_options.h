@@ -28,6 +28,7 @@ enum class input_kind {
   observations,  // T reals in [lo, hi]: the user-level protocol kent (truth: the mean local mean)
   sparse,        // d reals of which the device keeps the s largest: sparse-projection (central DP)
   samples,       // m samples of d reals in [lo, hi]: winsorized-mean (central DP, user level)
+  string,        // one byte string of 1..L bytes: pem, treehist, sfp (truth: item,count with quoted strings)
 };
 
 // The trusted-aggregator mechanisms: devices add no noise, the server's release does.
@@ -72,6 +73,8 @@ struct mechanism_options {
   std::string plan = "choose";   // kent: choose, two-stage, single-stage
   std::string ball;              // kent with --dim d > 1: linf (M2, the default) or l2 (M3)
   uint64_t public_seed = 0;      // the deployment's public randomness (hash functions, rotation)
+  uint32_t string_length = 16;   // pem, treehist, sfp: L, the longest string item in bytes
+  uint32_t prefix_bits = 8;      // pem, treehist: eta, the bits a group adds to the prefix
 
   // Set by add_mechanism_options: which options the command line gave, and whether the values
   // above are defaults that stand for missing required options (the demo).

@@ -10,6 +10,7 @@
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
 #include "ldp/device/sparse_projection.h"
+#include "ldp/device/string.h"
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
@@ -76,6 +77,19 @@ class item_input {
   const dataset& data_;
 };
 
+// A pem, treehist or sfp device's string.
+class string_input {
+ public:
+  explicit string_input(const dataset& data) : data_(data) {}
+  span<const unsigned char> of(uint64_t device) {
+    const std::string_view s = data_.text(device);
+    return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
+  }
+
+ private:
+  const dataset& data_;
+};
+
 // A laplace or duchi device's one value.
 class value_input {
  public:
@@ -127,6 +141,7 @@ using vector_program = context_program<device::vector_mean_context, device_input
 using winsorized_program = context_program<device::winsorized_context, device_input>;
 using unit_vector_program = context_program<device::unit_vector_context, device_input>;
 using projected_unit_program = context_program<device::projected_unit_context, device_input>;
+using string_program = context_program<device::string_context, string_input>;
 
 // kent-vote, kent-refine: the device's T observations.
 class user_level_program final : public context_program<device::user_level_context, device_input> {
@@ -169,7 +184,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
       return std::make_unique<winsorized_program>(p, device_input(p, data), span<const unsigned char>(block.windows));
     case device::family::unit_vector: return std::make_unique<unit_vector_program>(p, device_input(p, data));
     case device::family::projected_unit: return std::make_unique<projected_unit_program>(p, device_input(p, data));
-    case device::family::string:  // the tool's string input (issue 18, tool part) fills this
+    case device::family::string: return std::make_unique<string_program>(p, string_input(data));
     case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));

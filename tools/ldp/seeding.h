@@ -36,7 +36,8 @@ enum class seed_purpose : uint64_t {
   release_seed = 7,
   randomizer_call = 8,
   device_secret = 9,
-  value_change = 10
+  value_change = 10,
+  string_draw = 11
 };
 
 // Devices per seeding block.
