@@ -25,7 +25,8 @@ status group_view::scaled(uint32_t g, span<const uint32_t> items, double confide
   const double scale = n / static_cast<double>(n_g);
   for (estimate& e : *out) {
     e.value *= scale;
-    e.variance = scale * scale * e.variance + clip_count(e.value, n) * (scale - 1);
+    const double c = clip_count(e.value, n);
+    e.variance = scale * scale * e.variance + c * (1 - c / n) * (scale - 1);
     const double half = z * std::sqrt(e.variance);
     e.ci_low = e.value - half;
     e.ci_high = e.value + half;
@@ -48,13 +49,32 @@ std::vector<std::size_t> best_of(const std::vector<estimate>& est, std::size_t k
   return order;
 }
 
+namespace {
+
+// The median of the values (reordered).
+double median_of(std::vector<double>& values) {
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
+
+}  // namespace
+
 double noise_threshold(const std::vector<estimate>& est) {
   double at_zero = std::numeric_limits<double>::infinity(), least = at_zero;
   for (const estimate& e : est) {
     least = std::min(least, e.variance);
     if (e.value <= 0) at_zero = std::min(at_zero, e.variance);
   }
-  const double variance = std::isfinite(at_zero) ? at_zero : least;
+  double variance = std::isfinite(at_zero) ? at_zero : least;
+  if (est.size() >= 2) {
+    std::vector<double> values(est.size());
+    for (std::size_t i = 0; i < est.size(); ++i) values[i] = est[i].value;
+    const double center = median_of(values);
+    for (double& v : values) v = std::abs(v - center);
+    const double spread = 1.482602218505602 * median_of(values);  // sd of a normal from its MAD
+    variance = std::min(variance, spread * spread);
+  }
   const auto candidates = static_cast<double>(est.size());
   // P(Z > z) = 1 / (2 C) is P(|Z| <= z) = 1 - 1 / C.
   return confidence_z(1 - 1 / std::max(candidates, 2.0)) * std::sqrt(variance);

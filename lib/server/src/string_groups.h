@@ -20,8 +20,11 @@
 namespace ldp::server::detail {
 
 // The groups of one aggregator, read-only, with their estimates scaled from group g's n_g reports to
-// all n: count (n / n_g) c_g, variance (n / n_g)^2 Var(c_g) + c (n / n_g - 1) with c the scaled count
-// clipped to [0, n] (the second term is the variance the uniform group draw adds), normal interval.
+// all n: count (n / n_g) c_g, variance (n / n_g)^2 Var(c_g) + c (1 - c / n) (n / n_g - 1) with c the
+// scaled count clipped to [0, n], normal interval. The second term is what the uniform group draw
+// adds given n_g: the holders among group g's n_g users are hypergeometric, variance
+// n_g (c / n)(1 - c / n)(n - n_g) / (n - 1), times (n / n_g)^2 (n / (n - 1) taken as 1). For a rare
+// string it is c (n / n_g - 1), the binomial figure.
 class group_view {
  public:
   group_view(const wire::params& p, const std::vector<std::unique_ptr<frequency_aggregator>>& groups, uint64_t n)
@@ -49,9 +52,11 @@ class group_view {
 
 // TreeHist and SFP's threshold (F.3): z sd, sd the standard deviation of an estimate at count 0 and z
 // the normal quantile of 1 - 1/(2 C) for the C candidates, so that about 1/2 false candidate per
-// table passes. The variance at count 0 is the smallest variance of the estimates whose value is at
-// most 0 (their plug-in count is clipped to 0); when none is, the smallest variance (an upper bound
-// of it, since every variance grows with the plug-in count).
+// table passes. sd^2 is the smaller of two figures. The oracle's: the smallest variance of the
+// estimates whose value is at most 0 (their plug-in count is clipped to 0; when none is, the smallest
+// variance). For the sketches it holds the collision plug-in of every candidate of the list, which
+// the noise of a long list inflates (A.6). The table's: the squared robust spread of its estimates,
+// 1.4826 times their median absolute deviation, since most candidates hold nothing.
 [[nodiscard]] double noise_threshold(const std::vector<estimate>& est);
 
 // The search of pem (threshold false: the `keep` best per group) and treehist (threshold true: those
