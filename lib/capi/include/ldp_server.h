@@ -72,10 +72,31 @@ uint64_t ldp_aggregator_rejected(const ldp_aggregator* aggregator, ldp_status re
 uint64_t ldp_aggregator_damaged_chunks(const ldp_aggregator* aggregator) LDP_NOEXCEPT;
 
 /* Every estimate (items 0..d-1, or coordinates) with a two-sided interval at `confidence` in
- * [0, 1]. *count receives their number; when it is more than `capacity` nothing is written and
+ * [0, 1]; none for string discovery (ldp_server_discover). *count receives their number; when it is more than `capacity` nothing is written and
  * the result is LDP_BUFFER_TOO_SMALL (ask with out = NULL, capacity = 0). */
 ldp_status ldp_aggregator_estimate_all(const ldp_aggregator* aggregator, double confidence, ldp_estimate* out,
                                        size_t capacity, size_t* count) LDP_NOEXCEPT;
+
+/* String discovery (pem, treehist, sfp; docs/mechanisms.md F): a discovered string, NUL-terminated
+ * (a string item is 1..64 bytes without a zero byte), and its estimated number of users among all
+ * reports. */
+#define LDP_DISCOVERED_STRING_CAPACITY 65
+typedef struct ldp_discovered_string {
+  char string[LDP_DISCOVERED_STRING_CAPACITY];
+  ldp_estimate estimate; /* item: the inner oracle's item of the string in the group that counted it */
+} ldp_discovered_string;
+
+/* The (at most) k most frequent strings a string-discovery aggregator finds, best first, with
+ * intervals at `confidence` in [0, 1]. keep: pem, the prefixes kept per group (0: k); treehist and
+ * sfp, the most prefixes or fragments kept per group (0: 4 k). alphabet: sfp's fragment bytes, a
+ * NUL-terminated string (NULL or "": 0x20..0x7e). Candidate tables are bounded by 2^24 entries
+ * (LDP_LIMIT_EXCEEDED beyond). *count receives the number found; when it is more than `capacity`
+ * nothing is written and the result is LDP_BUFFER_TOO_SMALL (a capacity of k always suffices: the
+ * search is the costly part, so size the buffer rather than asking). LDP_INVALID_PARAMETERS for an
+ * aggregator of another family, LDP_INVALID_ARGUMENT for k = 0. */
+ldp_status ldp_server_discover(const ldp_aggregator* aggregator, uint32_t k, uint32_t keep, const char* alphabet,
+                               double confidence, ldp_discovered_string* out, size_t capacity,
+                               size_t* count) LDP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,8 @@
 
 #include "context.h"
 #include "ldp/server/aggregator.h"
+#include "ldp/server/string_discovery.h"
+#include "ldp/wire/string_block.h"
 #include "ldp_server.h"
 
 namespace capi = ldp::capi;
@@ -16,6 +18,7 @@ using ldp::status;
 using ldp::server::aggregator;
 
 static_assert(sizeof(ldp_estimate::item) == sizeof(ldp::server::estimate::item));
+static_assert(LDP_DISCOVERED_STRING_CAPACITY == ldp::wire::max_string_bytes + 1, "a string and its terminator");
 
 namespace {
 
@@ -110,13 +113,50 @@ ldp_status ldp_aggregator_estimate_all(const ldp_aggregator* a, double confidenc
   if (a == nullptr || count == nullptr || bad_buffer(out, capacity)) return code(status::invalid_argument);
   *count = 0;
   const std::vector<ldp::server::estimate> all = impl(a)->estimate_all(confidence);
-  if (all.empty()) return code(status::overflow);  // memory ran out: a block has at least one
+  if (ldp::server::string_discovery_aggregator::handles(impl(a)->parameters().mech)) {
+    return code(status::ok);  // the family lists none (ldp_server_discover)
+  }
+  if (all.empty()) return code(status::overflow);  // memory ran out: a block of another family has one
   *count = all.size();
   if (all.size() > capacity) return code(status::buffer_too_small);
   for (std::size_t i = 0; i < all.size(); ++i) {
     out[i] = ldp_estimate{all[i].item, all[i].value, all[i].variance, all[i].ci_low, all[i].ci_high};
   }
   return code(status::ok);
+}
+
+ldp_status ldp_server_discover(const ldp_aggregator* a, uint32_t k, uint32_t keep, const char* alphabet,
+                               double confidence, ldp_discovered_string* out, size_t capacity, size_t* count) noexcept {
+  if (a == nullptr || count == nullptr || bad_buffer(out, capacity)) return code(status::invalid_argument);
+  *count = 0;
+  if (!ldp::server::string_discovery_aggregator::handles(impl(a)->parameters().mech)) {
+    return code(status::invalid_parameters);
+  }
+  // The family decides the class (aggregator.cpp): a string-discovery block's aggregator is one.
+  const auto* strings = static_cast<const ldp::server::string_discovery_aggregator*>(impl(a));
+  try {
+    ldp::server::discovery_options o;
+    o.k = k;
+    o.keep = keep;
+    if (alphabet != nullptr) o.alphabet = alphabet;
+    o.confidence = confidence;
+    std::vector<ldp::server::discovered_string> found;
+    const status s = strings->discover(o, &found);
+    if (s != status::ok) return code(s);
+    *count = found.size();
+    if (found.size() > capacity) return code(status::buffer_too_small);
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      const ldp::server::estimate& e = found[i].est;
+      ldp_discovered_string& d = out[i];
+      std::memset(d.string, 0, sizeof d.string);
+      std::memcpy(d.string, found[i].item.data(), found[i].item.size());  // at most 64 bytes (pad_string)
+      d.estimate = ldp_estimate{e.item, e.value, e.variance, e.ci_low, e.ci_high};
+    }
+    return code(status::ok);
+  } catch (...) {  // std::bad_alloc, std::length_error of the options' alphabet
+    *count = 0;
+    return code(status::overflow);
+  }
 }
 
 }  // extern "C"

@@ -63,6 +63,8 @@ constexpr detail::family winsorized_bins_family{detail::make_winsorized_bins_agg
                                                 detail::winsorized_bins_body_size};
 constexpr detail::family winsorized_sums_family{detail::make_winsorized_sums_aggregator,
                                                 detail::winsorized_sums_body_size};
+constexpr detail::family string_discovery_family{detail::make_string_discovery_aggregator,
+                                                 detail::string_discovery_body_size, true};
 
 }  // namespace
 
@@ -80,7 +82,7 @@ const detail::family* detail::family_of(wire::mechanism m) noexcept {
     case wire::mechanism_family::winsorized_bins: return &winsorized_bins_family;
     case wire::mechanism_family::winsorized_sums: return &winsorized_sums_family;
     case wire::mechanism_family::unit_vector: return &unit_vector_family;
-    case wire::mechanism_family::string_discovery: break;  // PLACEHOLDER until string_discovery lands (issue 18)
+    case wire::mechanism_family::string_discovery: return &string_discovery_family;
   }
   return nullptr;
 }
@@ -263,6 +265,7 @@ status state_bytes(const wire::params& p, uint64_t reports, uint64_t* bytes) noe
 status aggregator_bytes(const wire::params& p, uint64_t* bytes) noexcept {
   const status s = state_bytes(p, 0, bytes);
   if (s != status::ok) return s;
+  if (detail::family_of(p.mech)->grouped) return status::ok;  // no estimate_all() list (family.h)
   // Estimates: one per item (d) or coordinate (d, or the padded K of HR and the vectors). They also
   // cover the d support counts (8 bytes each) a BLH/OLH aggregator holds once it has loaded or
   // merged a counts-form state, whose empty state is only the fixed part (docs/wire_format.md 7.1).
@@ -328,7 +331,9 @@ status aggregator::deserialize(span<const unsigned char> bytes, const limits& li
     if (f == nullptr) return status::invalid_parameters;  // as create() says
     if (n > detail::max_reports) return status::overflow;
     uint64_t expected = 0;
-    if (!f->body_size(p, n, &expected) || expected != static_cast<uint64_t>(in.rest().size())) {
+    // A grouped family's body_size() is a bound; its read_body() checks the exact length.
+    const auto rest = static_cast<uint64_t>(in.rest().size());
+    if (!f->body_size(p, n, &expected) || (f->grouped ? rest > expected : rest != expected)) {
       return status::wrong_length;
     }
 

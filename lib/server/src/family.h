@@ -17,9 +17,13 @@ namespace ldp::server::detail {
 // reports (false when it does not fit in 64 bits), computed from the block alone so that a saved
 // state is length-checked before its block sizes any allocation.
 using make_function = status (*)(const wire::params& p, std::unique_ptr<aggregator>* out);
+// The string-discovery family (grouped) holds a body of inner group states whose BLH/OLH bodies
+// depend on how the n reports split over groups: its body_size() is an upper bound, read_body()
+// checks the exact length group by group, and estimate_all() lists nothing (aggregator_bytes).
 struct family {
   make_function make;
   bool (*body_size)(const wire::params& p, uint64_t n, uint64_t* bytes);
+  bool grouped = false;
 };
 
 // The family serving m (from the mechanism table's family, wire/mechanism_table.h), or null.
@@ -45,6 +49,10 @@ struct family {
 [[nodiscard]] bool winsorized_bins_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 [[nodiscard]] status make_winsorized_sums_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool winsorized_sums_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+
+// string_discovery_state.cpp
+[[nodiscard]] status make_string_discovery_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool string_discovery_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 
 // mean_aggregator.cpp
 [[nodiscard]] status make_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);

@@ -5,6 +5,7 @@
 #include "ldp/server/central.h"
 #include "ldp/server/frequency.h"
 #include "ldp/server/mean.h"
+#include "ldp/server/string_discovery.h"
 #include "ldp/server/threads.h"
 #include "ldp/server/unit_vector.h"
 #include "ldp/server/user_level.h"

@@ -20,6 +20,8 @@
 
 namespace ldp::server {
 
+class string_discovery_aggregator;
+
 // What an estimate's variance is (docs/mechanisms.md 0 "Variance kinds" lists which kind each family
 // gives). The plug-ins of unknown counts or means, which every family uses, do not change
 // the kind.
@@ -111,7 +113,8 @@ class aggregator {
   [[nodiscard]] uint64_t rejected_total() const noexcept;
 
   // Every estimate of the mechanism (items 0..d-1, or coordinates) at the given confidence in
-  // [0, 1] (two-sided normal interval; NaN bounds outside). Empty if memory runs out.
+  // [0, 1] (two-sided normal interval; NaN bounds outside). Empty if memory runs out, and always
+  // for string discovery, whose estimates are discover() and estimate_strings() (string_discovery.h).
   [[nodiscard]] std::vector<estimate> estimate_all(double confidence = 0.95) const;
 
  protected:
@@ -137,6 +140,9 @@ class aggregator {
   // All estimates; z is the normal quantile of the requested confidence.
   virtual std::vector<estimate> estimate_impl(double z) const = 0;
 
+  // It holds one frequency aggregator per group and drives their ingestion, bodies and counts.
+  friend class string_discovery_aggregator;
+
   wire::params params_;
   uint64_t fingerprint_ = 0;
   uint64_t reports_ = 0;
@@ -155,7 +161,8 @@ class aggregator {
 // The bytes of the saved state (serialize()) of an aggregator of block p holding `reports`
 // reports, from the block alone: the size of what create() and the counts will hold, so a caller
 // can refuse a block before allocating for it (docs/cli.md "simulate", --max-state-bytes).
-// invalid_parameters / unknown_mechanism as create(); overflow when it does not fit 64 bits.
+// String discovery over OLH (pem): an upper bound, since its length depends on how the reports
+// split over the groups (docs/wire_format.md 7.4). invalid_parameters / unknown_mechanism as create(); overflow when it does not fit 64 bits.
 [[nodiscard]] status state_bytes(const wire::params& p, uint64_t reports, uint64_t* bytes) noexcept;
 
 // What an aggregator of block p needs before its first report, from the block alone: its empty

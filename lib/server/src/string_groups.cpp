@@ -1,0 +1,88 @@
+// Scaled group estimates, selection and the noise threshold of string discovery (string_groups.h,
+// docs/mechanisms.md F.1, F.3).
+#include "string_groups.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "estimation.h"
+
+namespace ldp::server::detail {
+
+status group_view::scaled(uint32_t g, span<const uint32_t> items, double confidence, std::vector<estimate>* out) const {
+  const uint64_t n_g = reports(g);
+  if (n_g == 0) {
+    out->assign(items.size(), empty_estimate(0));
+    for (std::size_t i = 0; i < items.size(); ++i) (*out)[i].item = items[i];
+    return status::ok;
+  }
+  *out = groups_[g]->estimate_items(items, confidence);
+  if (out->size() != items.size()) return status::overflow;  // estimate_items is empty when memory runs out
+  const double z = confidence_z(confidence);
+  const auto n = static_cast<double>(n_);
+  const double scale = n / static_cast<double>(n_g);
+  for (estimate& e : *out) {
+    e.value *= scale;
+    const double c = clip_count(e.value, n);
+    e.variance = scale * scale * e.variance + c * (1 - c / n) * (scale - 1);
+    const double half = z * std::sqrt(e.variance);
+    e.ci_low = e.value - half;
+    e.ci_high = e.value + half;
+  }
+  return status::ok;
+}
+
+std::vector<std::size_t> best_of(const std::vector<estimate>& est, std::size_t keep,
+                                 const std::vector<unsigned char>& eligible) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < est.size(); ++i) {
+    if (eligible.empty() || eligible[i] != 0) order.push_back(i);
+  }
+  const auto better = [&est](std::size_t a, std::size_t b) {
+    return est[a].value != est[b].value ? est[a].value > est[b].value : a < b;
+  };
+  const std::size_t kept = std::min(keep, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(), better);
+  order.resize(kept);
+  return order;
+}
+
+namespace {
+
+// The median of the values (reordered).
+double median_of(std::vector<double>& values) {
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
+
+}  // namespace
+
+double noise_threshold(const std::vector<estimate>& est) {
+  double at_zero = std::numeric_limits<double>::infinity(), least = at_zero;
+  for (const estimate& e : est) {
+    least = std::min(least, e.variance);
+    if (e.value <= 0) at_zero = std::min(at_zero, e.variance);
+  }
+  double variance = std::isfinite(at_zero) ? at_zero : least;
+  if (est.size() >= 2) {
+    std::vector<double> values(est.size());
+    for (std::size_t i = 0; i < est.size(); ++i) values[i] = est[i].value;
+    const double center = median_of(values);
+    for (double& v : values) v = std::abs(v - center);
+    const double spread = 1.482602218505602 * median_of(values);  // sd of a normal from its MAD
+    variance = std::min(variance, spread * spread);
+  }
+  const auto candidates = static_cast<double>(est.size());
+  // P(Z > z) = 1 / (2 C) is P(|Z| <= z) = 1 - 1 / C.
+  return confidence_z(1 - 1 / std::max(candidates, 2.0)) * std::sqrt(variance);
+}
+
+std::string unpadded(const wire::padded_string& s) {
+  const auto* end = std::find(s.bytes, s.bytes + wire::max_string_bytes, 0);
+  return std::string(reinterpret_cast<const char*>(s.bytes), static_cast<std::size_t>(end - s.bytes));
+}
+
+}  // namespace ldp::server::detail

@@ -1,0 +1,75 @@
+// What the discovery algorithms share (docs/mechanisms.md F.1): the group estimates scaled to all n
+// reports, the selection of the best candidates and TreeHist/SFP's noise threshold
+// (string_groups.cpp), and the two searches (prefix_discovery.cpp, sfp_discovery.cpp).
+#ifndef LDP_SERVER_SRC_STRING_GROUPS_H
+#define LDP_SERVER_SRC_STRING_GROUPS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ldp/base/span.h"
+#include "ldp/base/status.h"
+#include "ldp/server/frequency.h"
+#include "ldp/server/string_discovery.h"
+#include "ldp/wire/params.h"
+#include "ldp/wire/string_params.h"
+
+namespace ldp::server::detail {
+
+// The groups of one aggregator, read-only, with their estimates scaled from group g's n_g reports to
+// all n: count (n / n_g) c_g, variance (n / n_g)^2 Var(c_g) + c (1 - c / n) (n / n_g - 1) with c the
+// scaled count clipped to [0, n], normal interval. The second term is what the uniform group draw
+// adds given n_g: the holders among group g's n_g users are hypergeometric, variance
+// n_g (c / n)(1 - c / n)(n - n_g) / (n - 1), times (n / n_g)^2 (n / (n - 1) taken as 1). For a rare
+// string it is c (n / n_g - 1), the binomial figure.
+class group_view {
+ public:
+  group_view(const wire::params& p, const std::vector<std::unique_ptr<frequency_aggregator>>& groups, uint64_t n)
+      : params_(p), groups_(groups), n_(n) {}
+
+  const wire::params& parameters() const noexcept { return params_; }
+  uint32_t groups() const noexcept { return static_cast<uint32_t>(groups_.size()); }
+  uint64_t reports(uint32_t g) const noexcept { return groups_[g]->reports(); }
+
+  // The scaled estimates of group g's inner items at confidence (*out: one per item). overflow when
+  // memory runs out; a group without reports gives NaN counts and infinite variances.
+  [[nodiscard]] status scaled(uint32_t g, span<const uint32_t> items, double confidence,
+                              std::vector<estimate>* out) const;
+
+ private:
+  const wire::params& params_;
+  const std::vector<std::unique_ptr<frequency_aggregator>>& groups_;
+  uint64_t n_;
+};
+
+// The indices of the (at most) `keep` largest values among est[i] for which `eligible` is nonzero (or
+// every i when it is empty), largest first, ties by index: the result is a function of the counts.
+[[nodiscard]] std::vector<std::size_t> best_of(const std::vector<estimate>& est, std::size_t keep,
+                                               const std::vector<unsigned char>& eligible);
+
+// TreeHist and SFP's threshold (F.3): z sd, sd the standard deviation of an estimate at count 0 and z
+// the normal quantile of 1 - 1/(2 C) for the C candidates, so that about 1/2 false candidate per
+// table passes. sd^2 is the smaller of two figures. The oracle's: the smallest variance of the
+// estimates whose value is at most 0 (their plug-in count is clipped to 0; when none is, the smallest
+// variance). For the sketches it holds the collision plug-in of every candidate of the list, which
+// the noise of a long list inflates (A.6). The table's: the squared robust spread of its estimates,
+// 1.4826 times their median absolute deviation, since most candidates hold nothing.
+[[nodiscard]] double noise_threshold(const std::vector<estimate>& est);
+
+// The search of pem (threshold false: the `keep` best per group) and treehist (threshold true: those
+// above noise_threshold, at most `keep`), prefix_discovery.cpp.
+[[nodiscard]] status discover_prefixes(const group_view& v, const discovery_options& o, uint64_t keep, bool threshold,
+                                       std::vector<discovered_string>* out);
+// The search of sfp (sfp_discovery.cpp).
+[[nodiscard]] status discover_words(const group_view& v, const discovery_options& o, uint64_t keep,
+                                    std::vector<discovered_string>* out);
+
+// The string of a padded item: its bytes before the first zero byte.
+[[nodiscard]] std::string unpadded(const wire::padded_string& s);
+
+}  // namespace ldp::server::detail
+
+#endif
