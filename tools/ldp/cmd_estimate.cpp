@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,14 +11,15 @@
 #include "block_text.h"
 #include "candidates.h"
 #include "central_release.h"
-#include "discovered_output.h"
 #include "commands.h"
+#include "discovered_output.h"
 #include "errors.h"
 #include "estimates.h"
 #include "files.h"
-#include "output.h"
 #include "ldp/server/frequency.h"
 #include "ldp/server/string_discovery.h"
+#include "ldp/wire/oracle_params.h"
+#include "output.h"
 #include "state_io.h"
 #include "svg_plot.h"
 #include "text_input.h"
@@ -121,7 +122,8 @@ void print_strings(const estimate_options& o, const server::aggregator& agg) {
     for (const server::discovered_string& f : found) add(f.item, f.est);
   }
   std::optional<discovery_metrics> metrics;
-  if (!o.truth.empty()) metrics = measure_discovery(shown, read_string_truth(o.truth), o.discover != 0 ? o.discover : shown.size());
+  if (!o.truth.empty())
+    metrics = measure_discovery(shown, read_string_truth(o.truth), o.discover != 0 ? o.discover : shown.size());
   const wire::params& p = agg.parameters();
   if (o.format == "json") {
     nlohmann::ordered_json j = {{"mechanism", wire::mechanism_name(p.mech)},
@@ -130,13 +132,10 @@ void print_strings(const estimate_options& o, const server::aggregator& agg) {
                                 {"reports", agg.reports()}};
     if (o.discover != 0) j["k"] = o.discover;
     j.update(discovered_json(shown, metrics));
-    fmt::print("{}
-", j.dump(2));
+    fmt::print("{}\n", j.dump(2));
     return;
   }
-  fmt::print("state: {}
-{} {}, {} reports, epsilon {:.15g} implemented
-", o.state, wire::mechanism_name(p.mech),
+  fmt::print("state: {}\n{} {}, {} reports, epsilon {:.15g} implemented\n", o.state, wire::mechanism_name(p.mech),
              describe_block(p), format_count(agg.reports()), wire::implemented_epsilon(p));
   print_discovered_table(stdout, shown, o.confidence, metrics);
 }
@@ -179,11 +178,12 @@ void run(const estimate_options& o) {
   const bool strings = wire::in_family(mech, wire::mechanism_family::string_discovery);
   for (const auto& [option, set] : {std::pair{"--discover", o.discover != 0}, std::pair{"--keep", o.keep != 0},
                                     std::pair{"--alphabet", !o.alphabet.empty()}}) {
-    if (set && !strings) fail("{} applies to pem, treehist and sfp states only; {} is {}", option, o.state,
-                              wire::mechanism_name(mech));
+    if (set && !strings)
+      fail("{} applies to pem, treehist and sfp states only; {} is {}", option, o.state, wire::mechanism_name(mech));
   }
   if (strings) {
-    if (!o.plot.empty() || o.top != 0 || o.format == "csv") fail("a string-discovery state prints as a table or json, without --plot or --top");
+    if (!o.plot.empty() || o.top != 0 || o.format == "csv")
+      fail("a string-discovery state prints as a table or json, without --plot or --top");
     if (o.discover == 0 && o.candidates.empty()) {
       fail("{} is a {} state: ask --discover K (the K most frequent strings) or --candidates FILE", o.state,
            wire::mechanism_name(mech));
@@ -210,7 +210,8 @@ command add_estimate(CLI::App& parent) {
   app->add_option("--top,-k", o->top, "list only the K largest estimates (default: all, in index order)");
   app->add_option("--truth", o->truth, "exact answer (simulate --truth-out): adds the error summary");
   app->add_option("--candidates", o->candidates,
-                  "frequency oracles: estimate only the items of FILE (one per line), in its order; pem, treehist, sfp: the strings "
+                  "frequency oracles: estimate only the items of FILE (one per line), in its order; pem, treehist, "
+                  "sfp: the strings "
                   "of FILE (one per line)");
   app->add_option("--discover", o->discover, "pem, treehist, sfp: the K most frequent strings (K >= 1)")
       ->check(CLI::Range(1u, 100000u));

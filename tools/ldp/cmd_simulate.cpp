@@ -138,7 +138,10 @@ command add_simulate(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("simulate", "run the device code for a simulated fleet and write a batch file");
   add_mechanism_options(*app, o->mech);
   app->add_option("--devices,-n", o->run.devices, "number of devices (default for csv and npy data: one per row)");
-  app->add_option("--data", o->run.data, "zipf:<s>, uniform, builtin, csv:<path>[:<column>], npy:<path>, or text:<path>[:words] (pem, treehist, sfp)")->required();
+  app->add_option(
+         "--data", o->run.data,
+         "zipf:<s>, uniform, builtin, csv:<path>[:<column>], npy:<path>, or text:<path>[:words] (pem, treehist, sfp)")
+      ->required();
   app->add_option("--seed", o->run.seed, "seed of the simulation's randomness (docs/cli.md)")->required();
   app->add_option("--out,-o", o->run.out, "batch file to write")->required();
   app->add_option("--truth-out", o->run.truth_out, "also write the exact answer as CSV");

@@ -119,8 +119,8 @@ wire::derived_params string_block(const tool_mechanism& m, const mechanism_optio
   if (d < 2) fail("--domain must be at least 2, got {}", d);
   const uint32_t length = o.string_length;
   if (length < 1 || length > wire::max_string_bytes || (m.id == mechanism::sfp && length % 2 != 0)) {
-    fail("--string-length must be in [1, {}]{}, got {}", wire::max_string_bytes, m.id == mechanism::sfp ? " and even" : "",
-         length);
+    fail("--string-length must be in [1, {}]{}, got {}", wire::max_string_bytes,
+         m.id == mechanism::sfp ? " and even" : "", length);
   }
   const uint32_t eta = o.prefix_bits;
   if (eta != 1 && eta != 2 && eta != 4 && eta != 8) fail("--prefix-bits must be 1, 2, 4 or 8, got {}", eta);
@@ -253,7 +253,10 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
     eps->required();
   }
   o.given = {
-      {"--domain", app.add_option("--domain,-d", o.domain, "frequency oracles: items, values in [0, D); pem, treehist, sfp: the derived domain (default 2^31)")},
+      {"--domain",
+       app.add_option(
+           "--domain,-d", o.domain,
+           "frequency oracles: items, values in [0, D); pem, treehist, sfp: the derived domain (default 2^31)")},
       {"--hash-range", app.add_option("--hash-range", o.hash_range, "olh, flh: hash range g (default: the optimum)")},
       {"--hash-functions",
        app.add_option("--hash-functions", o.hash_functions, "flh: number k of public hash functions (default 1024)")},

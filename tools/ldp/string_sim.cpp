@@ -32,7 +32,8 @@ std::vector<string_count> string_dataset::counts() const {
 
 std::unique_ptr<string_dataset> make_string_dataset(const std::string& spec, std::size_t max_bytes, uint64_t devices,
                                                     uint64_t seed, uint64_t* skipped) {
-  if (spec.rfind("text:", 0) != 0) fail("the string mechanisms read --data text:FILE or text:FILE:words, got '{}'", spec);
+  if (spec.rfind("text:", 0) != 0)
+    fail("the string mechanisms read --data text:FILE or text:FILE:words, got '{}'", spec);
   text_items read = read_text_items(parse_text_spec(spec.substr(5)), max_bytes);
   *skipped = read.skipped_long_words;
   if (read.items.empty()) fail("--data {} holds no strings", spec);
