@@ -188,6 +188,11 @@ TEST_CASE("string discovery: hostile states are refused, whatever loads is canon
     moved[groups_at] = static_cast<unsigned char>(moved[groups_at] + 1);
     CHECK(string_discovery_aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), moved)), &out) ==
           status::malformed_report);
+    // An n that is not the sum of the group counts (the groups themselves consistent).
+    bytes more = body;
+    more[2 + block_size(body)] = static_cast<unsigned char>(more[2 + block_size(body)] + 1);
+    CHECK(string_discovery_aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), more)), &out) ==
+          status::malformed_report);
   }
   // A frequency state is not a string state.
   aggregator olh = make(block(mechanism::olh));
