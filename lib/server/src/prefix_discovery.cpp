@@ -7,11 +7,22 @@
 // which o.max_candidates bounds before anything is allocated for it. The inner OLH (pem) estimates
 // every candidate against every report of its group: O(n_g C) hash evaluations a group, vectorized
 // and threaded (local_hashing.cpp); HCMS (treehist) k per candidate.
+//
+// An ended prefix is a whole string, and every later group estimates the same count (its prefixes
+// of the string and its padding are held by the string's holders only). So its estimate pools the
+// groups since it ended, weighted by their reports (weights that do not depend on the estimates, so
+// the pool stays unbiased): sum n_g x_g / sum n_g, variance sum n_g^2 v_g / (sum n_g)^2. A word of
+// 3 bytes among L = 16 is estimated by 13 groups' users, not one's. Pooled and one-group estimates
+// are not equally sure, so candidates are ranked by the lower end of their interval (F.2). With an
+// alphabet, a completed byte outside it (and not the padding) ends the candidate.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "estimation.h"
 #include "string_groups.h"
 
 namespace ldp::server::detail {
@@ -40,6 +51,25 @@ struct candidate {
   uint32_t value;
 };
 
+// The groups that estimated an ended prefix, as the pool above sums them.
+struct pool {
+  double weight = 0, sum = 0, variance = 0;
+  void add(double n_g, const estimate& e) noexcept {
+    weight += n_g;
+    sum += n_g * e.value;
+    variance += n_g * n_g * e.variance;
+  }
+};
+
+// The bytes a completed byte may be: all when the alphabet is empty, else it and the padding.
+std::array<bool, 256> allowed_bytes(const std::string& alphabet) {
+  std::array<bool, 256> out{};
+  out.fill(alphabet.empty());
+  out[0] = true;
+  for (const unsigned char c : alphabet_bytes(alphabet)) out[c] = true;
+  return out;
+}
+
 }  // namespace
 
 status discover_prefixes(const group_view& v, const discovery_options& o, uint64_t keep, bool threshold,
@@ -47,7 +77,11 @@ status discover_prefixes(const group_view& v, const discovery_options& o, uint64
   const wire::params& p = v.parameters();
   const auto eta = static_cast<uint32_t>(p.get(wire::field::prefix_bits));
   const uint32_t values = uint32_t{1} << eta;
+  const std::array<bool, 256> allowed = allowed_bytes(o.alphabet);
+  const double z = confidence_z(o.confidence);
   std::vector<padded_string> kept(1);  // the empty prefix
+  std::vector<pool> pools(1);          // kept[i]'s pool (empty while it has not ended)
+  std::vector<pool> table_pools;
   std::vector<candidate> table;
   std::vector<uint32_t> items;
   std::vector<estimate> est;
@@ -60,33 +94,58 @@ status discover_prefixes(const group_view& v, const discovery_options& o, uint64
     if (size > o.max_candidates) return status::limit_exceeded;
     table.clear();
     items.clear();
+    table_pools.clear();
     table.reserve(static_cast<std::size_t>(size));
     items.reserve(static_cast<std::size_t>(size));
+    table_pools.reserve(static_cast<std::size_t>(size));
     for (std::size_t i = 0; i < kept.size(); ++i) {
       const bool done = ended(kept[i], before);
       for (uint32_t value = 0; value < (done ? 1 : values); ++value) {
         const padded_string c = extended(kept[i], before, eta, value);
         if (bits == 8 && c.bytes[0] == 0) continue;  // an empty string
+        if (bits % 8 == 0 && !allowed[c.bytes[bits / 8 - 1]]) continue;
         table.push_back(candidate{static_cast<uint32_t>(i), value});
         items.push_back(wire::prefix_item(p, bits, c.bytes));
+        table_pools.push_back(done ? pools[i] : pool{});
       }
     }
     const status s = v.scaled(g, items, o.confidence, &est);
     if (s != status::ok) return s;
     eligible.clear();
-    if (threshold) {
-      const double t = noise_threshold(est);
-      for (const estimate& e : est) eligible.push_back(e.value > t ? 1 : 0);
+    const double t = threshold ? noise_threshold(est) : 0;
+    const auto n_g = static_cast<double>(v.reports(g));
+    for (std::size_t i = 0; i < est.size(); ++i) {
+      estimate& e = est[i];
+      const bool pooled = ended(extended(kept[table[i].parent], before, eta, table[i].value), bits);
+      if (pooled) {
+        table_pools[i].add(n_g, e);
+        const pool& q = table_pools[i];
+        e.value = q.sum / q.weight;
+        e.variance = q.variance / (q.weight * q.weight);
+        e.ci_low = e.value - z * std::sqrt(e.variance);
+        e.ci_high = e.value + z * std::sqrt(e.variance);
+      }
+      // A pooled estimate has its own (smaller) spread: it passes TreeHist's test at the same z.
+      if (threshold) {
+        eligible.push_back((pooled ? e.value > noise_z(est.size()) * std::sqrt(e.variance) : e.value > t) ? 1 : 0);
+      }
     }
     const bool last = g + 1 == v.groups();
-    const std::vector<std::size_t> best = best_of(est, last ? std::min<uint64_t>(keep, o.k) : keep, eligible);
+    const std::vector<std::size_t> best =
+        best_of(est, last ? std::min<uint64_t>(keep, o.k) : keep, eligible, rank_by::lower_end);
     std::vector<padded_string> next;
+    std::vector<pool> next_pools;
     next.reserve(best.size());
-    for (const std::size_t i : best) next.push_back(extended(kept[table[i].parent], before, eta, table[i].value));
+    next_pools.reserve(best.size());
+    for (const std::size_t i : best) {
+      next.push_back(extended(kept[table[i].parent], before, eta, table[i].value));
+      next_pools.push_back(table_pools[i]);
+    }
     if (last) {
       for (std::size_t j = 0; j < best.size(); ++j) out->push_back(discovered_string{unpadded(next[j]), est[best[j]]});
     }
     kept = std::move(next);
+    pools = std::move(next_pools);
   }
   return status::ok;
 }

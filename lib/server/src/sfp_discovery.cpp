@@ -25,18 +25,11 @@ struct fragment {
   unsigned char bytes[wire::sfp_fragment_bytes];
 };
 
-// The alphabet's distinct nonzero bytes (0x20..0x7e when empty), sorted.
+// The alphabet's distinct nonzero bytes, 0x20..0x7e when it is empty.
 std::vector<unsigned char> alphabet_of(const std::string& given) {
+  if (!given.empty()) return alphabet_bytes(given);
   std::vector<unsigned char> out;
-  if (given.empty()) {
-    for (unsigned c = 0x20; c <= 0x7e; ++c) out.push_back(static_cast<unsigned char>(c));
-    return out;
-  }
-  for (const char c : given) {
-    if (c != 0) out.push_back(static_cast<unsigned char>(c));
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  for (unsigned c = 0x20; c <= 0x7e; ++c) out.push_back(static_cast<unsigned char>(c));
   return out;
 }
 

@@ -35,14 +35,13 @@ status group_view::scaled(uint32_t g, span<const uint32_t> items, double confide
 }
 
 std::vector<std::size_t> best_of(const std::vector<estimate>& est, std::size_t keep,
-                                 const std::vector<unsigned char>& eligible) {
+                                 const std::vector<unsigned char>& eligible, rank_by key) {
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < est.size(); ++i) {
     if (eligible.empty() || eligible[i] != 0) order.push_back(i);
   }
-  const auto better = [&est](std::size_t a, std::size_t b) {
-    return est[a].value != est[b].value ? est[a].value > est[b].value : a < b;
-  };
+  const auto of = [&](std::size_t i) { return key == rank_by::value ? est[i].value : est[i].ci_low; };
+  const auto better = [&](std::size_t a, std::size_t b) { return of(a) != of(b) ? of(a) > of(b) : a < b; };
   const std::size_t kept = std::min(keep, order.size());
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(), better);
   order.resize(kept);
@@ -75,9 +74,22 @@ double noise_threshold(const std::vector<estimate>& est) {
     const double spread = 1.482602218505602 * median_of(values);  // sd of a normal from its MAD
     variance = std::min(variance, spread * spread);
   }
-  const auto candidates = static_cast<double>(est.size());
+  return noise_z(est.size()) * std::sqrt(variance);
+}
+
+double noise_z(std::size_t candidates) noexcept {
   // P(Z > z) = 1 / (2 C) is P(|Z| <= z) = 1 - 1 / C.
-  return confidence_z(1 - 1 / std::max(candidates, 2.0)) * std::sqrt(variance);
+  return confidence_z(1 - 1 / std::max(static_cast<double>(candidates), 2.0));
+}
+
+std::vector<unsigned char> alphabet_bytes(const std::string& given) {
+  std::vector<unsigned char> out;
+  for (const char c : given) {
+    if (c != 0) out.push_back(static_cast<unsigned char>(c));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::string unpadded(const wire::padded_string& s) {

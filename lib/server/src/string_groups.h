@@ -45,10 +45,15 @@ class group_view {
   uint64_t n_;
 };
 
-// The indices of the (at most) `keep` largest values among est[i] for which `eligible` is nonzero (or
+// What best_of ranks by: the estimate, or the lower end of its interval (pem and treehist, whose
+// pooled and one-group estimates are not equally sure, F.2).
+enum class rank_by : uint8_t { value, lower_end };
+
+// The indices of the (at most) `keep` largest keys among est[i] for which `eligible` is nonzero (or
 // every i when it is empty), largest first, ties by index: the result is a function of the counts.
 [[nodiscard]] std::vector<std::size_t> best_of(const std::vector<estimate>& est, std::size_t keep,
-                                               const std::vector<unsigned char>& eligible);
+                                               const std::vector<unsigned char>& eligible,
+                                               rank_by key = rank_by::value);
 
 // TreeHist and SFP's threshold (F.3): z sd, sd the standard deviation of an estimate at count 0 and z
 // the normal quantile of 1 - 1/(2 C) for the C candidates, so that about 1/2 false candidate per
@@ -58,6 +63,11 @@ class group_view {
 // the noise of a long list inflates (A.6). The table's: the squared robust spread of its estimates,
 // 1.4826 times their median absolute deviation, since most candidates hold nothing.
 [[nodiscard]] double noise_threshold(const std::vector<estimate>& est);
+// Its z for a table of `candidates`: the normal quantile of 1 - 1/(2 C).
+[[nodiscard]] double noise_z(std::size_t candidates) noexcept;
+
+// The distinct nonzero bytes of a discovery_options::alphabet, sorted (empty for an empty one).
+[[nodiscard]] std::vector<unsigned char> alphabet_bytes(const std::string& given);
 
 // The search of pem (threshold false: the `keep` best per group) and treehist (threshold true: those
 // above noise_threshold, at most `keep`), prefix_discovery.cpp.

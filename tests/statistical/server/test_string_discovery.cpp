@@ -155,3 +155,35 @@ TEST_CASE("statistical: the scaled variance of a string's estimate is its empiri
     CHECK(std::abs(var / predicted - 1) <= 0.4);
   }
 }
+
+// PEM (F.2): a string that ended is estimated by every group since its end, weighted by the groups'
+// reports; "help" ends in byte 5 of L = 8, so 4 of the 8 groups (4..7) pool, and its variance is
+// about a quarter of the last group's alone (what estimate_strings
+// reports). The group sizes differ by ~1 percent, so the ratio is 0.25 +- 0.02: a bound of 0.4 has
+// no false failure; without pooling the ratio is 1. An alphabet without 'z' ends "zipf" at its
+// first byte, and the other heavy strings are still found (the run of the first test case).
+TEST_CASE("statistical: PEM pools the groups since a string ended; an alphabet limits the extensions") {
+  const std::size_t n = 60000;
+  const auto p = ldp::wire::make_pem(3.0, 8, 8);
+  REQUIRE(p.code == status::ok);
+  const auto a = run(p.block, population(n), "statistical: pem heavy strings");
+  discovery_options o;
+  o.k = 5;
+  std::vector<discovered_string> found;
+  REQUIRE(a->discover(o, &found) == status::ok);
+  std::vector<ldp::server::estimate> last;
+  REQUIRE(a->estimate_strings({"help"}, 0.95, &last) == status::ok);
+  const auto help =
+      std::find_if(found.begin(), found.end(), [](const discovered_string& f) { return f.item == "help"; });
+  REQUIRE(help != found.end());
+  CHECK(help->est.variance < 0.4 * last[0].variance);
+  CHECK(help->est.variance > 0.1 * last[0].variance);
+
+  o.alphabet = "abcdefghijklmnopqrstuvwxy";  // no 'z'
+  found.clear();
+  REQUIRE(a->discover(o, &found) == status::ok);
+  std::set<std::string> names;
+  for (const discovered_string& f : found) names.insert(f.item);
+  CHECK(names.count("zipf") == 0);
+  for (const char* s : {"privacy", "hello", "world", "help"}) CHECK(names.count(s) == 1);
+}
