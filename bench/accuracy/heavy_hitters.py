@@ -9,7 +9,8 @@ lowercased, at most --length bytes). A run of n devices draws n tokens i.i.d. fr
 
 For every method, epsilon, n and K it runs `ldp simulate`, `ldp aggregate` and `ldp estimate
 --discover K --truth` (the tool's precision, recall and count RMSE at K, docs/cli.md "Discovery
-output and metrics"), and prints them with the wall time of the discovery. Beside them, the ideal
+output and metrics"), and prints them with the wall time of the discovery. The discovery searches
+the bytes a token can hold (--alphabet, a public property of the tokenizer, not of the data). Beside them, the ideal
 of a frequency oracle that knows the domain: the distinct words numbered, the same n draws reported
 by the block Hadamard response (`hr`, the tool's default K) over that domain, its K largest
 estimates taken as the discovery, measured with the same definitions.
@@ -25,10 +26,12 @@ import os
 import subprocess
 import sys
 import time
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 CORPUS = "/usr/share/games/fortunes"
 METHODS = ["pem", "treehist", "sfp"]
+# What a word token of `ldp simulate --data text:...:words` can hold: the server searches these bytes.
+TOKEN_BYTES = "abcdefghijklmnopqrstuvwxyz0123456789'"
 
 
 def run(args: Sequence[str]) -> str:
@@ -37,6 +40,11 @@ def run(args: Sequence[str]) -> str:
     if done.returncode != 0:
         sys.exit(f"{' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
     return done.stdout
+
+
+def number(value: Optional[float], digits: int) -> str:
+    """A table cell: the value, or "-" where the tool reports none (nothing discovered: no precision)."""
+    return "-" if value is None or value != value else f"{value:,.{digits}f}"
 
 
 def read_truth(path: str) -> List[Tuple[str, int]]:
@@ -60,7 +68,7 @@ def metrics(found: List[Tuple[str, float]], truth: List[Tuple[str, int]], k: int
 
 
 def discovery(ldp: str, work: str, method: str, epsilon: float, n: int, ks: Sequence[int], length: int,
-              seed: int) -> Tuple[List[Dict[str, float]], str]:
+              alphabet: str, seed: int) -> Tuple[List[Dict[str, float]], str]:
     """One simulated fleet of `method`, discovered at every K; returns the metrics and the truth file."""
     batch, state, truth = (os.path.join(work, f"{method}.{x}") for x in ("ldpb", "ldps", "truth.csv"))
     run([ldp, "simulate", "-m", method, "-e", str(epsilon), "--string-length", str(length), "--data",
@@ -69,7 +77,8 @@ def discovery(ldp: str, work: str, method: str, epsilon: float, n: int, ks: Sequ
     out = []
     for k in ks:
         start = time.monotonic()
-        j = json.loads(run([ldp, "estimate", state, "--discover", str(k), "--truth", truth, "--format", "json"]))
+        j = json.loads(run([ldp, "estimate", state, "--discover", str(k), "--alphabet", alphabet, "--truth", truth,
+                            "--format", "json"]))
         out.append({"k": k, "precision": j["precision"], "recall": j["recall"], "count_rmse": j["count_rmse"],
                     "seconds": time.monotonic() - start})
     return out, truth
@@ -104,6 +113,8 @@ def main() -> None:
     parser.add_argument("--ks", type=int, nargs="+", default=[10, 50, 100])
     parser.add_argument("--methods", nargs="+", default=METHODS + ["ideal"])
     parser.add_argument("--length", type=int, default=16, help="--string-length L (default 16)")
+    parser.add_argument("--alphabet", default=TOKEN_BYTES,
+                        help="--alphabet of ldp estimate (default: the bytes a word token can hold)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if not os.path.isdir(CORPUS):
@@ -115,16 +126,18 @@ def main() -> None:
         for epsilon in args.epsilons:
             truth = ""
             for method in [m for m in args.methods if m != "ideal"]:
-                rows, truth = discovery(args.ldp, args.work, method, epsilon, n, args.ks, args.length, args.seed)
+                rows, truth = discovery(args.ldp, args.work, method, epsilon, n, args.ks, args.length, args.alphabet,
+                                        args.seed)
                 for r in rows:
-                    print(f"| {method} | {epsilon:g} | {n:,} | {r['k']} | {r['precision']:.2f} | {r['recall']:.2f} "
-                          f"| {r['count_rmse']:,.0f} | {r['seconds']:.1f} s |", flush=True)
+                    print(f"| {method} | {epsilon:g} | {n:,} | {r['k']} | {number(r['precision'], 2)} "
+                          f"| {number(r['recall'], 2)} | {number(r['count_rmse'], 0)} | {r['seconds']:.1f} s |",
+                          flush=True)
             if "ideal" in args.methods:
                 if not truth:
                     sys.exit("the ideal needs a method's fleet (its truth file): name one in --methods")
                 for r in ideal(args.ldp, args.work, epsilon, truth, n, args.ks, args.seed):
-                    print(f"| ideal (hr, known domain) | {epsilon:g} | {n:,} | {r['k']} | {r['precision']:.2f} "
-                          f"| {r['recall']:.2f} | {r['count_rmse']:,.0f} | |", flush=True)
+                    print(f"| ideal (hr, known domain) | {epsilon:g} | {n:,} | {r['k']} | {number(r['precision'], 2)} "
+                          f"| {number(r['recall'], 2)} | {number(r['count_rmse'], 0)} | |", flush=True)
 
 
 if __name__ == "__main__":

@@ -215,8 +215,9 @@ command add_estimate(CLI::App& parent) {
                   "of FILE (one per line)");
   app->add_option("--discover", o->discover, "pem, treehist, sfp: the K most frequent strings (K >= 1)")
       ->check(CLI::Range(1u, 100000u));
-  app->add_option("--keep", o->keep, "pem: prefixes kept per group (default K); treehist: the most kept (default 4 K)");
-  app->add_option("--alphabet", o->alphabet, "sfp: the bytes a fragment may hold (default: printable ASCII)");
+  app->add_option("--keep", o->keep, "pem: prefixes kept per group; treehist, sfp: the most kept (default 4 K)");
+  app->add_option("--alphabet", o->alphabet,
+                  "the bytes a string may hold (default: any; sfp: printable ASCII); the padding byte is implied");
   app->add_option("--plot", o->plot, "also write an SVG chart of the listed estimates");
   app->add_option("--confidence", o->confidence, "level of the intervals (default 0.95)");
   add_max_state_bytes_option(*app, &o->limits.max_state_bytes, "refuse a state that needs more memory");

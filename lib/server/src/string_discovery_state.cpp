@@ -219,7 +219,7 @@ status string_discovery_aggregator::discover(const discovery_options& o, std::ve
     status s = status::invalid_parameters;  // a value outside the enumeration
     switch (wire::string_of(params_.mech)) {
       case wire::string_member::pem:
-        s = detail::discover_prefixes(view, o, o.keep != 0 ? o.keep : o.k, false, out);
+        s = detail::discover_prefixes(view, o, o.keep != 0 ? o.keep : wide, false, out);
         break;
       case wire::string_member::treehist:
         s = detail::discover_prefixes(view, o, o.keep != 0 ? o.keep : wide, true, out);

@@ -30,9 +30,10 @@ struct discovered_string {
 
 struct discovery_options {
   uint32_t k = 10;           // strings wanted (the result has at most k, best first)
-  uint32_t keep = 0;         // pem: prefixes kept per group (0: k); treehist: the most prefixes kept per group
-                             // (0: 4 k); sfp: the most fragments kept per offset (0: 4 k)
-  std::string alphabet;      // sfp: fragment bytes tried (empty: 0x20..0x7e); the padding byte 0 is always tried
+  uint32_t keep = 0;         // pem: prefixes kept per group; treehist: the most prefixes kept per group; sfp:
+                             // the most fragments kept per offset (0: 4 k for each, docs/mechanisms.md F.2)
+  std::string alphabet;      // the bytes a string may hold (sfp: fragment bytes tried, empty: 0x20..0x7e; pem,
+                             // treehist: empty for any); the padding byte 0 is always tried
   double confidence = 0.95;  // of the intervals of the result
   uint64_t max_candidates = uint64_t{1} << 24;  // bound of any candidate table (limit_exceeded beyond)
 };
