@@ -3,9 +3,11 @@
 The package runs the code of the ``ldp`` command-line tool through a compiled module (``ldpkit._core``):
 
 * :func:`params` builds a parameter block exactly as ``ldp simulate`` does; :class:`Params` is that block;
-* :class:`Randomizer` runs the simulated devices (a batch byte-identical to ``ldp simulate --seed S``);
+* :class:`Randomizer` runs the simulated devices (a batch byte-identical to ``ldp simulate --seed S``),
+  over a numpy array or, for the string-discovery blocks pem, treehist and sfp, a sequence of strings;
 * :class:`Aggregator` counts batches into the server's exact, mergeable state (``ldp aggregate``) and
-  gives ``ldp estimate``'s estimates as an :class:`Estimates` frame;
+  gives ``ldp estimate``'s estimates as an :class:`Estimates` frame (string states: ``discover(k)``
+  and ``estimate_strings(strings)``);
 * :func:`simulate_protocol` runs the multi-round user-level protocols (kent, winsorized-mean) as
   ``ldp simulate`` runs them;
 * :class:`Error` is what the library refuses, with its status name;

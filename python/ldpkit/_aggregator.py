@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, Optional, Sequence, Union
 
 from ldpkit import _core
 from ldpkit._estimates import Estimates
 from ldpkit._params import _is_int, _is_real, batch_params
 from ldpkit._randomizer import check_seed
+from ldpkit._strings import decode_strings, encode_strings
 
 #: The default memory ceiling of an aggregator (server::limits, docs/security_model.md "Memory contract"):
 #: 1 GiB, as ``ldp aggregate --max-state-bytes``.
@@ -26,6 +27,18 @@ def _ceiling(max_state_bytes: Optional[int]) -> int:
     if not 0 < max_state_bytes < 2**64:
         raise ValueError(f"max_state_bytes must be in [1, 2^64), got {max_state_bytes}")
     return int(max_state_bytes)
+
+
+def _confidence(confidence: Any) -> float:
+    if not _is_real(confidence):
+        raise TypeError(f"confidence must be a number, got {type(confidence).__name__}")
+    return float(confidence)
+
+
+def _string_estimates(result: Any) -> Estimates:
+    """The frame of a string state's ``_core`` result, its items (bytes) decoded as str."""
+    items, *rest = result
+    return Estimates.from_core((decode_strings(items), *rest))
 
 
 def _buffer(data: Any, what: str) -> Any:
@@ -154,10 +167,42 @@ class Aggregator:
         """``ldp estimate --format json``'s estimates: every item's count (frequency oracles) or every
         coordinate's mean, with the closed-form variance and a normal interval at ``confidence``.
         ValueError for a central-DP state (sparse-projection, winsorized-mean), whose exact sums are
-        not private: :meth:`release` them."""
-        if not _is_real(confidence):
-            raise TypeError(f"confidence must be a number, got {type(confidence).__name__}")
-        return Estimates.from_core(self._core.estimate(float(confidence)))
+        not private: :meth:`release` them; and for a string state (pem, treehist, sfp), whose
+        estimates are :meth:`discover` and :meth:`estimate_strings`."""
+        return Estimates.from_core(self._core.estimate(_confidence(confidence)))
+
+    def discover(self, k: int, keep: int = 0, alphabet: Union[str, bytes] = "", confidence: float = 0.95) -> Estimates:
+        """The (at most) ``k`` most frequent strings of a pem, treehist or sfp state, best first, as
+        ``ldp estimate STATE --discover K --keep N --alphabet B`` finds them (docs/mechanisms.md F):
+        one row per string with ``item`` (str: UTF-8, other bytes as surrogate escapes, so
+        ``item.encode("utf-8", "surrogateescape")`` is the exact string), the estimated count of
+        users holding it (of all reports), its variance and a normal interval at ``confidence``.
+
+        ``keep``: pem, the prefixes kept per group (0: k); treehist and sfp, the most prefixes or
+        fragments kept per group (0: 4 k). ``alphabet`` (str as UTF-8, or bytes): sfp, the bytes its
+        fragments try (empty: 0x20..0x7e); pem and treehist, a prefix whose completed byte is outside
+        it (and not the padding) is dropped (empty: every byte). ValueError
+        for another state or k < 1; :class:`ldpkit.Error` ``limit_exceeded`` when a candidate table
+        would pass the server's bound."""
+        for name, value, low in (("k", k, 1), ("keep", keep, 0)):
+            if not _is_int(value):
+                raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+            if not low <= value < 2**32:
+                raise ValueError(f"{name} must be in [{low}, 2^32), got {value}")
+        if isinstance(alphabet, str):
+            alphabet = alphabet.encode("utf-8")
+        if not isinstance(alphabet, (bytes, bytearray)):
+            raise TypeError(f"alphabet must be a str or bytes, got {type(alphabet).__name__}")
+        result = self._core.discover(int(k), int(keep), bytes(alphabet), _confidence(confidence))
+        return _string_estimates(result)
+
+    def estimate_strings(self, strings: Sequence[Union[str, bytes]], confidence: float = 0.95) -> Estimates:
+        """The estimated counts of the given strings (str as UTF-8, or bytes) of a pem, treehist or
+        sfp state, in their order, in :meth:`discover`'s form (``ldp estimate STATE --candidates
+        FILE``). ValueError for another state and naming the index of a string that is empty,
+        longer than the block's ``string_length`` bytes or holds a zero byte."""
+        encoded = encode_strings(strings, "candidate")
+        return _string_estimates(self._core.estimate_strings(encoded, _confidence(confidence)))
 
     def release(
         self,

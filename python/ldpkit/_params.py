@@ -43,6 +43,8 @@ OPTION_TYPES: Dict[str, str] = {
     "plan": _STR,
     "ball": _STR,
     "public_seed": _INT,
+    "string_length": _INT,
+    "prefix_bits": _INT,
 }
 
 
@@ -123,7 +125,9 @@ def params(mechanism: str, *, epsilon: float, **options: Any) -> _core.Params:
     Options are ``ldp simulate``'s mechanism options with ``_`` for ``-``: ``domain``,
     ``hash_range``, ``hash_functions``, ``sketch`` (``"k:m"`` or ``(k, m)``), ``range`` (``"lo:hi"`` or ``(lo, hi)``),
     ``frac_bits``, ``dim``, ``radius``, ``projection_dim``, ``noise``, ``beta``, ``sparsity``, ``delta``,
-    ``public_seed`` (and the protocols' ``observations``, ``tau``, ``window``, ``budget``,
+    ``public_seed``, the string-discovery blocks' ``string_length`` and ``prefix_bits`` (pem,
+    treehist, sfp: docs/python.md "Strings"; their ``domain`` is optional, default 2^31) (and the
+    protocols' ``observations``, ``tau``, ``window``, ``budget``,
     ``queries``, ``cap``, ``plan``, ``ball``, which :func:`ldpkit.simulate_protocol` takes).
 
     Raises ValueError (unknown or missing options, or a protocol: kent and winsorized-mean build

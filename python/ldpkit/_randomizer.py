@@ -1,4 +1,4 @@
-"""Devices: :class:`Randomizer`, the ldp tool's simulated fleet over a numpy array."""
+"""Devices: :class:`Randomizer`, the ldp tool's simulated fleet over a numpy array or strings."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 
 from ldpkit import _core
 from ldpkit._params import MECHANISMS, _is_int
+from ldpkit._strings import encode_strings
 
 
 def fresh_seed() -> int:
@@ -64,7 +65,8 @@ class Randomizer:
 
     ``randomize(values)`` returns one wire batch (``bytes``, docs/wire_format.md section 6) with a
     report per device. The first call with ``seed=S`` is byte-identical to ``ldp simulate ... --seed
-    S`` on the same values (``--data csv:FILE`` holding them); every later call draws fresh
+    S`` on the same values (``--data csv:FILE`` holding them; for pem, treehist and sfp, ``--data
+    text:FILE`` holding the strings one per line); every later call draws fresh
     randomness (call k >= 1 uses the seed ``_core.call_seed_of(S, k)``), so a Randomizer never repeats
     its noise. ``seed=None`` takes a seed from the operating system. ``threads`` worker threads run
     the devices (the bytes do not depend on it); the GIL is released while they run.
@@ -98,9 +100,14 @@ class Randomizer:
 
     def randomize(self, values: Any) -> bytes:
         """One wire batch for ``values``: items (ints in [0, d)) for the frequency oracles, reals for
-        laplace and duchi, an n x d array for the vector mechanisms. Arrays already of dtype int64
-        (items) or float64 (reals) and C-contiguous are read in place. Raises :class:`ldpkit.Error`
-        when the tool refuses a value (an item outside the domain, ...)."""
+        laplace and duchi, an n x d array for the vector mechanisms, a sequence of strings (str,
+        sent as UTF-8, or bytes) for pem, treehist and sfp. Arrays already of dtype int64 (items) or
+        float64 (reals) and C-contiguous are read in place. Raises :class:`ldpkit.Error` when the
+        tool refuses a value (an item outside the domain, ...) and ValueError naming the index of a
+        string that is empty, longer than the block's ``string_length`` bytes or holds a zero byte
+        (nothing is drawn then: the call does not count)."""
+        if MECHANISMS[self.params.mechanism]["input"] == "string":
+            return self._core.randomize_strings(encode_strings(values, "string"))
         return self._core.randomize(device_array(self.params, values))
 
     def __repr__(self) -> str:

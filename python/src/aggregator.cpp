@@ -16,13 +16,16 @@
 
 #include "batch_io.h"
 #include "binding.h"
+#include "block_text.h"
 #include "central_release.h"
 #include "errors.h"
 #include "estimates.h"
 #include "files.h"
 #include "ldp/server/central/winsorized.h"
 #include "ldp/server/frequency.h"
+#include "ldp/server/string_discovery.h"
 #include "ldp/wire/central_params.h"
+#include "ldp/wire/oracle_params.h"
 #include "state_io.h"
 
 namespace ldp::python {
@@ -43,23 +46,65 @@ std::string summary_json(const server::aggregator& agg, const tools::estimate_re
   return meta.dump();
 }
 
-// The estimates as numpy columns (item, estimate, variance, ci_low, ci_high) and the summary.
-py::tuple estimates_of(const std::vector<server::estimate>& all, const std::string& summary) {
+// The estimates as columns (item, estimate, variance, ci_low, ci_high: numpy arrays, the items
+// given) and the summary.
+py::tuple columns_of(py::object items, const std::vector<server::estimate>& all, const std::string& summary) {
   const auto n = static_cast<py::ssize_t>(all.size());
-  py::array_t<int64_t> item(n);
   py::array_t<double> value(n), variance(n), lo(n), hi(n);
-  auto i = item.mutable_unchecked<1>();
   auto v = value.mutable_unchecked<1>(), s = variance.mutable_unchecked<1>(), l = lo.mutable_unchecked<1>(),
        h = hi.mutable_unchecked<1>();
   for (py::ssize_t k = 0; k < n; ++k) {
     const server::estimate& e = all[static_cast<std::size_t>(k)];
-    i(k) = e.item;
     v(k) = e.value;
     s(k) = e.variance;
     l(k) = e.ci_low;
     h(k) = e.ci_high;
   }
-  return py::make_tuple(item, value, variance, lo, hi, summary);
+  return py::make_tuple(std::move(items), value, variance, lo, hi, summary);
+}
+
+// The numbered items (int64) of frequency oracles and numeric mechanisms.
+py::tuple estimates_of(const std::vector<server::estimate>& all, const std::string& summary) {
+  py::array_t<int64_t> item(static_cast<py::ssize_t>(all.size()));
+  auto i = item.mutable_unchecked<1>();
+  for (std::size_t k = 0; k < all.size(); ++k) i(static_cast<py::ssize_t>(k)) = all[k].item;
+  return columns_of(item, all, summary);
+}
+
+// The summary `ldp estimate --discover K --format json` prints around its "discovered" list of a
+// pem, treehist or sfp state (k for discover), with the counters estimate()'s summary has.
+std::string strings_summary(const server::aggregator& agg, std::size_t size, double confidence, uint32_t k) {
+  const wire::params& p = agg.parameters();
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
+  for (const tools::block_field& f : tools::block_fields(p)) parameters[f.name] = f.value;
+  nlohmann::ordered_json rejected = nlohmann::ordered_json::object();
+  for (std::size_t s = 1; s < agg.rejected().size(); ++s) {
+    if (agg.rejected()[s] != 0) rejected[status_name(static_cast<status>(s))] = agg.rejected()[s];
+  }
+  nlohmann::ordered_json meta = {{"mechanism", wire::mechanism_name(p.mech)},
+                                 {"epsilon", wire::implemented_epsilon(p)},
+                                 {"fingerprint", fmt::format("{:016x}", agg.fingerprint())},
+                                 {"parameters", parameters},
+                                 {"kind", "count"},
+                                 {"size", size},
+                                 {"confidence", confidence},
+                                 {"reports", agg.reports()},
+                                 {"rejected", rejected},
+                                 {"damaged_chunks", agg.damaged_chunks()}};
+  if (k != 0) meta["k"] = k;
+  return meta.dump();
+}
+
+// The strings (a list of bytes; ldpkit decodes them) as the item column.
+py::tuple strings_of(const std::vector<std::string>& strings, const std::vector<server::estimate>& all,
+                     const std::string& summary) {
+  py::list items;
+  for (const std::string& s : strings) items.append(py::bytes(s));
+  return columns_of(items, all, summary);
+}
+
+void check_confidence(double confidence) {
+  if (!(confidence > 0 && confidence < 1)) throw py::value_error("confidence must be in (0, 1)");
 }
 
 class aggregator_object {
@@ -188,7 +233,14 @@ class aggregator_object {
   }
 
   py::tuple estimate(double confidence) {
-    if (!(confidence > 0 && confidence < 1)) throw py::value_error("confidence must be in (0, 1)");
+    check_confidence(confidence);
+    if (strings() != nullptr) {
+      throw py::value_error(fmt::format(
+          "a {} state has no list of numbered items (the domain is every string, as `ldp estimate` refuses "
+          "it without --discover): discover(k) finds its k most frequent strings, estimate_strings(strings) "
+          "estimates given ones",
+          wire::mechanism_name(agg_->parameters().mech)));
+    }
     if (tools::is_central(agg_->parameters().mech)) {
       throw py::value_error(
           fmt::format("a {} state holds exact, not private, sums (central DP): release() adds the server's noise",
@@ -205,8 +257,53 @@ class aggregator_object {
     return estimates_of(r.all, summary);
   }
 
+  // `ldp estimate --discover K [--keep N] [--alphabet B]` (docs/mechanisms.md F), best first.
+  py::tuple discover(uint32_t k, uint32_t keep, const std::string& alphabet, double confidence) {
+    check_confidence(confidence);
+    const server::string_discovery_aggregator& agg = string_state("discover");
+    if (k == 0) throw py::value_error("k must be at least 1");
+    server::discovery_options o;
+    o.k = k;
+    o.keep = keep;
+    o.alphabet = alphabet;
+    o.confidence = confidence;
+    std::vector<server::discovered_string> found;
+    std::vector<std::string> items;
+    std::vector<server::estimate> all;
+    std::string summary;
+    {
+      py::gil_scoped_release released;
+      const std::lock_guard<std::mutex> lock(mutex_);
+      const status s = agg.discover(o, &found);
+      if (s != status::ok) raise(s, fmt::format("cannot discover strings: {}", tools::describe(s)));
+      for (server::discovered_string& f : found) {
+        items.push_back(std::move(f.item));
+        all.push_back(f.est);
+      }
+      summary = strings_summary(agg, all.size(), confidence, k);
+    }
+    return strings_of(items, all, summary);
+  }
+
+  // `ldp estimate --candidates FILE` of a string state: the given strings in their order.
+  py::tuple estimate_strings(const std::vector<std::string>& strings, double confidence) {
+    check_confidence(confidence);
+    const server::string_discovery_aggregator& agg = string_state("estimate_strings");
+    check_strings(strings, agg.parameters(), "candidate");
+    std::vector<server::estimate> all;
+    std::string summary;
+    {
+      py::gil_scoped_release released;
+      const std::lock_guard<std::mutex> lock(mutex_);
+      const status s = agg.estimate_strings(strings, confidence, &all);
+      if (s != status::ok) raise(s, fmt::format("cannot estimate the strings: {}", tools::describe(s)));
+      summary = strings_summary(agg, all.size(), confidence, 0);
+    }
+    return strings_of(strings, all, summary);
+  }
+
   py::tuple release(const tools::release_request& q, double confidence) {
-    if (!(confidence > 0 && confidence < 1)) throw py::value_error("confidence must be in (0, 1)");
+    check_confidence(confidence);
     const wire::mechanism mech = agg_->parameters().mech;
     if (mech != wire::mechanism::sparse_projection && mech != wire::mechanism::winsorized_sums) {
       throw py::value_error(fmt::format("release() applies to sparse-projection and winsorized-sums states; this is {}",
@@ -235,6 +332,20 @@ class aggregator_object {
   uint64_t max_state_bytes() const { return max_state_bytes_; }
 
  private:
+  // The string-discovery aggregator of a pem, treehist or sfp state, else null (its block never changes).
+  const server::string_discovery_aggregator* strings() const {
+    return dynamic_cast<const server::string_discovery_aggregator*>(agg_.get());
+  }
+
+  const server::string_discovery_aggregator& string_state(const char* method) const {
+    const server::string_discovery_aggregator* out = strings();
+    if (out == nullptr) {
+      throw py::value_error(fmt::format("{}() applies to pem, treehist and sfp states; this is {}: estimate() it",
+                                        method, wire::mechanism_name(agg_->parameters().mech)));
+    }
+    return *out;
+  }
+
   std::unique_ptr<server::aggregator> agg_;
   uint64_t max_state_bytes_;
   std::mutex mutex_;
@@ -267,6 +378,13 @@ void bind_aggregator(py::module_& m) {
       .def("save", &aggregator_object::save, py::arg("path"), "Writes the state file atomically, as `ldp aggregate`.")
       .def("estimate", &aggregator_object::estimate, py::arg("confidence"),
            "(item, estimate, variance, ci_low, ci_high, JSON of the rest): `ldp estimate --format json`'s numbers.")
+      .def("discover", &aggregator_object::discover, py::arg("k"), py::arg("keep"), py::arg("alphabet"),
+           py::arg("confidence"),
+           "pem, treehist, sfp: (strings as bytes, estimate, variance, ci_low, ci_high, JSON of the rest), the "
+           "at most k strings `ldp estimate --discover K --keep N --alphabet B` finds, best first.")
+      .def("estimate_strings", &aggregator_object::estimate_strings, py::arg("strings"), py::arg("confidence"),
+           "pem, treehist, sfp: the given strings' estimates in their order, in discover()'s form "
+           "(`ldp estimate --candidates FILE`).")
       .def("release", &aggregator_object::release, py::arg("request"), py::arg("confidence"),
            "A central-DP release as `ldp estimate --epsilon --release-seed` makes it, in estimate()'s form.")
       .def_property_readonly(

@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 
@@ -64,6 +65,11 @@ class byte_view {
 };
 
 py::bytes to_bytes(span<const unsigned char> bytes);
+
+// A ValueError naming the first of `strings` (device strings or candidates of a pem, treehist or sfp
+// block) that wire::pad_string refuses (empty, longer than the block's string_length, a zero byte):
+// "`what` INDEX has ...".
+void check_strings(const std::vector<std::string>& strings, const wire::params& p, const char* what);
 
 void bind_params(py::module_& m);
 void bind_randomizer(py::module_& m);

@@ -30,6 +30,7 @@ const char* input_name(tools::input_kind k) {
     case tools::input_kind::observations: return "observations";
     case tools::input_kind::sparse: return "sparse";
     case tools::input_kind::samples: return "samples";
+    case tools::input_kind::string: return "string";
   }
   return "";
 }

@@ -67,7 +67,16 @@ CASES: Dict[str, Dict[str, Any]] = {
     "sparse-projection": {"epsilon": 1.0, "dim": 8, "sparsity": 2, "radius": 1.0},
     "kent": {"epsilon": 1.0, "range": (0.0, 1.0), "observations": 4},
     "winsorized-mean": {"epsilon": 2.0, "dim": 2, "range": (0.0, 1.0), "observations": 3},
+    "pem": {"epsilon": 4.0, "string_length": 4, "prefix_bits": 8, "domain": 4096},
+    "treehist": {"epsilon": 4.0, "string_length": 4, "prefix_bits": 4, "sketch": (4, 64), "public_seed": 3},
+    "sfp": {"epsilon": 4.0, "string_length": 4, "sketch": "4:64", "public_seed": 2},
 }
+
+#: The string-discovery mechanisms: their devices hold strings (docs/python.md "Strings").
+STRING_MECHANISMS = ("pem", "treehist", "sfp")
+
+# The vocabulary of the string cases: short words, the first ones the most frequent.
+WORDS = np.array(["the", "of", "and", "to", "a", "in", "is", "it", "you", "that", "he", "was", "for", "on", "are"])
 
 
 def cli_options(case: Dict[str, Any]) -> List[str]:
@@ -81,9 +90,12 @@ def cli_options(case: Dict[str, Any]) -> List[str]:
 
 
 def case_values(mechanism: str, devices: int, seed: int = 0) -> np.ndarray:
-    """Data for a case: items for the oracles, reals in range for the others (rows per device)."""
+    """Data for a case: items for the oracles, strings (a numpy str array) for the string mechanisms,
+    reals in range for the others (rows per device)."""
     case = CASES[mechanism]
     rng = np.random.default_rng(seed)
+    if mechanism in STRING_MECHANISMS:
+        return WORDS[(rng.zipf(1.5, devices) - 1) % len(WORDS)]
     if "domain" in case:
         return (rng.zipf(1.5, devices) - 1) % case["domain"]
     if mechanism in ("vector-mean", "l2-ball", "privunitg", "projunit", "fastprojunit"):
@@ -111,6 +123,15 @@ def write_csv(path: Path, values: np.ndarray) -> str:
         for row in rows:
             f.write(",".join(repr(int(v)) if values.dtype.kind in "iu" else repr(float(v)) for v in row) + "\n")
     return f"csv:{path}"
+
+
+def write_data(path: Path, values: np.ndarray) -> str:
+    """The --data spec of a case's values written to ``path``: strings one per line (``text:``),
+    anything else as :func:`write_csv`."""
+    if values.dtype.kind == "U":
+        path.write_text("".join(f"{v}\n" for v in values))
+        return f"text:{path}"
+    return write_csv(path, values)
 
 
 # ---- Batches taken apart and put back (docs/wire_format.md section 6) -----------------------------

@@ -16,7 +16,8 @@ import pandas as pd
 import pytest
 
 import ldpkit
-from conftest import CASES, case_values, chunks_of, cli_options, crc32c, header_size, make_chunk, write_csv
+from conftest import (CASES, STRING_MECHANISMS, case_values, chunks_of, cli_options, crc32c, header_size, make_chunk,
+                      write_data)
 
 NON_PROTOCOLS = [m for m in CASES if m not in ("kent", "winsorized-mean")]
 
@@ -33,6 +34,29 @@ def frame_matches_json(frame: ldpkit.Estimates, tool: dict) -> None:
         assert frame.attrs[key] == tool[key], key
 
 
+def printable(item: str) -> str:
+    """A string as `ldp estimate --format json` writes it (tools/ldp/discovered_output.h): a backslash
+    doubled, a control byte (C0, DEL, C1) or a byte that is not UTF-8 as \\xNN."""
+    out = []
+    for c in item:
+        code = ord(c)
+        if c == "\\":
+            out.append("\\\\")
+        elif code < 0x20 or 0x7F <= code <= 0x9F or 0xDC80 <= code <= 0xDCFF:
+            out.extend(f"\\x{b:02x}" for b in c.encode("utf-8", "surrogateescape"))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def strings_match_json(frame, rows):
+    """A string frame holds `ldp estimate --format json`'s "discovered" rows, in their order."""
+    assert list(frame.columns) == ["item", "estimate", "variance", "ci_low", "ci_high"]
+    assert [printable(item) for item in frame["item"]] == [r["item"] for r in rows]
+    for column in ("estimate", "variance", "ci_low", "ci_high"):
+        assert list(frame[column]) == [r[column] for r in rows], column
+
+
 @pytest.mark.parametrize("mechanism", NON_PROTOCOLS)
 def test_round_trip_is_the_tools(mechanism, tmp_path, run_ldp, estimate_json):
     """params -> randomize -> aggregate -> estimate, and the same run through the tool: the same
@@ -41,7 +65,7 @@ def test_round_trip_is_the_tools(mechanism, tmp_path, run_ldp, estimate_json):
     p = ldpkit.params(mechanism, **CASES[mechanism])
     batch = ldpkit.Randomizer(p, seed=5).randomize(values)
     run_ldp("simulate", "--mechanism", mechanism, *cli_options(CASES[mechanism]), "--data",
-            write_csv(tmp_path / "d.csv", values), "--seed", 5, "--out", tmp_path / "b.ldpb")
+            write_data(tmp_path / "d.txt", values), "--seed", 5, "--out", tmp_path / "b.ldpb")
     run_ldp("aggregate", tmp_path / "b.ldpb", "--out", tmp_path / "s.ldps")
     state = (tmp_path / "s.ldps").read_bytes()
 
@@ -63,6 +87,18 @@ def test_round_trip_is_the_tools(mechanism, tmp_path, run_ldp, estimate_json):
         frame_matches_json(released, estimate_json(tmp_path / "s.ldps", "--epsilon", 1.5, "--delta", 1e-6,
                                                    "--release-seed", 11, "--confidence", 0.9))
         assert released.attrs["delta"] == 1e-6 and "release" in released.attrs
+    elif mechanism in STRING_MECHANISMS:
+        with pytest.raises(ValueError, match="discover"):
+            agg.estimate()
+        found = agg.discover(3, alphabet="aefhnost", confidence=0.9)
+        tool = estimate_json(tmp_path / "s.ldps", "--discover", 3, "--alphabet", "aefhnost", "--confidence", 0.9)
+        strings_match_json(found, tool["discovered"])
+        assert found.attrs["k"] == 3 and found.attrs["reports"] == 3000
+        assert found.attrs["fingerprint"] == tool["fingerprint"]
+        (tmp_path / "c.txt").write_text("of\nthe\nzzz\n")
+        strings_match_json(agg.estimate_strings(["of", "the", "zzz"], confidence=0.9),
+                           estimate_json(tmp_path / "s.ldps", "--candidates", tmp_path / "c.txt",
+                                         "--confidence", 0.9)["discovered"])
     else:
         frame_matches_json(agg.estimate(0.9), estimate_json(tmp_path / "s.ldps", "--confidence", 0.9))
         assert isinstance(agg.estimate(), ldpkit.Estimates)

@@ -37,9 +37,9 @@ def test_params_round_trip(mechanism, tmp_path, run_ldp):
     assert mechanism in repr(p)
     if mechanism != "sparse-projection":
         assert 0 < p.epsilon_implemented <= options["epsilon"]
-    from conftest import case_values, cli_options, write_csv
+    from conftest import case_values, cli_options, write_data
 
-    data = write_csv(tmp_path / "data.csv", case_values(mechanism, 10))
+    data = write_data(tmp_path / "data.txt", case_values(mechanism, 10))
     run_ldp("simulate", "--mechanism", mechanism, *cli_options(options), "--data", data, "--seed", 1,
             "--out", tmp_path / "b.ldpb")
     assert ldpkit.batch_params(tmp_path / "b.ldpb") == p

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ldpkit
-from conftest import CASES, case_values, cli_options, write_csv
+from conftest import CASES, case_values, cli_options, write_data
 
 NON_PROTOCOLS = [m for m in CASES if m not in ("kent", "winsorized-mean")]
 
@@ -19,7 +19,7 @@ def test_randomize_is_ldp_simulate(mechanism, tmp_path, run_ldp):
     over more than one seeding block (4096 devices) and chunk; the second call draws fresh noise."""
     devices = 5000
     values = case_values(mechanism, devices, seed=4)
-    data = write_csv(tmp_path / "data.csv", values)
+    data = write_data(tmp_path / "data.txt", values)
     run_ldp("simulate", "--mechanism", mechanism, *cli_options(CASES[mechanism]), "--data", data, "--seed", 77,
             "--out", tmp_path / "tool.ldpb", "--threads", 2)
     randomizer = ldpkit.Randomizer(ldpkit.params(mechanism, **CASES[mechanism]), seed=77, threads=2)
