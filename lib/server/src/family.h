@@ -32,6 +32,38 @@ struct family {
 // Whether the family serving m is the one `make` creates: each aggregator's handles().
 [[nodiscard]] bool served_by(wire::mechanism m, make_function make) noexcept;
 
+// A family's typed create (frequency_aggregator::create, string_discovery_aggregator::create): another
+// family's block is refused before anything is allocated for it (an invalid one with its validate()
+// status); the family's own goes through aggregator::create, which validates it once and applies
+// the memory ceiling. Family is the aggregator type `make` creates.
+template <class Family>
+[[nodiscard]] status create_as(const wire::params& p, make_function make, std::unique_ptr<Family>* out) {
+  if (out == nullptr) return status::invalid_argument;
+  out->reset();
+  if (!served_by(p.mech, make)) {
+    const status valid = wire::validate(p);
+    return valid != status::ok ? valid : status::invalid_parameters;
+  }
+  std::unique_ptr<aggregator> any;
+  const status s = aggregator::create(p, &any);
+  if (s != status::ok) return s;
+  out->reset(static_cast<Family*>(any.release()));
+  return status::ok;
+}
+
+// The typed deserialize: aggregator::deserialize, then invalid_parameters for another family's state.
+template <class Family>
+[[nodiscard]] status deserialize_as(span<const unsigned char> bytes, make_function make, std::unique_ptr<Family>* out) {
+  if (out == nullptr) return status::invalid_argument;
+  out->reset();
+  std::unique_ptr<aggregator> any;
+  const status s = aggregator::deserialize(bytes, &any);
+  if (s != status::ok) return s;
+  if (!served_by(any->parameters().mech, make)) return status::invalid_parameters;
+  out->reset(static_cast<Family*>(any.release()));
+  return status::ok;
+}
+
 // frequency_aggregator.cpp
 [[nodiscard]] status make_frequency_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool frequency_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);

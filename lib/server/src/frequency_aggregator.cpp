@@ -87,31 +87,11 @@ bool frequency_aggregator::handles(mechanism m) noexcept {
 }
 
 status frequency_aggregator::create(const wire::params& p, std::unique_ptr<frequency_aggregator>* out) {
-  if (out == nullptr) return status::invalid_argument;
-  out->reset();
-  // Another family's block is refused before anything is allocated for it (an invalid one with its
-  // validate() status); a frequency block goes through aggregator::create, which validates it once
-  // and applies the memory ceiling.
-  if (!handles(p.mech)) {
-    const status valid = wire::validate(p);
-    return valid != status::ok ? valid : status::invalid_parameters;
-  }
-  std::unique_ptr<aggregator> any;
-  const status s = aggregator::create(p, &any);
-  if (s != status::ok) return s;
-  out->reset(static_cast<frequency_aggregator*>(any.release()));
-  return status::ok;
+  return detail::create_as(p, detail::make_frequency_aggregator, out);
 }
 
 status frequency_aggregator::deserialize(span<const unsigned char> bytes, std::unique_ptr<frequency_aggregator>* out) {
-  if (out == nullptr) return status::invalid_argument;
-  out->reset();
-  std::unique_ptr<aggregator> any;
-  const status s = aggregator::deserialize(bytes, &any);
-  if (s != status::ok) return s;
-  if (!handles(any->parameters().mech)) return status::invalid_parameters;
-  out->reset(static_cast<frequency_aggregator*>(any.release()));
-  return status::ok;
+  return detail::deserialize_as(bytes, detail::make_frequency_aggregator, out);
 }
 
 std::vector<estimate> frequency_aggregator::estimate_impl(double z) const {

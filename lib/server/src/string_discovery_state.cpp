@@ -89,29 +89,12 @@ bool string_discovery_aggregator::handles(wire::mechanism m) noexcept {
 }
 
 status string_discovery_aggregator::create(const wire::params& p, std::unique_ptr<string_discovery_aggregator>* out) {
-  if (out == nullptr) return status::invalid_argument;
-  out->reset();
-  if (!handles(p.mech)) {
-    const status valid = wire::validate(p);
-    return valid != status::ok ? valid : status::invalid_parameters;
-  }
-  std::unique_ptr<aggregator> any;
-  const status s = aggregator::create(p, &any);
-  if (s != status::ok) return s;
-  out->reset(static_cast<string_discovery_aggregator*>(any.release()));
-  return status::ok;
+  return detail::create_as(p, detail::make_string_discovery_aggregator, out);
 }
 
 status string_discovery_aggregator::deserialize(span<const unsigned char> bytes,
                                                 std::unique_ptr<string_discovery_aggregator>* out) {
-  if (out == nullptr) return status::invalid_argument;
-  out->reset();
-  std::unique_ptr<aggregator> any;
-  const status s = aggregator::deserialize(bytes, &any);
-  if (s != status::ok) return s;
-  if (!handles(any->parameters().mech)) return status::invalid_parameters;
-  out->reset(static_cast<string_discovery_aggregator*>(any.release()));
-  return status::ok;
+  return detail::deserialize_as(bytes, detail::make_string_discovery_aggregator, out);
 }
 
 uint64_t string_discovery_aggregator::group_reports(uint32_t g) const noexcept {

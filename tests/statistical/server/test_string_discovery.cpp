@@ -83,35 +83,29 @@ void check_heavy_found(const string_discovery_aggregator& a, const discovery_opt
 // of n, so a non-heavy candidate outranking a heavy one, or a heavy prefix falling under the
 // TreeHist / SFP thresholds, needs a deviation past 3.5 percent of n in one of them (~3.5 to 8 sd):
 // over the ~10^4 candidates of a run the union bound is below 1e-6, as is that of the 15 interval checks.
-TEST_CASE("statistical: PEM finds the five heavy strings") {
+// A fleet of n = 60000 devices of block p (the DRBG named `name`) finds the heavy strings at k = 5.
+void find_heavy(const ldp::wire::derived_params& p, const char* name, const std::string& alphabet = {}) {
   const std::size_t n = 60000;
-  const auto p = ldp::wire::make_pem(3.0, 8, 8);
   REQUIRE(p.code == status::ok);
-  const auto a = run(p.block, population(n), "statistical: pem heavy strings");
+  const auto a = run(p.block, population(n), name);
   discovery_options o;
   o.k = 5;
+  o.alphabet = alphabet;
   check_heavy_found(*a, o, n);
+}
+
+TEST_CASE("statistical: PEM finds the five heavy strings") {
+  find_heavy(ldp::wire::make_pem(3.0, 8, 8), "statistical: pem heavy strings");
 }
 
 TEST_CASE("statistical: TreeHist finds the five heavy strings") {
-  const std::size_t n = 60000;
-  const auto p = ldp::wire::make_treehist(3.0, 8, 8, 16, 256, seed);
-  REQUIRE(p.code == status::ok);
-  const auto a = run(p.block, population(n), "statistical: treehist heavy strings");
-  discovery_options o;
-  o.k = 5;
-  check_heavy_found(*a, o, n);
+  find_heavy(ldp::wire::make_treehist(3.0, 8, 8, 16, 256, seed), "statistical: treehist heavy strings");
 }
 
 TEST_CASE("statistical: SFP finds the five heavy strings") {
-  const std::size_t n = 60000;
-  const auto p = ldp::wire::make_sfp(3.0, 8, 16, 256, seed);
-  REQUIRE(p.code == status::ok);
-  const auto a = run(p.block, population(n), "statistical: sfp heavy strings");
-  discovery_options o;
-  o.k = 5;
-  o.alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345678acdefhilnoprtvwyz";  // the bytes of the fleet
-  check_heavy_found(*a, o, n);
+  // The alphabet: the bytes of the fleet.
+  find_heavy(ldp::wire::make_sfp(3.0, 8, 16, 256, seed), "statistical: sfp heavy strings",
+             "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345678acdefhilnoprtvwyz");
 }
 
 // 80 percent of the users hold the string. SFP over 8 groups (L = 14: 7 fragment groups and the word
