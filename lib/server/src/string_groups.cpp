@@ -34,7 +34,7 @@ status group_view::scaled(uint32_t g, span<const uint32_t> items, double confide
   return status::ok;
 }
 
-std::vector<std::size_t> best_of(const std::vector<estimate>& est, std::size_t keep,
+std::vector<std::size_t> best_of(const std::vector<estimate>& est, uint64_t keep,
                                  const std::vector<unsigned char>& eligible, rank_by key) {
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < est.size(); ++i) {
@@ -42,7 +42,7 @@ std::vector<std::size_t> best_of(const std::vector<estimate>& est, std::size_t k
   }
   const auto of = [&](std::size_t i) { return key == rank_by::value ? est[i].value : est[i].ci_low; };
   const auto better = [&](std::size_t a, std::size_t b) { return of(a) != of(b) ? of(a) > of(b) : a < b; };
-  const std::size_t kept = std::min(keep, order.size());
+  const auto kept = static_cast<std::size_t>(std::min<uint64_t>(keep, order.size()));
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(), better);
   order.resize(kept);
   return order;

@@ -51,7 +51,7 @@ enum class rank_by : uint8_t { value, lower_end };
 
 // The indices of the (at most) `keep` largest keys among est[i] for which `eligible` is nonzero (or
 // every i when it is empty), largest first, ties by index: the result is a function of the counts.
-[[nodiscard]] std::vector<std::size_t> best_of(const std::vector<estimate>& est, std::size_t keep,
+[[nodiscard]] std::vector<std::size_t> best_of(const std::vector<estimate>& est, uint64_t keep,
                                                const std::vector<unsigned char>& eligible,
                                                rank_by key = rank_by::value);
 
