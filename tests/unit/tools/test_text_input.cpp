@@ -158,7 +158,7 @@ TEST_CASE("truth file of strings: bad files are refused naming file and line") {
   refused("item,mean\n\"a\",1\n", " line 1: the header must be item,count");
   refused("item,count\n\"a\",1\n\"b\",2\n\"a\",3\n", " line 4: the item appears twice (first on line 2)");
   refused("item,count\n\"\",3\n", " line 2: the item is empty");
-  refused(std::string("item,count\n\"a\0b\",3\n", 21), " line 2: the item holds a zero byte");
+  refused(std::string("item,count\n\"a\0b\",3\n", 19), " line 2: the item holds a zero byte");
   refused("item,count\n\"a\",-1\n", " line 2: '-1' is not a count (a non-negative integer)");
   refused("item,count\n\"a\",1x\n", " line 2: '1x' is not a count (a non-negative integer)");
   refused("item,count\n\"a\",\n", " line 2: '' is not a count (a non-negative integer)");
