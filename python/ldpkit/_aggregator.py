@@ -178,8 +178,8 @@ class Aggregator:
         ``item.encode("utf-8", "surrogateescape")`` is the exact string), the estimated count of
         users holding it (of all reports), its variance and a normal interval at ``confidence``.
 
-        ``keep``: pem, the prefixes kept per group (0: k); treehist and sfp, the most prefixes or
-        fragments kept per group (0: 4 k). ``alphabet`` (str as UTF-8, or bytes): sfp, the bytes its
+        ``keep``: pem, the prefixes kept per group; treehist and sfp, the most prefixes or
+        fragments kept per group (0: 4 k for each). ``alphabet`` (str as UTF-8, or bytes): sfp, the bytes its
         fragments try (empty: 0x20..0x7e); pem and treehist, a prefix whose completed byte is outside
         it (and not the padding) is dropped (empty: every byte). ValueError
         for another state or k < 1; :class:`ldpkit.Error` ``limit_exceeded`` when a candidate table

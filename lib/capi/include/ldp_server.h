@@ -87,9 +87,10 @@ typedef struct ldp_discovered_string {
 } ldp_discovered_string;
 
 /* The (at most) k most frequent strings a string-discovery aggregator finds, best first, with
- * intervals at `confidence` in [0, 1]. keep: pem, the prefixes kept per group (0: k); treehist and
- * sfp, the most prefixes or fragments kept per group (0: 4 k). alphabet: sfp's fragment bytes, a
- * NUL-terminated string (NULL or "": 0x20..0x7e). Candidate tables are bounded by 2^24 entries
+ * intervals at `confidence` in [0, 1]. keep: pem, the prefixes kept per group; treehist and sfp,
+ * the most prefixes or fragments kept per group (0: 4 k for each). alphabet: the bytes a string may
+ * hold, a NUL-terminated string (NULL or "": any byte for pem and treehist, 0x20..0x7e for sfp's
+ * fragments). Candidate tables are bounded by 2^24 entries
  * (LDP_LIMIT_EXCEEDED beyond). *count receives the number found; when it is more than `capacity`
  * nothing is written and the result is LDP_BUFFER_TOO_SMALL (a capacity of k always suffices: the
  * search is the costly part, so size the buffer rather than asking). LDP_INVALID_PARAMETERS for an
