@@ -30,13 +30,6 @@ namespace {
 
 using wire::padded_string;
 
-// Whether a prefix of `bits` bits holds a complete zero byte: padding, so its string has ended (a
-// string has no zero byte and is padded with zeros, so its last complete byte tells).
-bool ended(const padded_string& prefix, uint32_t bits) noexcept {
-  const uint32_t complete = bits / 8;
-  return complete != 0 && prefix.bytes[complete - 1] == 0;
-}
-
 // The prefix `parent` (of `before` bits, the bits past them zero) followed by the eta-bit `value`
 // (eta divides 8, so the new bits lie in one byte, most significant bit first).
 padded_string extended(const padded_string& parent, uint32_t before, uint32_t eta, uint32_t value) noexcept {
@@ -49,16 +42,7 @@ padded_string extended(const padded_string& parent, uint32_t before, uint32_t et
 struct candidate {
   uint32_t parent;
   uint32_t value;
-};
-
-// The groups that estimated an ended prefix, as the pool above sums them.
-struct pool {
-  double weight = 0, sum = 0, variance = 0;
-  void add(double n_g, const estimate& e) noexcept {
-    weight += n_g;
-    sum += n_g * e.value;
-    variance += n_g * n_g * e.variance;
-  }
+  bool ended;  // a whole string (prefix_ended): its estimate pools
 };
 
 // The bytes a completed byte may be: all when the alphabet is empty, else it and the padding.
@@ -80,8 +64,8 @@ status discover_prefixes(const group_view& v, const discovery_options& o, uint64
   const std::array<bool, 256> allowed = allowed_bytes(o.alphabet);
   const double z = confidence_z(o.confidence);
   std::vector<padded_string> kept(1);  // the empty prefix
-  std::vector<pool> pools(1);          // kept[i]'s pool (empty while it has not ended)
-  std::vector<pool> table_pools;
+  std::vector<string_pool> pools(1);   // kept[i]'s pool (empty while it has not ended)
+  std::vector<string_pool> table_pools;
   std::vector<candidate> table;
   std::vector<uint32_t> items;
   std::vector<estimate> est;
@@ -90,7 +74,7 @@ status discover_prefixes(const group_view& v, const discovery_options& o, uint64
     if (v.reports(g) == 0) return status::ok;  // nothing speaks to these prefixes: nothing found
     const uint32_t before = g * eta, bits = before + eta;
     uint64_t size = 0;
-    for (const padded_string& parent : kept) size += ended(parent, before) ? 1 : values;
+    for (const padded_string& parent : kept) size += prefix_ended(parent, before) ? 1 : values;
     if (size > o.max_candidates) return status::limit_exceeded;
     table.clear();
     items.clear();
@@ -99,31 +83,26 @@ status discover_prefixes(const group_view& v, const discovery_options& o, uint64
     items.reserve(static_cast<std::size_t>(size));
     table_pools.reserve(static_cast<std::size_t>(size));
     for (std::size_t i = 0; i < kept.size(); ++i) {
-      const bool done = ended(kept[i], before);
+      const bool done = prefix_ended(kept[i], before);
       for (uint32_t value = 0; value < (done ? 1 : values); ++value) {
         const padded_string c = extended(kept[i], before, eta, value);
         if (bits == 8 && c.bytes[0] == 0) continue;  // an empty string
         if (bits % 8 == 0 && !allowed[c.bytes[bits / 8 - 1]]) continue;
-        table.push_back(candidate{static_cast<uint32_t>(i), value});
+        table.push_back(candidate{static_cast<uint32_t>(i), value, prefix_ended(c, bits)});
         items.push_back(wire::prefix_item(p, bits, c.bytes));
-        table_pools.push_back(done ? pools[i] : pool{});
+        table_pools.push_back(done ? pools[i] : string_pool{});
       }
     }
     const status s = v.scaled(g, items, o.confidence, &est);
     if (s != status::ok) return s;
     eligible.clear();
     const double t = threshold ? noise_threshold(est) : 0;
-    const auto n_g = static_cast<double>(v.reports(g));
     for (std::size_t i = 0; i < est.size(); ++i) {
       estimate& e = est[i];
-      const bool pooled = ended(extended(kept[table[i].parent], before, eta, table[i].value), bits);
+      const bool pooled = table[i].ended;
       if (pooled) {
-        table_pools[i].add(n_g, e);
-        const pool& q = table_pools[i];
-        e.value = q.sum / q.weight;
-        e.variance = q.variance / (q.weight * q.weight);
-        e.ci_low = e.value - z * std::sqrt(e.variance);
-        e.ci_high = e.value + z * std::sqrt(e.variance);
+        table_pools[i].add(v, g, e);
+        table_pools[i].into(v, z, &e);
       }
       // A pooled estimate has its own (smaller) spread: it passes TreeHist's test at the same z.
       if (threshold) {
@@ -134,7 +113,7 @@ status discover_prefixes(const group_view& v, const discovery_options& o, uint64
     const std::vector<std::size_t> best =
         best_of(est, last ? std::min<uint64_t>(keep, o.k) : keep, eligible, rank_by::lower_end);
     std::vector<padded_string> next;
-    std::vector<pool> next_pools;
+    std::vector<string_pool> next_pools;
     next.reserve(best.size());
     next_pools.reserve(best.size());
     for (const std::size_t i : best) {
@@ -146,6 +125,45 @@ status discover_prefixes(const group_view& v, const discovery_options& o, uint64
     }
     kept = std::move(next);
     pools = std::move(next_pools);
+  }
+  return status::ok;
+}
+
+status estimate_prefix_strings(const group_view& v, const std::vector<padded_string>& strings, double confidence,
+                               std::vector<estimate>* out) {
+  const wire::params& p = v.parameters();
+  const auto eta = static_cast<uint32_t>(p.get(wire::field::prefix_bits));
+  const double z = confidence_z(confidence);
+  std::vector<string_pool> pools(strings.size());
+  std::vector<std::size_t> asked;
+  std::vector<uint32_t> items;
+  std::vector<estimate> est;
+  out->assign(strings.size(), estimate{});
+  for (uint32_t g = 0; g < v.groups(); ++g) {
+    // The groups since a string ended count it; a string of L bytes ends in the last group only.
+    const uint32_t bits = (g + 1) * eta;
+    const bool last = g + 1 == v.groups();
+    asked.clear();
+    items.clear();
+    for (std::size_t i = 0; i < strings.size(); ++i) {
+      if (!last && !prefix_ended(strings[i], bits)) continue;
+      asked.push_back(i);
+      items.push_back(wire::prefix_item(p, bits, strings[i].bytes));
+    }
+    if (items.empty() || v.reports(g) == 0) continue;
+    const status s = v.scaled(g, items, confidence, &est);
+    if (s != status::ok) return s;
+    for (std::size_t j = 0; j < asked.size(); ++j) {
+      pools[asked[j]].add(v, g, est[j]);
+      if (last) (*out)[asked[j]].item = est[j].item;  // the last group's item, as discover() reports it
+    }
+  }
+  for (std::size_t i = 0; i < strings.size(); ++i) {
+    if (pools[i].weight == 0) {  // no group has a report: as group_view::scaled says of an empty group
+      (*out)[i] = empty_estimate(0);
+      continue;
+    }
+    pools[i].into(v, z, &(*out)[i]);
   }
   return status::ok;
 }

@@ -167,25 +167,34 @@ status string_discovery_aggregator::estimate_strings(const std::vector<std::stri
   if (out == nullptr || !(confidence >= 0 && confidence <= 1)) return status::invalid_argument;
   out->clear();
   try {
-    const uint32_t last = wire::string_groups(params_) - 1;  // sfp: the word group
-    std::vector<uint32_t> items;
-    std::vector<unsigned char> valid;
-    items.reserve(strings.size());
-    valid.reserve(strings.size());
-    for (const std::string& s : strings) {
-      wire::padded_string padded;
+    // The strings pad_string accepts (the others get NaN), as their groups count them: pem and
+    // treehist pooled over the groups since each ended, as discover() estimates it (F.2); sfp, the
+    // word group.
+    std::vector<wire::padded_string> padded;
+    std::vector<std::size_t> where;
+    for (std::size_t i = 0; i < strings.size(); ++i) {
+      const std::string& s = strings[i];
+      wire::padded_string one;
       const span<const unsigned char> bytes(reinterpret_cast<const unsigned char*>(s.data()), s.size());
-      const bool ok = wire::pad_string(params_, bytes, &padded) == status::ok;
-      valid.push_back(ok ? 1 : 0);
-      items.push_back(ok ? wire::string_item(params_, last, padded) : 0);
+      if (wire::pad_string(params_, bytes, &one) != status::ok) continue;
+      padded.push_back(one);
+      where.push_back(i);
     }
     const detail::group_view view(params_, groups_, reports_);
-    const status s = view.scaled(last, items, confidence, out);
+    std::vector<estimate> found;
+    status s = status::ok;
+    if (params_.mech == wire::mechanism::sfp) {
+      const uint32_t word = wire::string_groups(params_) - 1;
+      std::vector<uint32_t> items;
+      for (const wire::padded_string& one : padded) items.push_back(wire::string_item(params_, word, one));
+      s = view.scaled(word, items, confidence, &found);
+    } else {
+      s = detail::estimate_prefix_strings(view, padded, confidence, &found);
+    }
     if (s != status::ok) return s;
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      if (valid[i] == 0) (*out)[i] = estimate{0, nan, nan, nan, nan};
-    }
+    out->assign(strings.size(), estimate{0, nan, nan, nan, nan});
+    for (std::size_t j = 0; j < where.size(); ++j) (*out)[where[j]] = found[j];
     return status::ok;
   } catch (...) {
     out->clear();

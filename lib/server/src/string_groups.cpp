@@ -25,13 +25,32 @@ status group_view::scaled(uint32_t g, span<const uint32_t> items, double confide
   const double scale = n / static_cast<double>(n_g);
   for (estimate& e : *out) {
     e.value *= scale;
-    const double c = clip_count(e.value, n);
-    e.variance = scale * scale * e.variance + c * (1 - c / n) * (scale - 1);
+    e.variance = scale * scale * e.variance + draw_variance(e.value, static_cast<double>(n_g));
     const double half = z * std::sqrt(e.variance);
     e.ci_low = e.value - half;
     e.ci_high = e.value + half;
   }
   return status::ok;
+}
+
+double group_view::draw_variance(double value, double sample) const noexcept {
+  const auto n = static_cast<double>(n_);
+  const double c = clip_count(value, n);
+  return c * (1 - c / n) * (n / sample - 1);
+}
+
+void string_pool::add(const group_view& v, uint32_t g, const estimate& e) noexcept {
+  const auto n_g = static_cast<double>(v.reports(g));
+  weight += n_g;
+  sum += n_g * e.value;
+  oracle += n_g * n_g * (e.variance - v.draw_variance(e.value, n_g));
+}
+
+void string_pool::into(const group_view& v, double z, estimate* e) const noexcept {
+  e->value = sum / weight;
+  e->variance = oracle / (weight * weight) + v.draw_variance(e->value, weight);
+  e->ci_low = e->value - z * std::sqrt(e->variance);
+  e->ci_high = e->value + z * std::sqrt(e->variance);
 }
 
 std::vector<std::size_t> best_of(const std::vector<estimate>& est, uint64_t keep,

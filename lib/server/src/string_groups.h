@@ -39,6 +39,11 @@ class group_view {
   [[nodiscard]] status scaled(uint32_t g, span<const uint32_t> items, double confidence,
                               std::vector<estimate>* out) const;
 
+  // The group draw's term for a count estimated from `sample` of the n reports (one group, or the
+  // union of the groups a pool sums): c (1 - c / n)(n / sample - 1), c the value clipped to [0, n].
+  [[nodiscard]] double draw_variance(double value, double sample) const noexcept;
+  uint64_t total() const noexcept { return n_; }
+
  private:
   const wire::params& params_;
   const std::vector<std::unique_ptr<frequency_aggregator>>& groups_;
@@ -69,10 +74,34 @@ enum class rank_by : uint8_t { value, lower_end };
 // The distinct nonzero bytes of a discovery_options::alphabet, sorted (empty for an empty one).
 [[nodiscard]] std::vector<unsigned char> alphabet_bytes(const std::string& given);
 
+// Whether a prefix of `bits` bits holds a complete zero byte: padding, so its string has ended (a
+// string has no zero byte and is padded with zeros, so its last complete byte tells). Every later
+// group of pem and treehist counts exactly that string.
+[[nodiscard]] inline bool prefix_ended(const wire::padded_string& prefix, uint32_t bits) noexcept {
+  const uint32_t complete = bits / 8;
+  return complete != 0 && prefix.bytes[complete - 1] == 0;
+}
+
+// The estimate of an ended string pooled over the groups that count it (F.2), weighted by their
+// reports n_g, which do not depend on the estimates, so the pool stays unbiased: N = sum n_g,
+// sum n_g x_g / N, variance sum n_g^2 o_g / N^2 + the group draw's term for the N reports of the
+// union, o_g group g's oracle variance (its scaled variance without its own draw term: the holders
+// of the groups are drawn together, so their draw terms do not add).
+struct string_pool {
+  double weight = 0, sum = 0, oracle = 0;
+  void add(const group_view& v, uint32_t g, const estimate& e) noexcept;
+  // The pooled value, variance and normal interval of half-width z sd into *e (weight > 0).
+  void into(const group_view& v, double z, estimate* e) const noexcept;
+};
+
 // The search of pem (threshold false: the `keep` best per group) and treehist (threshold true: those
 // above noise_threshold, at most `keep`), prefix_discovery.cpp.
 [[nodiscard]] status discover_prefixes(const group_view& v, const discovery_options& o, uint64_t keep, bool threshold,
                                        std::vector<discovered_string>* out);
+// pem, treehist: the estimates of whole padded strings, each pooled over every group since it ended
+// (the last group alone for a string of L bytes); prefix_discovery.cpp.
+[[nodiscard]] status estimate_prefix_strings(const group_view& v, const std::vector<wire::padded_string>& strings,
+                                             double confidence, std::vector<estimate>* out);
 // The search of sfp (sfp_discovery.cpp).
 [[nodiscard]] status discover_words(const group_view& v, const discovery_options& o, uint64_t keep,
                                     std::vector<discovered_string>* out);

@@ -54,7 +54,8 @@ class string_discovery_aggregator : public aggregator {
   // Cost: OLH (pem) estimates every candidate against every report of its group, O(n_g C).
   [[nodiscard]] status discover(const discovery_options& o, std::vector<discovered_string>* out) const;
 
-  // Full strings, as the last group (sfp: the word group) counts them, at the given confidence; a
+  // Full strings, estimated as discover() estimates a string it finds (pem, treehist: pooled over the
+  // groups since it ended, docs/mechanisms.md F.2; sfp: the word group), at the given confidence; a
   // string pad_string refuses (empty, too long, a zero byte) gets NaN in every field but item.
   // invalid_argument for a null out or a confidence outside [0, 1]; overflow when memory runs out.
   [[nodiscard]] status estimate_strings(const std::vector<std::string>& strings, double confidence,
