@@ -100,7 +100,7 @@ mechanism representative(payload_kind k) {
     case payload_kind::sparse_pairs: return mechanism::sparse_projection;
     case payload_kind::unit_vector: return mechanism::l2_ball;
     case payload_kind::projected_unit: return mechanism::projunit;
-    case payload_kind::string_round: return mechanism::pem;
+    case payload_kind::group_round: return mechanism::pem;
   }
   return mechanism::none;
 }
@@ -190,7 +190,7 @@ std::vector<golden_case> all_cases() {
           status::ok);
 
   // Every kind: one byte short, one byte extra, and the three header checks.
-  for (int k = 0; k <= static_cast<int>(payload_kind::string_round); ++k) {
+  for (int k = 0; k <= static_cast<int>(payload_kind::group_round); ++k) {
     const mechanism m = representative(static_cast<payload_kind>(k));
     const bytes valid = example(params(m));
     bytes shorter(valid.begin(), valid.end() - 1), longer = valid;
@@ -208,7 +208,7 @@ std::vector<golden_case> all_cases() {
     add(m, "unknown_mechanism", "mechanism id 0x7f, assigned to nothing", unknown, status::unknown_mechanism);
   }
 
-  // string_round (docs/wire_format.md 5): the group (one byte below G), then the inner oracle's payload.
+  // group_round (docs/wire_format.md 5): the group (one byte below G), then the inner oracle's payload.
   payload(mechanism::pem, "group_out_of_range", "group 8 of G = 8 (8-byte strings, 8-bit steps), then an OLH payload",
           builder().le(8, 1).le(0x0123456789abcdefu, 8).le(0, 1), status::out_of_range);
   payload(mechanism::pem, "inner_out_of_range", "group 7, then OLH bucket 4 of g = 4",

@@ -87,6 +87,20 @@ wire::params example_params(mechanism m) {
       p.set(field::string_length, 8);
       if (m != mechanism::sfp) p.set(field::prefix_bits, m == mechanism::pem ? 8 : 4);
       break;
+    case mechanism::square_wave:  // G.1: 16 buckets of [-1, 1], window 2 * 3 + 1, keep 1/2: ln(15 / 7)
+      p.set(field::domain, 16).set(field::threshold_bits, 32).set(field::threshold_keep, 2147483648u);
+      p.set(field::window_half_width, 3);
+      range();
+      break;
+    case mechanism::hierarchical:
+    case mechanism::haar:
+      // G.2, G.3: OLH's example on 16 buckets of [-1, 1]: two levels of fan-out 4, or four of Haar.
+      p = example_params(mechanism::olh);
+      p.mech = m;
+      p.set(field::domain, 16);
+      if (m == mechanism::hierarchical) p.set(field::branching, 4);
+      range();
+      break;
     case mechanism::kent_vote:
       frequency(2673442470u);
       p.set(field::threshold_other, 1621524826u).set(field::round, 1).set(field::observations, 64);
@@ -216,10 +230,10 @@ example_report make_report(const wire::params& p, unsigned variant) {
       r.index = static_cast<uint32_t>((17 + 31 * v) % p.get(field::hadamard_dim));
       r.value = -static_cast<int64_t>(300000 + v);
       break;
-    case wire::payload_kind::string_round:
-      e = make_report(wire::string_inner_block(p), variant);
+    case wire::payload_kind::group_round:
+      e = make_report(wire::group_inner_block(p), variant);
       e.fields.mech = p.mech;
-      e.fields.group = static_cast<uint32_t>((1 + 3 * v) % wire::string_groups(p));
+      e.fields.group = static_cast<uint32_t>((1 + 3 * v) % wire::group_count(p));
       break;
     case wire::payload_kind::sparse_pairs: {
       const uint64_t count = (v % p.get(field::sparsity)) + 1;
@@ -314,9 +328,9 @@ std::string describe(const wire::params& p, const wire::report& r) {
       add("coordinate", std::to_string(r.index));
       add("value", std::to_string(r.value));
       break;
-    case wire::payload_kind::string_round:
+    case wire::payload_kind::group_round:
       add("group", std::to_string(r.group));
-      add("inner", describe(wire::string_inner_block(p), r));
+      add("inner", describe(wire::group_inner_block(p), r));
       break;
     case wire::payload_kind::sparse_pairs: {
       std::vector<uint32_t> idx(r.count);

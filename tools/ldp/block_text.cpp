@@ -51,6 +51,7 @@ const char* field_name(field f) {
     case field::projection_dim: return "projection_dim";
     case field::string_length: return "string_length";
     case field::prefix_bits: return "prefix_bits";
+    case field::branching: return "branching";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }

@@ -85,8 +85,8 @@ std::string describe_report(const wire::params& p, const wire::report& r) {
       const bool seeded = wire::kind_of(p.mech) == wire::payload_kind::projected_unit;
       return fmt::format("{}vector={}", seeded ? fmt::format("seed={:016x} ", r.seed) : "", fmt::join(values, ","));
     }
-    case wire::payload_kind::string_round:
-      return fmt::format("group={} {}", r.group, describe_report(wire::string_inner_block(p), r));
+    case wire::payload_kind::group_round:
+      return fmt::format("group={} {}", r.group, describe_report(wire::group_inner_block(p), r));
     case wire::payload_kind::sparse_pairs: {
       std::vector<uint32_t> indices(r.count);
       std::vector<int64_t> values(r.count);

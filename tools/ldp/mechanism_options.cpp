@@ -136,6 +136,32 @@ wire::derived_params string_block(const tool_mechanism& m, const mechanism_optio
                                      : wire::make_sfp(o.epsilon, length, k, cols, hash_seed, d);
 }
 
+// square-wave, hierarchical, haar (docs/mechanisms.md G): D buckets of the range; hierarchical needs D a
+// power of its fan-out, haar a power of two.
+wire::derived_params distribution_block(const tool_mechanism& m, const mechanism_options& o, double lo, double hi) {
+  const uint32_t d = o.buckets;
+  if (d < 2 || d > wire::distribution_max_buckets) {
+    fail("--buckets must be in [2, {}], got {}", wire::distribution_max_buckets, d);
+  }
+  if (m.id == mechanism::square_wave) {
+    if (given(o, "--half-width") && (o.half_width < 0 || o.half_width > d)) {
+      fail("--half-width must be in [0, --buckets], got {}", o.half_width);
+    }
+    return wire::make_square_wave(o.epsilon, d, lo, hi, o.frac_bits, o.half_width);
+  }
+  if (m.id == mechanism::haar) {
+    if ((d & (d - 1)) != 0) fail("--buckets: haar needs a power of two, got {}", d);
+    return wire::make_haar(o.epsilon, d, lo, hi, o.frac_bits);
+  }
+  const uint32_t b = given(o, "--branching") ? o.branching : wire::default_branching(d);
+  if (b < 2 || b > 256) fail("--branching must be in [2, 256]{}, got {}", b == 0 ? " (--buckets is a power of none up to 16)" : "", b);
+  wire::params shape;
+  shape.mech = mechanism::hierarchical;
+  shape.set(wire::field::domain, d).set(wire::field::branching, b);
+  if (wire::distribution_levels(shape) == 0) fail("--buckets must be a power of --branching {}, got {}", b, d);
+  return wire::make_hierarchical(o.epsilon, d, b, lo, hi, o.frac_bits);
+}
+
 wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_options& o) {
   if (o.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", o.frac_bits);
   if (m.id == mechanism::vector_duchi) {
@@ -161,6 +187,7 @@ wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_opti
   }
   double lo = 0, hi = 0;
   parse_range(o.range, &lo, &hi);
+  if (wire::in_family(m.id, wire::mechanism_family::distribution)) return distribution_block(m, o, lo, hi);
   if (m.id == mechanism::laplace_vector) {
     if (o.dim < 1) fail("--dim must be at least 1, got {}", o.dim);
     return wire::make_laplace_vector(o.dim, lo, hi, o.frac_bits, o.epsilon);
@@ -220,6 +247,11 @@ constexpr cli_mechanism cli_mechanisms[] = {
      "[--string-length L] [--prefix-bits 1|2|4|8] [--sketch k:m] [--domain D] [--public-seed P]"},
     {"sfp", input_kind::string, "", "--string-length --sketch --domain --public-seed",
      "[--string-length L] [--sketch k:m] [--domain D] [--public-seed P]"},
+    {"square-wave", input_kind::value, "--range", "--buckets --half-width --frac-bits",
+     "--range lo:hi [--buckets D] [--half-width b] [--frac-bits f]"},
+    {"hierarchical", input_kind::value, "--range", "--buckets --branching --frac-bits",
+     "--range lo:hi [--buckets D] [--branching B] [--frac-bits f]"},
+    {"haar", input_kind::value, "--range", "--buckets --frac-bits", "--range lo:hi [--buckets D] [--frac-bits f]"},
 };
 
 // One entry per command-line name, in the table's order; a name without its options above (or
@@ -311,6 +343,13 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
                                          "pem, treehist, sfp: the longest string in bytes, at most 64 (default 16)")},
       {"--prefix-bits",
        app.add_option("--prefix-bits", o.prefix_bits, "pem, treehist: bits each group adds to the prefix (default 8)")},
+      {"--buckets", app.add_option("--buckets", o.buckets,
+                                   "square-wave, hierarchical, haar: buckets of the range (default 1024)")},
+      {"--branching", app.add_option("--branching", o.branching,
+                                     "hierarchical: the tree's fan-out; --buckets must be a power of it "
+                                     "(default: the rule of docs/mechanisms.md G.2)")},
+      {"--half-width", app.add_option("--half-width", o.half_width,
+                                      "square-wave: the window's half width in buckets (default: Li et al.'s rule)")},
       {"--queries", app.add_option("--queries", o.queries,
                                    "winsorized-mean: K queries of one session over the same users "
                                    "(default 1)")},

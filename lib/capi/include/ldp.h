@@ -83,7 +83,10 @@ enum ldp_mechanism_id {
   LDP_MECH_FASTPROJUNIT = 28,
   LDP_MECH_PEM = 29,
   LDP_MECH_TREEHIST = 30,
-  LDP_MECH_SFP = 31
+  LDP_MECH_SFP = 31,
+  LDP_MECH_SQUARE_WAVE = 32,
+  LDP_MECH_HIERARCHICAL = 33,
+  LDP_MECH_HAAR = 34
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */

@@ -43,6 +43,9 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_PEM, "pem"},
     {LDP_MECH_TREEHIST, "treehist"},
     {LDP_MECH_SFP, "sfp"},
+    {LDP_MECH_SQUARE_WAVE, "square-wave"},
+    {LDP_MECH_HIERARCHICAL, "hierarchical"},
+    {LDP_MECH_HAAR, "haar"},
 };
 
 constexpr bool every_constant_is_its_row() {

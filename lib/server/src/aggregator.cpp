@@ -83,6 +83,7 @@ const detail::family* detail::family_of(wire::mechanism m) noexcept {
     case wire::mechanism_family::winsorized_sums: return &winsorized_sums_family;
     case wire::mechanism_family::unit_vector: return &unit_vector_family;
     case wire::mechanism_family::string_discovery: return &string_discovery_family;
+    case wire::mechanism_family::distribution: break;  // PLACEHOLDER until distribution lands (issue 16)
   }
   return nullptr;
 }

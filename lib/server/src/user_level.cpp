@@ -158,8 +158,8 @@ status user_level_protocol::refine_block(uint32_t fold, const aggregator& votes,
     const uint32_t e = config_.expansion;
     const uint64_t first = best > e ? best - e : 0;
     const uint64_t last = std::min<uint64_t>(uint64_t{best} + 1 + e, cells_);
-    const wire::derived_params refine = wire::make_kent_refine(config_.alpha, wire::kent_cell_edge(vote, first),
-                                                               wire::kent_cell_edge(vote, last), shape(fold));
+    const wire::derived_params refine = wire::make_kent_refine(config_.alpha, wire::range_cell_edge(vote, first),
+                                                               wire::range_cell_edge(vote, last), shape(fold));
     if (refine.code != status::ok) return status::invalid_argument;
     *out = refine.block;
     return status::ok;

@@ -14,6 +14,17 @@ namespace ldp::wire::detail {
 // up until ln((2^32 - T) / T) fits (HCMS's flip, Duchi's T_lo). At least 1 (a finite level).
 [[nodiscard]] uint64_t binary_flip_threshold(double epsilon) noexcept;
 
+// GRR's rule with a window (docs/mechanisms.md A.1, G.1): the true value's window of `window` values
+// is reported with T / 2^32, each of `others` other values with (2^32 - T) / (2^32 others), a window
+// value with T / (2^32 window). window_epsilon is ln(T others / ((2^32 - T) window)), and
+// window_threshold the T of epsilon (rounded down, stepped until the level fits). GRR is window 1.
+[[nodiscard]] double window_epsilon(uint64_t t, uint64_t window, uint64_t others) noexcept;
+[[nodiscard]] uint64_t window_threshold(double epsilon, uint64_t window, uint64_t others) noexcept;
+
+// clip_lo, clip_hi and frac_bits of a block for reals lo < hi; false when they do not convert
+// (mean_params.cpp).
+[[nodiscard]] bool set_range(params& p, double lo, double hi, unsigned frac_bits) noexcept;
+
 // The derivation's result for a block: its ε_impl, and invalid_argument unless validate() accepts it
 // (mean_params.cpp; the numeric and unit-vector derivations end with it).
 [[nodiscard]] derived_params finish(const params& p) noexcept;

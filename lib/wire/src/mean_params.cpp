@@ -26,17 +26,8 @@ derived_params fail() {
 }
 
 using detail::finish;
+using detail::set_range;
 
-// clip_lo/clip_hi and frac_bits of a block for reals lo < hi; false when they do not convert.
-bool set_range(params& p, double lo, double hi, unsigned frac_bits) {
-  int64_t flo = 0, fhi = 0;
-  if (frac_bits > 62 || to_fixed(lo, frac_bits, &flo) != status::ok || to_fixed(hi, frac_bits, &fhi) != status::ok ||
-      flo >= fhi) {
-    return false;
-  }
-  p.set(field::frac_bits, frac_bits).set_signed(field::clip_lo, flo).set_signed(field::clip_hi, fhi);
-  return true;
-}
 
 bool magnitude_fits(int64_t v) { return v >= -laplace_max_magnitude && v <= laplace_max_magnitude; }
 
@@ -227,5 +218,15 @@ bool numeric_rules_hold(const params& p) noexcept {
 }
 
 }  // namespace detail
+
+bool detail::set_range(params& p, double lo, double hi, unsigned frac_bits) noexcept {
+  int64_t flo = 0, fhi = 0;
+  if (frac_bits > 62 || to_fixed(lo, frac_bits, &flo) != status::ok || to_fixed(hi, frac_bits, &fhi) != status::ok ||
+      flo >= fhi) {
+    return false;
+  }
+  p.set(field::frac_bits, frac_bits).set_signed(field::clip_lo, flo).set_signed(field::clip_hi, fhi);
+  return true;
+}
 
 }  // namespace ldp::wire

@@ -7,6 +7,7 @@
 #include "ldp/base/bits.h"
 #include "ldp/wire/det_math.h"
 #include "ldp/wire/hash.h"
+#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/string_params.h"
 
 namespace ldp::wire {
@@ -71,11 +72,22 @@ params frequency_block(mechanism m, uint32_t d) {
 }
 
 // GRR on a domain of n symbols: keep with e^eps / (e^eps + n - 1).
-uint64_t grr_threshold(double epsilon, uint64_t n) {
-  const double e = det_exp(epsilon);
-  return keep_threshold(e / (e + static_cast<double>(n - 1)), epsilon,
-                        [n](uint64_t t) { return keep_epsilon(t, n - 1); });
+uint64_t grr_threshold(double epsilon, uint64_t n) { return detail::window_threshold(epsilon, 1, n - 1); }
+
+}  // namespace
+
+double detail::window_epsilon(uint64_t t, uint64_t window, uint64_t others) noexcept {
+  return log_ratio(static_cast<double>(t), static_cast<double>(others), one_d - static_cast<double>(t),
+                   static_cast<double>(window));
 }
+
+uint64_t detail::window_threshold(double epsilon, uint64_t window, uint64_t others) noexcept {
+  const double e = det_exp(epsilon) * static_cast<double>(window);
+  return keep_threshold(e / (e + static_cast<double>(others)), epsilon,
+                        [window, others](uint64_t t) { return window_epsilon(t, window, others); });
+}
+
+namespace {
 
 double olh_leading_term(uint64_t t, uint64_t g) {
   const double p = static_cast<double>(t) / one_d, q = 1.0 / static_cast<double>(g);
@@ -240,6 +252,9 @@ double implemented_epsilon(const params& p) noexcept {
     case mechanism_family::vector_mean: return detail::vector_mean_epsilon(p);
     case mechanism_family::unit_vector: return detail::unit_vector_epsilon(p);
     case mechanism_family::string_discovery: return detail::oracle_epsilon(string_inner_block(p));  // F.1: one report
+    case mechanism_family::distribution:  // G.0: one report, Square Wave's window or the level's OLH
+      return p.mech == mechanism::square_wave ? detail::square_wave_epsilon(p)
+                                              : detail::oracle_epsilon(distribution_inner_block(p));
     case mechanism_family::sparse_projection:
     case mechanism_family::winsorized_bins:
     case mechanism_family::winsorized_sums: break;

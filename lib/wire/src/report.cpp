@@ -25,7 +25,7 @@ uint64_t index_bound(const params& p) {
     case payload_kind::unit_vector:
     case payload_kind::projected_unit:
     case payload_kind::sparse_pairs:
-    case payload_kind::string_round: break;  // the group's bound, then the inner block's (below)
+    case payload_kind::group_round: break;  // the group's bound, then the inner block's (below)
   }
   return 0;
 }
@@ -56,11 +56,11 @@ bool sparse_value_ok(const params& p, int64_t v) {
 
 status encode_fields(const params& p, const report& r, writer& w) {
   const payload_kind kind = kind_of(p.mech);
-  if (kind == payload_kind::string_round) {  // wire_format.md 5: the group, then the inner oracle's payload
-    const uint32_t groups = string_groups(p);
+  if (kind == payload_kind::group_round) {  // wire_format.md 5: the group, then the inner oracle's payload
+    const uint32_t groups = group_count(p);
     if (r.group >= groups) return status::out_of_range;
     w.put_le(r.group, index_bytes(groups));
-    return encode_fields(string_inner_block(p), r, w);
+    return encode_fields(group_inner_block(p), r, w);
   }
   const uint64_t bound = index_bound(p);
   const std::size_t ib = index_bytes(bound);
@@ -82,7 +82,7 @@ status encode_fields(const params& p, const report& r, writer& w) {
     case payload_kind::unit_vector:
     case payload_kind::projected_unit:
     case payload_kind::sparse_pairs:
-    case payload_kind::string_round: break;
+    case payload_kind::group_round: break;
   }
   switch (kind) {
     case payload_kind::unary_bits:
@@ -132,7 +132,7 @@ status encode_fields(const params& p, const report& r, writer& w) {
     }
     case payload_kind::index:
     case payload_kind::hash_bucket:
-    case payload_kind::string_round: break;
+    case payload_kind::group_round: break;
   }
   return w.overflow ? status::buffer_too_small : status::ok;
 }
@@ -188,16 +188,16 @@ status decode_payload(const params& p, span<const unsigned char> bytes, report* 
 
 namespace {
 
-// The fields of one payload of block p from `in` into r (a string_round's group, then its inner
+// The fields of one payload of block p from `in` into r (a group_round's group, then its inner
 // oracle's fields); errors are in in.error.
 void read_fields(const params& p, reader& in, report& r) {
   const payload_kind kind = kind_of(p.mech);
-  if (kind == payload_kind::string_round) {
-    const uint32_t groups = string_groups(p);
+  if (kind == payload_kind::group_round) {
+    const uint32_t groups = group_count(p);
     const uint64_t group = in.get_le(index_bytes(groups));
     if (in.error == status::ok && group >= groups) in.fail(status::out_of_range);
     r.group = static_cast<uint32_t>(group);
-    read_fields(string_inner_block(p), in, r);
+    read_fields(group_inner_block(p), in, r);
     return;
   }
   const uint64_t bound = index_bound(p);
@@ -272,7 +272,7 @@ void read_fields(const params& p, reader& in, report& r) {
     }
     case payload_kind::index:
     case payload_kind::hash_bucket:
-    case payload_kind::string_round: break;
+    case payload_kind::group_round: break;
   }
 }
 

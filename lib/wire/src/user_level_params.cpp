@@ -76,26 +76,4 @@ kent_shape shape_of(const params& p) noexcept {
   return s;
 }
 
-uint32_t kent_cell(const params& vote, int64_t x) noexcept {
-  const int64_t lo = vote.get_signed(field::clip_lo), hi = vote.get_signed(field::clip_hi);
-  const uint64_t cells = vote.get(field::domain);
-  if (x >= hi) return static_cast<uint32_t>(cells - 1);  // the last cell is closed
-  const uint64_t offset = x <= lo ? 0 : static_cast<uint64_t>(x) - static_cast<uint64_t>(lo);
-  const uint64_t width = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  uint64_t remainder = 0;
-  // offset < width, so the quotient is below N.
-  return static_cast<uint32_t>(div_rem(mul_64x64(offset, cells), width, &remainder));
-}
-
-int64_t kent_cell_edge(const params& vote, uint64_t k) noexcept {
-  const uint64_t cells = vote.get(field::domain);
-  const uint64_t width =
-      static_cast<uint64_t>(vote.get_signed(field::clip_hi)) - static_cast<uint64_t>(vote.get_signed(field::clip_lo));
-  if (k >= cells) return vote.get_signed(field::clip_hi);
-  uint64_t remainder = 0;
-  uint64_t step = div_rem(mul_64x64(k, width), cells, &remainder);  // k < N: quotient below W
-  if (remainder != 0) ++step;
-  return static_cast<int64_t>(static_cast<uint64_t>(vote.get_signed(field::clip_lo)) + step);
-}
-
 }  // namespace ldp::wire

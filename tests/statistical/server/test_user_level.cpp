@@ -220,7 +220,7 @@ TEST_CASE("Monte-Carlo audit of the vote (D.2 (b)): whole datasets at the two en
     const params& p = derived.block;
     const std::vector<int64_t> low = {-one, -one, -one, -one, -one, -one, -one, -one, one, one, one, one};
     const std::vector<int64_t> high(8, one);
-    const uint32_t v = ldp::wire::kent_cell(p, -one), w = ldp::wire::kent_cell(p, one);
+    const uint32_t v = ldp::wire::range_cell(p, -one), w = ldp::wire::range_cell(p, one);
     REQUIRE(v != w);
     auto rng = ldp::test::seeded_drbg(alpha < 1 ? "kent vote audit 0.5" : "kent vote audit 1");
     ldp::device::drbg_coins coins(rng);

@@ -267,7 +267,7 @@ TEST_CASE("exact enumeration: the vote is alpha_impl-LDP for the whole dataset, 
       // and the extremes; plus a fifth observation that the cap ignores.
       std::vector<std::vector<int64_t>> datasets;
       for (uint32_t k = 0; k < cells; ++k) {
-        const int64_t x = ldp::wire::kent_cell_edge(p, k);
+        const int64_t x = ldp::wire::range_cell_edge(p, k);
         datasets.push_back({x, x, x, x});
       }
       datasets.push_back({-one, one, -one, one, one});
@@ -292,6 +292,6 @@ TEST_CASE("the enumeration catches a vote with the per-bit keep e^alpha / (1 + e
   params p = ldp::wire::make_kent_vote(1.0, 4, shape(4)).block;
   const uint64_t keep = ldp::wire::make_hr(1.0, 4).block.get(field::threshold_keep);  // e / (1 + e)
   p.set(field::threshold_keep, keep).set(field::threshold_other, (uint64_t{1} << 32) - keep);
-  const int64_t x0 = ldp::wire::kent_cell_edge(p, 0), x1 = ldp::wire::kent_cell_edge(p, 1);
+  const int64_t x0 = ldp::wire::range_cell_edge(p, 0), x1 = ldp::wire::range_cell_edge(p, 1);
   CHECK(max_ratio(vote_pmf(p, {x0, x0}), vote_pmf(p, {x1, x1})) > std::exp(1.9L));
 }

@@ -167,16 +167,16 @@ TEST_CASE("round 2: the argmax cell widened by two cells each side, through the 
   auto votes = aggregator_for(v);
   auto rng = ldp::test::seeded_drbg("kent round 2");
   // Most voters sit in cell 9, a few in cells 2 and 14.
-  const int64_t in9 = ldp::wire::kent_cell_edge(v, 9) + 7;
-  REQUIRE(ldp::wire::kent_cell(v, in9) == 9);
+  const int64_t in9 = ldp::wire::range_cell_edge(v, 9) + 7;
+  REQUIRE(ldp::wire::range_cell(v, in9) == 9);
   for (int i = 0; i < 600; ++i) vote(*votes, v, in9, rng);
-  for (int i = 0; i < 100; ++i) vote(*votes, v, ldp::wire::kent_cell_edge(v, 2), rng);
-  for (int i = 0; i < 100; ++i) vote(*votes, v, ldp::wire::kent_cell_edge(v, 14), rng);
+  for (int i = 0; i < 100; ++i) vote(*votes, v, ldp::wire::range_cell_edge(v, 2), rng);
+  for (int i = 0; i < 100; ++i) vote(*votes, v, ldp::wire::range_cell_edge(v, 14), rng);
   params refine;
   REQUIRE(p.refine_block(0, *votes, &refine) == status::ok);
   CHECK(refine.mech == ldp::wire::mechanism::kent_refine);
-  CHECK(refine.get_signed(field::interval_lo) == ldp::wire::kent_cell_edge(v, 7));
-  CHECK(refine.get_signed(field::interval_hi) == ldp::wire::kent_cell_edge(v, 12));
+  CHECK(refine.get_signed(field::interval_lo) == ldp::wire::range_cell_edge(v, 7));
+  CHECK(refine.get_signed(field::interval_hi) == ldp::wire::range_cell_edge(v, 12));
   CHECK(refine.get(field::observations) == 1000);
   CHECK(ldp::wire::implemented_epsilon(refine) <= 1.0);
   // The broadcast is a parameter block like any other.
@@ -201,7 +201,7 @@ TEST_CASE("round 2: ties go to the lowest cell, and the interval is clamped to t
   params refine;
   REQUIRE(p.refine_block(0, *empty, &refine) == status::ok);
   CHECK(refine.get_signed(field::interval_lo) == -65536);
-  CHECK(refine.get_signed(field::interval_hi) == ldp::wire::kent_cell_edge(p.vote_block(0), 3));
+  CHECK(refine.get_signed(field::interval_hi) == ldp::wire::range_cell_edge(p.vote_block(0), 3));
   // Statuses.
   auto other = aggregator_for(make(config(user_level_method::m1, 10000, 999)).vote_block(0));
   CHECK(p.refine_block(0, *other, &refine) == status::parameter_mismatch);

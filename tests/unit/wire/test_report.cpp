@@ -47,6 +47,10 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
       }
       if (m == mechanism::olh || m == mechanism::flh) p.set(field::hash_range, pick(2, 300));
       if (m == mechanism::flh) p.set(field::sketch_rows, pick(1, 65536));
+      if (m == mechanism::square_wave) {  // D - 1 > 2b + 1 keeps the example's keep of 1/2 valid (G.1)
+        const uint32_t buckets = pick(4, 65536);
+        p.set(field::domain, buckets).set(field::window_half_width, pick(0, (buckets - 4) / 2));
+      }
       break;
     case payload_kind::sketch_row:
     case payload_kind::sketch_cell:
@@ -70,7 +74,16 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
       break;
     }
     case payload_kind::sparse_pairs: p.set(field::domain, d).set(field::sparsity, pick(1, d < 40 ? d : 40)); break;
-    case payload_kind::string_round: {  // the derived domain, the string length and the prefix step
+    case payload_kind::group_round: {
+      if (ldp::wire::in_family(m, ldp::wire::mechanism_family::distribution)) {  // D = B^h <= 2^16 buckets
+        const uint32_t b = m == mechanism::haar ? 2 : pick(2, 16);
+        uint64_t buckets = b;
+        for (uint32_t h = pick(1, 16); h > 1 && buckets * b <= (uint64_t{1} << 16); --h) buckets *= b;
+        p.set(field::domain, buckets).set(field::hash_range, pick(3, 300));  // g = 2 makes the keep invalid
+        if (m == mechanism::hierarchical) p.set(field::branching, b);
+        break;
+      }
+      // The derived domain, the string length and the prefix step.
       p.set(field::domain, d).set(field::string_length, m == mechanism::sfp ? 2 * pick(1, 32) : pick(1, 64));
       if (m != mechanism::sfp) p.set(field::prefix_bits, uint64_t{1} << pick(0, 3));
       break;
@@ -130,10 +143,10 @@ ldp::test::example_report random_report(const ldp::wire::params& p, ldp::random:
       r.values = e.values;
       break;
     case payload_kind::bit: r.bit = static_cast<uint8_t>(below(2)); break;
-    case payload_kind::string_round:
-      e = random_report(ldp::wire::string_inner_block(p), rng);
+    case payload_kind::group_round:
+      e = random_report(ldp::wire::group_inner_block(p), rng);
       e.fields.mech = p.mech;
-      e.fields.group = static_cast<uint32_t>(below(ldp::wire::string_groups(p)));
+      e.fields.group = static_cast<uint32_t>(below(ldp::wire::group_count(p)));
       break;
     case payload_kind::coordinate_bit:
     case payload_kind::coordinate_value:

@@ -1,7 +1,7 @@
 // String items and the string-discovery blocks (ldp/wire/string_params.h, docs/mechanisms.md F.1,
 // docs/wire_format.md 3.2 and 5): derivation from the inner oracles, the block rules, the groups,
 // padding and its refusals, the derived items (prefix bits past the length ignored, the pieces a
-// server evaluates equal to what a device derives, pinned values), and the string_round payload.
+// server evaluates equal to what a device derives, pinned values), and the group_round payload.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -152,7 +152,7 @@ TEST_CASE("derived items are pinned (device and server on every target derive th
   CHECK(ldp::wire::string_item(sfp, 4, w) == 906747651u);
 }
 
-TEST_CASE("string_round payload: the group, then the inner oracle's payload") {
+TEST_CASE("group_round payload: the group, then the inner oracle's payload") {
   const ldp::wire::params p = ldp::wire::make_pem(2, 8, 8, 1000, 8).block;
   REQUIRE(ldp::wire::validate(p) == status::ok);
   CHECK(ldp::wire::max_payload_size(p) == 1 + 8 + 1);

@@ -222,20 +222,20 @@ TEST_CASE("cell grid: every grid point in exactly the cell between its edges") {
     REQUIRE(vote.code == status::ok);
     const params& p = vote.block;
     const uint64_t width = static_cast<uint64_t>(g.hi - g.lo);
-    CHECK(ldp::wire::kent_cell_edge(p, 0) == g.lo);
-    CHECK(ldp::wire::kent_cell_edge(p, g.cells) == g.hi);
+    CHECK(ldp::wire::range_cell_edge(p, 0) == g.lo);
+    CHECK(ldp::wire::range_cell_edge(p, g.cells) == g.hi);
     for (uint64_t k = 0; k < g.cells; ++k) {
       // edge(k) = lo + ceil(k W / N)
       const uint64_t step = (k * width + g.cells - 1) / g.cells;
-      CHECK(ldp::wire::kent_cell_edge(p, k) == g.lo + static_cast<int64_t>(step));
+      CHECK(ldp::wire::range_cell_edge(p, k) == g.lo + static_cast<int64_t>(step));
     }
     for (int64_t x = g.lo - 3; x <= g.hi + 3; ++x) {
       CAPTURE(x);
       const int64_t c = x < g.lo ? g.lo : x > g.hi ? g.hi : x;
-      const uint32_t k = ldp::wire::kent_cell(p, x);
+      const uint32_t k = ldp::wire::range_cell(p, x);
       REQUIRE(k < g.cells);
-      CHECK(ldp::wire::kent_cell_edge(p, k) <= c);
-      if (k + 1 < g.cells) CHECK(c < ldp::wire::kent_cell_edge(p, k + 1));
+      CHECK(ldp::wire::range_cell_edge(p, k) <= c);
+      if (k + 1 < g.cells) CHECK(c < ldp::wire::range_cell_edge(p, k + 1));
     }
   }
 }
@@ -254,15 +254,15 @@ TEST_CASE("cell grid at the extremes of the int64 range and of the cell count") 
   for (int i = 0; i < 2000; ++i) {
     state = state * 6364136223846793005u + 1442695040888963407u;
     const int64_t x = static_cast<int64_t>(state >> 1) - (int64_t{1} << 62);
-    const uint32_t k = ldp::wire::kent_cell(p, x);
+    const uint32_t k = ldp::wire::range_cell(p, x);
     REQUIRE(k < cells);
-    CHECK(ldp::wire::kent_cell_edge(p, k) <= x);
-    if (k + 1 < cells) CHECK(x < ldp::wire::kent_cell_edge(p, k + 1));
+    CHECK(ldp::wire::range_cell_edge(p, k) <= x);
+    if (k + 1 < cells) CHECK(x < ldp::wire::range_cell_edge(p, k + 1));
     // Against the real-valued cell (exact but for points within a few cells of rounding).
     const double position = (static_cast<double>(x) - static_cast<double>(s.clip_lo)) / width * cells;
     CHECK(std::fabs(position - static_cast<double>(k)) <= 1.0 + 1e-6);
   }
-  CHECK(ldp::wire::kent_cell(p, s.clip_hi) == cells - 1);
-  CHECK(ldp::wire::kent_cell(p, INT64_MAX) == cells - 1);
-  CHECK(ldp::wire::kent_cell(p, INT64_MIN) == 0);
+  CHECK(ldp::wire::range_cell(p, s.clip_hi) == cells - 1);
+  CHECK(ldp::wire::range_cell(p, INT64_MAX) == cells - 1);
+  CHECK(ldp::wire::range_cell(p, INT64_MIN) == 0);
 }

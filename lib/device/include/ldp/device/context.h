@@ -63,6 +63,7 @@ enum class family : uint8_t {
       }
       break;
     case wire::mechanism_family::string_discovery: return family::string;
+    case wire::mechanism_family::distribution: break;  // PLACEHOLDER until distribution.h lands (issue 16)
   }
   return family::none;  // a value outside the enumerations
 }

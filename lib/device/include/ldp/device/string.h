@@ -2,7 +2,7 @@
 // one string of 1..L bytes (no zero byte), draws its group g uniformly in [0, G), derives the item of
 // group g from (block, g, string) with the shared SipHash of lib/wire (string_params.h) and sends one
 // report: g, then its inner oracle's payload of that item (pem: OLH, treehist: HCMS, sfp: CMS;
-// docs/wire_format.md 5, string_round).
+// docs/wire_format.md 5, group_round).
 //
 // Privacy: g is drawn from the generator alone, so it says nothing about the string; for every g the
 // rest of the report is the inner oracle's report of some item of [0, d), epsilon-LDP over all items

@@ -14,7 +14,7 @@
 //   on z = round(t_j / sqrt(d~)) (ties up), coordinate j of U x with U = d~^(-1/2) H D orthogonal,
 //   computed exactly with an integer square root when log2 d~ is odd. |z| <= R for data in the
 //   l2 ball of radius R; z is clamped to [-R, R] for data outside it.
-// - Round 1 votes for the cell of that value (wire::kent_cell) by SUE over the N cells (the unary
+// - Round 1 votes for the cell of that value (wire::range_cell) by SUE over the N cells (the unary
 //   encoding of frequency.h); round 2 adds discrete Laplace noise after clamping to the broadcast
 //   interval (mean.h's laplace_noisy).
 #ifndef LDP_DEVICE_USER_LEVEL_H
@@ -110,7 +110,7 @@ status user_level_context::vote_fields(span<const int64_t> observations, Coins& 
   int64_t v = 0;
   const status s = value(observations, &v);
   if (s != status::ok) return s;
-  return detail::unary_encode(block_.params, wire::kent_cell(block_.params, v), coins, vote_bits_, r);
+  return detail::unary_encode(block_.params, wire::range_cell(block_.params, v), coins, vote_bits_, r);
 }
 
 }  // namespace ldp::device

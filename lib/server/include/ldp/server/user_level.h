@@ -18,7 +18,7 @@
 // - h = (W/2) sqrt(c_h L / (s T~)) with W = hi - lo, L = max(1, ln(n alpha^2 / F)), s = d~ for M3
 //   (a rotated coordinate of a local mean in the l2 ball of radius R = W/2 spreads about
 //   R / sqrt(d~ T~)) and 1 otherwise; c_h = 2. The N = ceil(W / h) cells split [lo, hi] evenly in
-//   fixed point (wire::kent_cell), so the cell width W / N is at most h.
+//   fixed point (wire::range_cell), so the cell width W / N is at most h.
 // - Round 2: k-hat = argmax of the fold's vote estimates (SUE's estimate is increasing in the raw
 //   count, so this is the argmax of the counts; ties go to the lowest index), interval
 //   [edge(k-hat - e), edge(k-hat + 1 + e)] clamped to the range, e = 2 cells: at most 5 cells wide.

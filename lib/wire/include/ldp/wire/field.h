@@ -49,9 +49,10 @@ enum class field : uint8_t {
   projection_dim = 38,  // u32  k: ProjUnit / FastProjUnit project x to k dimensions (mechanisms.md B.8)
   string_length = 39,   // u32  L: string items have 1..L bytes, padded with zero bytes to L (mechanisms.md F.1)
   prefix_bits = 40,     // u32  eta: PEM and TreeHist extend the prefix by eta bits a group (F.2, F.3)
+  branching = 41,       // u32  B: a hierarchical histogram's fan-out, domain = B^h (mechanisms.md G.2)
 };
 
-inline constexpr int field_max = 40;
+inline constexpr int field_max = 41;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.

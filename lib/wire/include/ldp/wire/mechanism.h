@@ -82,6 +82,7 @@ constexpr bool members_are_consistent() noexcept {
       case mechanism_family::vector_mean:
       case mechanism_family::unit_vector:
       case mechanism_family::string_discovery:
+      case mechanism_family::distribution:
         if (!members_are_dense(row.family)) return false;
         break;
       case mechanism_family::user_level_vote:
@@ -163,6 +164,11 @@ constexpr uint8_t member_value(mechanism m) noexcept {
 // The string-discovery mechanism m is; meaningful only for family string_discovery.
 [[nodiscard]] constexpr string_member string_of(mechanism m) noexcept {
   return static_cast<string_member>(detail::member_value(m));
+}
+
+// The distribution mechanism m is; meaningful only for family distribution.
+[[nodiscard]] constexpr distribution_member distribution_of(mechanism m) noexcept {
+  return static_cast<distribution_member>(detail::member_value(m));
 }
 
 // The fields a valid block of m holds (docs/wire_format.md 3.2); none for unknown values.

@@ -53,6 +53,9 @@ enum class mechanism : uint8_t {
   pem = 29,                // F.2 prefix extending discovery of strings (Wang et al.): OLH on prefix items
   treehist = 30,           // F.3 TreeHist (Bassily et al.): HCMS on prefix items, threshold pruning
   sfp = 31,                // F.4 Apple's sequence fragment puzzle: CMS on fragment and word items
+  square_wave = 32,        // G.1 Square Wave (Li et al.): a bucket of a window around the value, or any other
+  hierarchical = 33,       // G.2 hierarchical histogram (Cormode et al.): one level's node through OLH
+  haar = 34,               // G.3 Haar wavelet: one level's coefficient node and sign through OLH
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -71,7 +74,8 @@ enum class payload_kind : uint8_t {
   sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
   unit_vector,       // d int16 coordinates: l2_ball's unit direction times 2^14, privunitg's Z / 2^15
   projected_unit,    // 64-bit projection seed + k int16 coordinates: projunit, fastprojunit
-  string_round,  // group in [0, G) + the inner oracle's payload: pem (hash_bucket), treehist (sketch_cell), sfp (sketch_row)
+  group_round,  // group in [0, G) + the inner oracle's payload: pem, hierarchical, haar (hash_bucket), treehist
+                // (sketch_cell), sfp (sketch_row)
 };
 
 // What a mechanism estimates, and so which server aggregator counts its reports.
@@ -86,6 +90,7 @@ enum class mechanism_family : uint8_t {
   winsorized_sums,    // C.2 round 2: the rotated mean clipped to the windows (server/winsorized.h)
   unit_vector,        // B.6: vectors in an L2 ball, reported as a scaled direction (server/unit_vector.h)
   string_discovery,   // F: byte strings, one group's derived item through an inner oracle (server/string_discovery.h)
+  distribution,       // G: values in a range, as a histogram of buckets: densities, ranges, quantiles (server/distribution.h)
 };
 
 // The members of the families that have more than one (the table's member column). The
@@ -97,6 +102,7 @@ enum class mean_member : uint8_t { laplace, laplace_vector, duchi };            
 enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
 enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
 enum class string_member : uint8_t { pem, treehist, sfp };                                        // F.2-F.4
+enum class distribution_member : uint8_t { square_wave, hierarchical, haar };                    // G.1-G.3
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -107,6 +113,7 @@ struct family_member {
   constexpr family_member(vector_mean_member m) noexcept : value(static_cast<uint8_t>(m)) {}
   constexpr family_member(unit_vector_member m) noexcept : value(static_cast<uint8_t>(m)) {}
   constexpr family_member(string_member m) noexcept : value(static_cast<uint8_t>(m)) {}
+  constexpr family_member(distribution_member m) noexcept : value(static_cast<uint8_t>(m)) {}
 };
 
 struct mechanism_row {
@@ -142,6 +149,8 @@ inline constexpr field_set rotation =
 inline constexpr field_set olh = frequency | field_bits(field::threshold_keep, field::hash_range);
 inline constexpr field_set sketch_oracle = frequency | sketch;
 inline constexpr field_set prefixes = field_bits(field::string_length, field::prefix_bits);
+// A distribution block (G.0): buckets of a value range; the tree forms add their inner OLH's fields.
+inline constexpr field_set buckets = field_bits(field::domain, field::threshold_bits, field::threshold_keep) | range;
 inline constexpr field_set winsorized =
     field_bits(field::domain, field::hadamard_dim, field::observations, field::rotation_seed, field::vector_dim,
                field::bin_range, field::bin_half_width) |
@@ -215,12 +224,18 @@ inline constexpr mechanism_row mechanism_table[] = {
     {mechanism::winsorized_sums, "winsorized-sums", "winsorized-mean", payload_kind::fixed_vector,
      mechanism_family::winsorized_sums, {},
      required_group::winsorized | field_bits(field::window_half_width, field::window_digest), true},
-    {mechanism::pem, "pem", "pem", payload_kind::string_round, mechanism_family::string_discovery, string_member::pem,
+    {mechanism::pem, "pem", "pem", payload_kind::group_round, mechanism_family::string_discovery, string_member::pem,
      required_group::olh | required_group::prefixes, true},
-    {mechanism::treehist, "treehist", "treehist", payload_kind::string_round, mechanism_family::string_discovery,
+    {mechanism::treehist, "treehist", "treehist", payload_kind::group_round, mechanism_family::string_discovery,
      string_member::treehist, required_group::sketch_oracle | required_group::prefixes, true},
-    {mechanism::sfp, "sfp", "sfp", payload_kind::string_round, mechanism_family::string_discovery, string_member::sfp,
+    {mechanism::sfp, "sfp", "sfp", payload_kind::group_round, mechanism_family::string_discovery, string_member::sfp,
      required_group::sketch_oracle | field_bits(field::string_length), true},
+    {mechanism::square_wave, "square-wave", "square-wave", payload_kind::index, mechanism_family::distribution,
+     distribution_member::square_wave, required_group::buckets | field_bits(field::window_half_width), true},
+    {mechanism::hierarchical, "hierarchical", "hierarchical", payload_kind::group_round, mechanism_family::distribution,
+     distribution_member::hierarchical, required_group::buckets | field_bits(field::hash_range, field::branching), true},
+    {mechanism::haar, "haar", "haar", payload_kind::group_round, mechanism_family::distribution,
+     distribution_member::haar, required_group::buckets | field_bits(field::hash_range), true},
     // clang-format on
 };
 

@@ -13,7 +13,7 @@
 #include "ldp/base/status.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/params.h"
-#include "ldp/wire/string_block.h"
+#include "ldp/wire/group_block.h"
 
 namespace ldp::wire {
 
@@ -40,9 +40,10 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
 }
 
 // The values of an index payload lie in [0, bound): GRR d, HR B K (block j and column z as j K + z),
-// FLH k g (function j and bucket y as j g + y).
+// FLH k g (function j and bucket y as j g + y), square-wave D + 2b (G.1).
 [[nodiscard]] constexpr uint64_t index_payload_bound(const params& p) noexcept {
   if (p.mech == mechanism::flh) return p.get(field::sketch_rows) * p.get(field::hash_range);
+  if (p.mech == mechanism::square_wave) return square_wave_outputs(p);
   return p.mech == mechanism::hr ? hr_blocks(p) * p.get(field::hadamard_dim) : p.get(field::domain);
 }
 
@@ -75,7 +76,7 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
       const uint64_t s = p.get(field::sparsity);
       return index_bytes(s + 1) + static_cast<std::size_t>(s) * (index_bytes(d) + varint_max_size);
     }
-    case payload_kind::string_round: return index_bytes(string_groups(p)) + max_payload_size(string_inner_block(p));
+    case payload_kind::group_round: return index_bytes(group_count(p)) + max_payload_size(group_inner_block(p));
   }
   return 0;
 }
@@ -90,7 +91,7 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
 struct report {
   mechanism mech = mechanism::none;
   uint64_t fingerprint = 0;
-  uint32_t group = 0;                 // string_round: the device's group, before the inner oracle's fields
+  uint32_t group = 0;                 // group_round: the device's group, before the inner oracle's fields
   uint32_t index = 0;                 // index, bucket, row, or coordinate
   uint32_t column = 0;                // sketch_cell
   uint64_t seed = 0;                  // hash_bucket, projected_unit

@@ -1,6 +1,6 @@
 // The shape of a string-discovery block (docs/mechanisms.md F.1, docs/wire_format.md 3.2): its inner
 // oracle, its groups and what each group reports. Constant expressions of the block, apart from the
-// derivations of string_params.h, because report.h sizes a string_round payload with them.
+// derivations of string_params.h, because report.h sizes a group_round payload with them.
 #ifndef LDP_WIRE_STRING_BLOCK_H
 #define LDP_WIRE_STRING_BLOCK_H
 

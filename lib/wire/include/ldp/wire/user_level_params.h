@@ -1,17 +1,14 @@
 // Parameter blocks of the user-level protocols of Kent, Berrett and Yu (docs/mechanisms.md C.1): the
 // round-1 vote block (kent-vote, P1) and the round-2 refine block (kent-refine, P2) of M1, M2 and
-// M3 (docs/wire_format.md tables 2, 3 and 3.2), and the cell grid device and server share.
+// M3 (docs/wire_format.md tables 2, 3 and 3.2).
 //
 // Both rounds carry the range [clip_lo, clip_hi] of the observations (fixed point, f = frac_bits)
 // and the observation cap T~ (observations), so that every device of a protocol computes the same
 // local mean. M2 blocks add the fold (vector_dim d, fold_coordinate j); M3 blocks add the rotation
 // too (hadamard_dim d~, rotation_seed), with the range [-R, R] of the rotated coordinates.
 //
-// The cell grid [impl]: the N = domain cells split [lo, hi] evenly in fixed point. With W = hi - lo,
-// cell k holds the grid points x with k W <= (x - lo) N < (k + 1) W, the last cell also holds hi;
-// its ends are edge(k) = lo + ceil(k W / N) and edge(k + 1) (exclusive, but for the last cell).
-// C.1's cells of width h and N = ceil(2 / h) on [-1, 1] become cells of width W / N <= h here: the
-// last cell is never shorter than the others.
+// The cells of a vote split [clip_lo, clip_hi] evenly (range_cells.h, shared with the distribution
+// family): C.1's cells of width h and N = ceil(2 / h) on [-1, 1] become cells of width W / N <= h.
 #ifndef LDP_WIRE_USER_LEVEL_PARAMS_H
 #define LDP_WIRE_USER_LEVEL_PARAMS_H
 
@@ -20,6 +17,7 @@
 #include "ldp/base/status.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
+#include "ldp/wire/range_cells.h"
 
 namespace ldp::wire {
 
@@ -53,14 +51,6 @@ struct kent_shape {
 
 // The shape of a valid kent-vote or kent-refine block.
 [[nodiscard]] kent_shape shape_of(const params& p) noexcept;
-
-// ---- The cell grid of a valid kent-vote block ------------------------------------------------
-
-// The cell of a fixed-point value, which is clamped to [clip_lo, clip_hi] first.
-[[nodiscard]] uint32_t kent_cell(const params& vote, int64_t x) noexcept;
-
-// edge(k) = clip_lo + ceil(k W / N) for k <= N: the first grid point of cell k; edge(N) = clip_hi.
-[[nodiscard]] int64_t kent_cell_edge(const params& vote, uint64_t k) noexcept;
 
 }  // namespace ldp::wire
 
