@@ -13,6 +13,7 @@
 #include "ldp/server/frequency.h"
 #include "ldp/wire.h"
 #include "range_model.h"
+#include "support_model.h"
 #include "tables.h"
 #include "tree_estimation.h"
 #include "tree_fleet.h"
@@ -197,8 +198,9 @@ TEST_CASE("make_tree_model: hierarchical without consistency answers from its no
         doctest::Approx(half.variance + quarter.variance + 2 * c1 * c2 / n).epsilon(1e-9));
 }
 
-// With consistency the model's answer is the consistent tree's (built here from the scaled node
-// estimates and variances), additive over adjacent ranges, and the whole range is n exactly.
+// With consistency the model's answer is the consistent tree's, built here from the scaled node
+// estimates weighted by OLH's count-free variance scaled to n, (n / n_g)^2 n_g V (public: the
+// weights do not depend on the estimates), additive over adjacent ranges; the whole range is n.
 TEST_CASE("make_tree_model: hierarchical with consistency is the consistent tree's answer") {
   const auto p = ldp::wire::make_hierarchical(2.0, 27, 3, 0, 27, 4);
   REQUIRE(p.code == status::ok);
@@ -207,11 +209,12 @@ TEST_CASE("make_tree_model: hierarchical with consistency is the consistent tree
   const double n = fleet_size;
   levels_t value = tree_shape(3, 3, 0), variance = tree_shape(3, 3, 0);
   value[0][0] = n;
+  const double per_report = ldp::server::detail::pure_model(ldp::wire::distribution_inner_block(p.block)).leading();
   for (uint32_t l = 1; l <= 3; ++l) {
+    const double n_g = static_cast<double>(levels[l - 1]->reports());
     for (uint32_t v = 0; v < value[l].size(); ++v) {
-      const scaled_item e = scaled(levels, l - 1, v);
-      value[l][v] = e.value;
-      variance[l][v] = e.variance;
+      value[l][v] = scaled(levels, l - 1, v).value;
+      variance[l][v] = n * n / n_g * per_report;
     }
   }
   const consistent_tree t(3, value, variance);
