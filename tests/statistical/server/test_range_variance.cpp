@@ -51,13 +51,13 @@ struct tally {
 
 // False-failure probability. Answers are sums of n bounded terms, near normal, so the sample variance
 // of 3 10^4 runs has relative standard deviation sqrt(2 / 30000) = 0.0082. The formula is not exact:
-// OLH's hash correlates the estimates of items close in index (tree_estimation.cpp), which put the
-// ratios measured here between 0.95 and 1.054 (20000 runs each); the band [0.9, 1.1] is 0.04 beyond
-// the worst, 4.9 standard deviations, 5e-7 each. Coverage of the 95% intervals: the answers near 50
+// OLH's hash correlates the estimates of items close in index (tree_estimation.cpp), which puts the
+// ratios measured here (these seeds) between 0.947 and 1.054; the band [0.9, 1.1] is 0.046 beyond
+// the worst, 5.6 standard deviations (1e-8 each). Coverage of the 95% intervals: the answers near 50
 // users at epsilon 4 are mostly the group draw's, binomial-like and skewed, where the normal interval
-// covers 0.929; the band [0.92, 0.975] is 7 binomial standard deviations (0.0013) beyond what was
-// measured. The mean within 5.3 predicted standard errors (1e-7). Over the 45 checks: below 3e-5,
-// most of it from the two ranges nearest the band, the others' below 1e-8.
+// covers 0.929 (the others 0.943 to 0.958); the band [0.92, 0.975] is 6 binomial standard deviations
+// (0.0015) beyond the worst. The mean within 5.3 predicted standard errors (1e-7). Over the 75 checks
+// of the 15 ranges: below 1e-6.
 void check(const tally& t, double expected) {
   const double mean = t.sum / runs, variance = (t.square - runs * mean * mean) / (runs - 1);
   const double predicted = t.predicted / runs, coverage = static_cast<double>(t.covered) / runs;
