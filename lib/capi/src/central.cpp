@@ -86,7 +86,6 @@ ldp_status ldp_query_session_ask(ldp_query_session* session, ldp_query_fn query,
                                  size_t dim, double* noise_variance) noexcept {
   if (session == nullptr || query == nullptr || mean == nullptr) return code(status::invalid_argument);
   server::winsorized_query_answer answer;
-  if (session->session.remaining() == 0) return code(status::budget_exhausted);
   if (dim != session->session.dimension()) return code(status::invalid_argument);
   const status s = session->session.ask(
       [query, context](span<const double> sample, span<double> value) {
