@@ -849,7 +849,8 @@ def case_winsorized_default_tau():
     out, _ = run(*base, "--observations", "20", "--out", path("few.ldpb"))
     check("within 2 (l2)" in out, f"m = 20:\n{out}")
     for bad in ("0", "1", "-0.1"):
-        fails(*base, "--observations", "5", "--gamma", bad, "--out", path("x.ldpb"), message=r"--gamma must be in \(0, 1\)")
+        fails(*base, "--observations", "5", "--gamma", bad, "--out", path("x.ldpb"),
+              message=r"--gamma must be in \(0, 1\)")
     fails("simulate", "-m", "grr", "-e", "1", "-d", "10", "--gamma", "0.1", "--devices", "10", "--data", "uniform",
           "--seed", "1", "--out", path("x.ldpb"), message=r"--gamma does not apply")
 

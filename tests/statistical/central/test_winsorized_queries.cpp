@@ -82,7 +82,7 @@ TEST_CASE("adaptive queries: answers within their noise of the exact means, nois
   }
   // The mean of 100 values Exp(1) / sqrt(2) is Gamma(100, 100) / sqrt(2): within [0.4135, 1.1085]
   // but for 5e-7 on each side; a noise of twice (1.41) or half (0.35) the reported scale leaves it.
-  const double mean_abs_z = abs_z / (2 * runs);
+  const double mean_abs_z = abs_z / static_cast<double>(2 * runs);
   CHECK(mean_abs_z > 0.41);
   CHECK(mean_abs_z < 1.11);
 }

@@ -1,6 +1,7 @@
 // Levy, Sun, Amin, Kale, Kulesza, Mohri, Suresh 2021, user-level central DP (docs/mechanisms.md C.2):
 // PrivateRange (Alg 6), WinsorizedMean1D (Alg 1), WinsorizedMeanHighD (Alg 2) with its device/server
-// split in two rounds that need only sums, and the K-adaptive-queries budget (Thm 3). Neighbours
+// split in two rounds that need only sums, and the K-adaptive-queries budget (Thm 3; the session
+// that runs K adaptively chosen query functions is winsorized_queries.h). Neighbours
 // replace one user's whole data; n is public. Privacy never depends on tau, gamma or the rotation:
 // only utility does.
 //
