@@ -6,9 +6,9 @@
 #include "ldp/base/bits.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
-#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/oracle_params.h"
+#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/string_params.h"
 
 namespace ldp::wire {
