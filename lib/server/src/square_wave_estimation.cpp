@@ -2,6 +2,11 @@
 // the output counts with the implemented transition, and the spread of its answers by a parametric
 // bootstrap. The bootstrap draws from a ChaCha20 DRBG keyed from the caller's public seed, so a state
 // gives the same estimate every time; its variances leave out EMS's smoothing bias.
+//
+// Each replicate reruns EMS from the uniform start, as the estimate itself does, not from the fit
+// (as G.1 first said): started at the fit, the smoothed EM stops after a step or two, since the
+// smoothing lowers the new counts' likelihood at once, so the replicates stay near the fit and
+// their spread misses about half the estimate's variance (tests/statistical/server/test_square_wave).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -235,7 +240,8 @@ status make_square_wave_model(const wire::params& p, span<const uint64_t> counts
       n += counts[y];  // at most 2^62 (report_cap.h)
     }
     ems fitter(c);
-    std::vector<double> fit(c.buckets, 1.0 / static_cast<double>(c.buckets));
+    const std::vector<double> start(c.buckets, 1.0 / static_cast<double>(c.buckets));
+    std::vector<double> fit = start;
     fitter.fit(observed, fit);
 
     const std::size_t edges = c.buckets + 1;
@@ -249,7 +255,7 @@ status make_square_wave_model(const wire::params& p, span<const uint64_t> counts
       random::drbg rng(key, kernel_table());
       for (std::size_t i = 0; i < count; ++i) {
         multinomial(rng, n, q, drawn);
-        f = fit;
+        f = start;
         fitter.fit(drawn, f);
         prefix_sums(f, running);
         std::copy(running.begin(), running.end(), replicates.begin() + static_cast<std::ptrdiff_t>(i * edges));
