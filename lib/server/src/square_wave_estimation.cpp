@@ -246,6 +246,7 @@ status make_square_wave_model(const wire::params& p, span<const uint64_t> counts
 
     const std::size_t edges = c.buckets + 1;
     const std::size_t count = o.bootstrap < 2 ? 0 : o.bootstrap;
+    if (count > std::numeric_limits<std::size_t>::max() / sizeof(double) / edges) return status::overflow;  // 32 bits
     std::vector<double> replicates(count * edges), running;
     if (count != 0) {
       std::vector<double> q, drawn, f;
