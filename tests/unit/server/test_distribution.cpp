@@ -32,6 +32,12 @@ std::vector<params> distribution_blocks() {
   return out;
 }
 
+uint64_t get_le(const bytes& b, std::size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | b[at + static_cast<std::size_t>(i)];
+  return v;
+}
+
 distribution make_distribution(const params& p) {
   distribution a;
   REQUIRE(distribution_aggregator::create(p, &a) == status::ok);
@@ -212,9 +218,9 @@ TEST_CASE("distribution: hostile states are refused with their status, whatever 
     moved[counts_at] = static_cast<unsigned char>(moved[counts_at] + 1);
     CHECK(distribution_aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), moved)), &out) ==
           status::malformed_report);
-    // A count of 2^64 - 1 beside the others: the sum wraps, which is refused, not wrapped.
+    // Two counts raised by 2^63 each: their sum wraps back to n, which is refused, not wrapped.
     bytes huge = body;
-    put_le(huge, counts_at, ~uint64_t{0});
+    for (std::size_t at : {counts_at, counts_at + 8}) put_le(huge, at, get_le(huge, at) + (uint64_t{1} << 63));
     CHECK(distribution_aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), huge)), &out) ==
           status::malformed_report);
   }
