@@ -136,6 +136,45 @@ TEST_CASE("distribution: reports count by output or level, bad ones by status") 
   }
 }
 
+TEST_CASE("distribution: a batch counts as its reports do, a run with a bad output record by record") {
+  // Also Square Wave over 300 buckets: outputs of two bytes.
+  std::vector<params> blocks = distribution_blocks();
+  blocks.push_back(ldp::wire::make_square_wave(1.0, 300, -1, 1, 16).block);
+  REQUIRE(ldp::wire::max_payload_size(blocks.back()) == 2);
+  for (const params& p : blocks) {
+    CAPTURE(ldp::wire::mechanism_name(p.mech));
+    CAPTURE(p.get(field::domain));
+    const std::vector<bytes> reports = fleet(p, "distribution batch", 40);
+    std::vector<bytes> payloads;
+    for (const bytes& r : reports) payloads.push_back(payload_of(r));
+    distribution one_by_one = make_distribution(p);
+    for (const bytes& r : reports) REQUIRE(one_by_one->add_report(r) == status::ok);
+    bytes batch = batch_header(p);
+    append(batch, chunk(std::vector<bytes>(payloads.begin(), payloads.begin() + 25)));
+    append(batch, chunk(std::vector<bytes>(payloads.begin() + 25, payloads.end())));
+    append(batch, chunk({}));
+    distribution batched = make_distribution(p);
+    REQUIRE(batched->add_batch(batch) == status::ok);
+    CHECK(batched->serialize() == one_by_one->serialize());
+
+    // An output past D + 2b (all ones), or the tree forms' level h, in the middle of a chunk: that
+    // record alone is rejected.
+    std::vector<bytes> bad = payloads;
+    if (p.mech == mechanism::square_wave) {
+      for (unsigned char& c : bad[10]) c = 0xff;
+    } else {
+      bad[10][0] = static_cast<unsigned char>(ldp::wire::distribution_levels(p));
+    }
+    bytes damaged = batch_header(p);
+    append(damaged, chunk(bad));
+    append(damaged, chunk({}));
+    distribution counted = make_distribution(p);
+    REQUIRE(counted->add_batch(damaged) == status::ok);
+    CHECK(counted->reports() == 39);
+    CHECK(counted->rejected()[static_cast<std::size_t>(status::out_of_range)] == 1);
+  }
+}
+
 TEST_CASE("distribution: any split in any order serializes to the same bytes, and states round-trip") {
   for (const params& p : distribution_blocks()) {
     CAPTURE(ldp::wire::mechanism_name(p.mech));
