@@ -380,3 +380,23 @@ TEST_CASE("square wave: a uniform distribution's ranges, quantiles and densities
   CHECK(other[0].estimate == r[0].estimate);
   CHECK(std::isnan(other[0].variance));
 }
+
+TEST_CASE("square wave: the bootstrap is the same on any number of threads") {
+  const params p = ldp::wire::make_square_wave(1.0, 64, 0, 1, 16).block;
+  distribution a = make_distribution(p);
+  for (const bytes& r : fleet(p, "distribution threads", 3000)) REQUIRE(a->add_report(r) == status::ok);
+  distribution_options o;
+  o.bootstrap = 64;  // 64 replicates of 64 + 2b outputs: split in up to 4 parts at a limit of 4
+  const std::pair<double, double> asked[] = {{0, 0.3}, {0.2, 0.9}};
+  std::vector<range_estimate> one, many;
+  ldp::server::set_thread_limit(1);
+  REQUIRE(a->ranges(asked, o, &one) == status::ok);
+  ldp::server::set_thread_limit(4);
+  REQUIRE(a->ranges(asked, o, &many) == status::ok);
+  ldp::server::set_thread_limit(0);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(one[i].estimate == many[i].estimate);
+    CHECK(one[i].variance == many[i].variance);
+    CHECK(one[i].variance > 0);
+  }
+}
