@@ -182,8 +182,8 @@ TEST_CASE("square wave: EMS recovers a known distribution") {
 TEST_CASE("square wave: device reports and the server agree on the outputs") {
   // The device's randomizer (device::distribution_context) on values of the rising density, whose
   // reports the aggregator ingests: the same answers as the wire-level fleets above, within the
-  // smoothing bias and 5 bootstrap sd (5.7e-7 per range, 2.9e-6 for the five). A device or server
-  // that read output y as bucket y instead of y - b would be off by b = 4 buckets: 0.03 and more.
+  // smoothing bias and 5 bootstrap sd (5.7e-7 per range, 2.9e-6 for the five). A device whose window
+  // sat b buckets higher ([v + b, v + 3b]) fails it.
   const auto made = ldp::wire::make_square_wave(2.0, 32, 0, 1, 16);
   REQUIRE(made.code == status::ok);
   const params& p = made.block;
