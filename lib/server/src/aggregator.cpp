@@ -104,6 +104,7 @@ const char* variance_kind_name(variance_kind k) noexcept {
     case variance_kind::exact: return "exact";
     case variance_kind::average: return "average";
     case variance_kind::bound: return "bound";
+    case variance_kind::bootstrap: return "bootstrap";
   }
   return "unknown";
 }

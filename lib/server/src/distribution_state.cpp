@@ -139,8 +139,8 @@ class square_wave_aggregator final : public distribution_base {
     return detail::make_square_wave_model(params_, counts_, o, out);
   }
 
-  // The bootstrap's spread of EMS at the fitted distribution: the variance at the plug-in (G.1).
-  variance_kind kind() const noexcept override { return variance_kind::exact; }
+  // EMS has no closed form: the bootstrap's spread at the fitted distribution (G.1).
+  variance_kind kind() const noexcept override { return variance_kind::bootstrap; }
 
  private:
   std::vector<uint64_t> counts_;
@@ -169,7 +169,8 @@ class tree_aggregator final : public distribution_base {
     return detail::make_tree_model(params_, levels_, reports_, o, out);
   }
 
-  // Linear in the OLH estimates, whose variances are A.4's closed form (G.2).
+  // Linear in the OLH estimates, whose variances are A.4's closed form (G.2; up to the correlation of
+  // nearby items that "What the variance leaves out" measures).
   variance_kind kind() const noexcept override { return variance_kind::exact; }
 
  private:

@@ -32,9 +32,11 @@ enum class variance_kind : uint8_t {
             // (hash family, rotation, public seeds, windows)
   average,  // an average over a public value the server knows but does not condition on
   bound,    // an upper bound of the closed form
+  bootstrap,  // no closed form: a parametric bootstrap's spread at the fitted model (square-wave's EMS,
+              // docs/mechanisms.md G.1)
 };
 
-// "exact", "average", "bound" (the JSON spelling, docs/cli.md); "unknown" for another value.
+// "exact", "average", "bound", "bootstrap" (the JSON spelling, docs/cli.md); "unknown" for another value.
 [[nodiscard]] const char* variance_kind_name(variance_kind k) noexcept;
 
 // One estimated quantity: an item's count for frequency oracles, a coordinate's mean for the
