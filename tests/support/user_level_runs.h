@@ -79,7 +79,8 @@ outcome run(const user_level_protocol& p, Data& data, ldp::random::drbg& rng) {
       }
     }
     const std::vector<int64_t>& buffer = data(u);
-    REQUIRE(buffer.size() == std::size_t{c.observations} * c.dimension);
+    const uint32_t reals = c.method == user_level_method::m5 ? 1 : c.dimension;  // per observation
+    REQUIRE(buffer.size() == std::size_t{c.observations} * reals);
     if (a.round == 1) {
       send(p.vote_block(a.fold), buffer, rng, *votes[a.fold]);
       continue;
