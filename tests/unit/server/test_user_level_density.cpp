@@ -64,7 +64,7 @@ TEST_CASE("the device's feature mean: one rounding of the exact Q30 sum, bit for
       ldp::test::owned_context<ldp::device::user_level_context> device(block.block);
       REQUIRE(device.code == status::ok);
       std::vector<int64_t> obs;
-      for (int64_t x : xs) obs.push_back(f >= 16 ? x << (f - 16) : x);
+      for (int64_t x : xs) obs.push_back(x * (int64_t{1} << (f - 16)));
       int64_t v = 0;
       REQUIRE(device->value(obs, &v) == status::ok);
       long double s = 0;
