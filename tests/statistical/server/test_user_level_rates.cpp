@@ -62,9 +62,9 @@ TEST_CASE("M2 and M3 slopes in d on spiky data: +2 and +1 (C.1 test 5)") {
   // vote that misses the modal cell: a cell more than two cells off wins a fold's vote only if its
   // count beats the modal cell's (share >= 0.5 of >= 1250 voters) by 6 standard deviations of the
   // difference, probability below 1e-9 per cell, below 1e-6 over all cells, folds, runs and
-  // points. Detects: M3 without the 1/d~ in its cell width (slope about 2, as M2), folds of n / 2
-  // users whatever d (M2 slope about 1), a device that reports all d coordinates at alpha / d each
-  // (slope 3). The noise against chi-square at 1e-6 (test 4's check).
+  // points. Fails (checked): M3 without the 1/d~ in its cell width (M3 slope 1.96, as M2), refine
+  // noise at alpha / d, as if a device reported all d coordinates (slopes 3.96 and 3.01).
+  // The noise against chi-square at 1e-6 (test 4's check).
   auto rng = ldp::test::seeded_drbg("kent slopes in d");
   std::mt19937_64 engine(16);
   tally noise;
@@ -83,9 +83,8 @@ TEST_CASE("M2 and M3 slopes in alpha: -2 (C.1 test 5)") {
   // The same data and sizes at d = 2, alpha in {0.5, 0.71, 1, 1.41, 2}: 2 runs per point. With L
   // divided out the expected slopes are -1.97 (M2) and -2.04 (M3) after the rounding of N, tolerance
   // +-0.15; the same argument bounds a far vote (10000 voters per fold, at alpha = 0.5 a far cell
-  // needs a count 8.8 standard deviations above the modal one's). Detects noise of scale
-  // (U - L) / alpha^2 or (U - L) / sqrt(alpha) (slopes -4, -1) and a cell width that grows like
-  // 1 / alpha (slope about 0).
+  // needs a count 8.8 standard deviations above the modal one's). Fails (checked): refine noise of
+  // scale (U - L) / alpha^2 (slopes -3.97 and -4.03).
   auto rng = ldp::test::seeded_drbg("kent slopes in alpha");
   std::mt19937_64 engine(17);
   tally noise;
