@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "device_context.h"
@@ -76,6 +77,26 @@ TEST_CASE("the device's feature mean: one rounding of the exact Q30 sum, bit for
       int64_t w = 0;
       REQUIRE(device->value(obs, &w) == status::ok);
       CHECK(w == v);
+    }
+  }
+  // 2000 random datasets at f = 16: a device that rounded each feature to the grid before averaging
+  // (two roundings) lands on the other side of the exact mean in some of them.
+  std::mt19937_64 engine(42);
+  std::uniform_int_distribution<int64_t> grid(0, int64_t{1} << 16);
+  for (uint32_t j = 0; j < 8; ++j) {
+    const auto block = ldp::wire::make_kent_refine(1.0, -(int64_t{1} << 16), int64_t{1} << 16, m5_shape(9, j, 16, 7));
+    ldp::test::owned_context<ldp::device::user_level_context> device(block.block);
+    REQUIRE(device.code == status::ok);
+    for (int r = 0; r < 250; ++r) {
+      std::vector<int64_t> obs(7);
+      long double s = 0;
+      for (int64_t& x : obs) {
+        x = grid(engine);
+        s += static_cast<long double>(ldp::wire::basis_feature(j, x, 16));
+      }
+      int64_t v = 0;
+      REQUIRE(device->value(obs, &v) == status::ok);
+      CHECK(std::fabs(static_cast<long double>(v) - std::ldexp(s, -14) / 7) <= 0.5L);
     }
   }
   // Pinned on every target (this test runs under qemu): f = 16, j = 1, the first 7 of xs.
