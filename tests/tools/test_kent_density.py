@@ -41,11 +41,12 @@ def projection(f: Callable[[float], float], k: int, grid: int = 20000) -> Callab
 
 def case_kent_density() -> None:
     """M5 on [10, 20]: 100 density points in real units integrating to 1, the clipped form >= 0
-    with the same mass, each point within 6 of its stated standard deviations of the projection of
+    with the same mass, each point within 7 of its stated standard deviations of the projection of
     the data's density (the point is a combination of the k - 1 independent fold means, each a mean
     of at least 1,000 discrete Laplace noises plus the users' local-mean spread, below 0.1% of the
-    variance: normal up to the Chernoff bound of case_kent_folds, below 1e-7 per point, 1e-5 for the
-    100, which are strongly correlated); bad combinations exit 2."""
+    variance: a Chernoff bound with the Laplace MGF, as in test_cli.py's case_kent_folds, gives below
+    1e-8 per point, 1e-6 for the 100); bad combinations exit 2. Fails (checked): a density not
+    divided by the range's width (the mass check)."""
     n = 40000
     out, _ = run("simulate", "-m", "kent", "--density", "-e", "1", "--range", "10:20", "--observations", "64",
                  "--devices", str(n), "--data", "builtin", "--seed", "4", "--out", path("m5.ldpb"), "--release-out",
@@ -65,7 +66,7 @@ def case_kent_density() -> None:
         check(p["ci_low"] < p["value"] < p["ci_high"], f"point {p}")
         sd = (p["ci_high"] - p["value"]) / 1.959964
         target = f_k((p["x"] - 10) / 10) / 10
-        check(abs(p["value"] - target) <= 6 * sd, f"point {p}: the projection is {target}")
+        check(abs(p["value"] - target) <= 7 * sd, f"point {p}: the projection is {target}")
 
     bad = ["simulate", "-m", "kent", "--density", "-e", "1", "--observations", "50", "--devices", "100", "--data",
            "builtin", "--seed", "1", "--out", path("x.ldpb"), "--range", "0:1"]
