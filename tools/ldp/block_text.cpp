@@ -52,6 +52,7 @@ const char* field_name(field f) {
     case field::string_length: return "string_length";
     case field::prefix_bits: return "prefix_bits";
     case field::branching: return "branching";
+    case field::basis: return "basis";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }

@@ -232,8 +232,9 @@ constexpr cli_mechanism cli_mechanisms[] = {
      "--dim d --radius r [--projection-dim k] [--frac-bits f]"},
     {"fastprojunit", input_kind::vector, "--dim --radius", "--projection-dim --frac-bits",
      "--dim d --radius r [--projection-dim k] [--frac-bits f]"},
-    {"kent", input_kind::observations, "--range --observations", "--dim --ball --plan --cap --frac-bits --public-seed",
-     "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P]] "
+    {"kent", input_kind::observations, "--range --observations",
+     "--dim --ball --plan --cap --frac-bits --public-seed --density",
+     "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P] | --density] "
      "[--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
     {"sparse-projection", input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
      "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
@@ -324,6 +325,8 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--cap", app.add_option("--cap", o.cap, "kent: observation cap T* (default: the vote-reliability rule)")},
       {"--ball", app.add_option("--ball", o.ball, "kent with --dim d > 1: linf (M2, default) or l2 (M3, rotated)")
                      ->check(CLI::IsMember({"linf", "l2"}))},
+      {"--density", app.add_flag("--density", o.density,
+                                 "kent: M5, the density of the observations on --range (trigonometric basis)")},
       {"--plan", app.add_option("--plan", o.plan, "kent: choose (default), two-stage or single-stage")
                      ->check(CLI::IsMember({"choose", "two-stage", "single-stage"}))},
       {"--sparsity",

@@ -74,6 +74,7 @@ struct mechanism_options {
   uint32_t cap = 0;              // kent: T*, 0 for the protocol's rule
   std::string plan = "choose";   // kent: choose, two-stage, single-stage
   std::string ball;              // kent with --dim d > 1: linf (M2, the default) or l2 (M3)
+  bool density = false;          // kent: M5, the density of the observations on --range
   uint64_t public_seed = 0;      // the deployment's public randomness (hash functions, rotation)
   uint32_t string_length = 16;   // pem, treehist, sfp: L, the longest string item in bytes
   uint32_t prefix_bits = 8;      // pem, treehist: eta, the bits a group adds to the prefix
