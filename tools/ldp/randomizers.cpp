@@ -16,6 +16,7 @@
 #include "ldp/device/vector_mean.h"
 #include "ldp/device/winsorized.h"
 #include "ldp/wire/central_params.h"
+#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "memo_devices.h"
@@ -196,6 +197,13 @@ truth_table truth_of(const parameter_block& block, const dataset& data) {
   if (block.mechanism->input == input_kind::item) {
     const std::vector<uint64_t> counts = item_counts(data, static_cast<uint32_t>(p.get(field::domain)));
     t.values.assign(counts.begin(), counts.end());
+    return t;
+  }
+  if (wire::in_family(p.mech, wire::mechanism_family::distribution)) {
+    // The devices' buckets (docs/mechanisms.md G.0): what estimate_all counts.
+    t.values.assign(static_cast<std::size_t>(p.get(field::domain)), 0);
+    value_input input(p, data);
+    for (uint64_t i = 0; i < data.devices(); ++i) ++t.values[wire::range_cell(p, input.of(i))];
     return t;
   }
   // The mean of the integers the devices randomize, summed exactly in 128 bits: the local mean of
