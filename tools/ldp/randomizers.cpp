@@ -186,6 +186,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::unit_vector: return std::make_unique<unit_vector_program>(p, device_input(p, data));
     case device::family::projected_unit: return std::make_unique<projected_unit_program>(p, device_input(p, data));
     case device::family::string: return std::make_unique<string_program>(p, string_input(data));
+    case device::family::distribution:  // the tool's value program of docs/mechanisms.md G (issue 16)
     case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));
