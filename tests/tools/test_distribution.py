@@ -201,6 +201,10 @@ def case_distribution_options() -> None:
     check(a == b, "square-wave: the same bootstrap seed gives another answer")
     check(json.loads(a)["ranges"][0]["variance"] != c["ranges"][0]["variance"], "square-wave: the seed is ignored")
     fails("estimate", path(sw), "--range", "1:2", "--no-consistency", message="--no-consistency applies to")
+    fails("estimate", path(sw), "--bootstrap-seed", "3", message="--bootstrap-seed applies with --range")
+    # One value per --range or --quantile: the state may follow them.
+    j = json.loads(run("estimate", "--range", "10:30", "--quantile", "0.5", path(state), "--format", "json")[0])
+    check(len(j["ranges"]) == 1 and len(j["quantiles"]) == 1, f"options before the state: {j}")
 
     fails("estimate", path(state), "--range", "5:3", message="--range")
     fails("estimate", path(state), "--quantile", "1.5", message="--quantile must be in")

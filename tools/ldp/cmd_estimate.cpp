@@ -51,8 +51,10 @@ struct estimate_options {
   bool no_consistency = false;  // hierarchical: the plain node sums (G.2)
   uint32_t bootstrap = server::distribution_options{}.bootstrap;
   uint64_t bootstrap_seed = 0;
-  std::vector<CLI::Option*> distribution_options;  // --no-consistency --bootstrap --bootstrap-seed
-  CLI::Option* l1_ball = nullptr;                  // vector means: --l1-ball R
+  // --no-consistency (hierarchical), --bootstrap and --bootstrap-seed (square-wave): the form each
+  // applies to.
+  std::vector<std::pair<CLI::Option*, wire::mechanism>> distribution_options;
+  CLI::Option* l1_ball = nullptr;  // vector means: --l1-ball R
   double l1_radius = 0;
 };
 
@@ -221,17 +223,20 @@ void run(const estimate_options& o) {
     }
   }
   const bool distribution = wire::in_family(mech, wire::mechanism_family::distribution);
-  for (const CLI::Option* option : o.distribution_options) {
-    if (!distribution && given(option)) {
-      fail("{} applies to square-wave, hierarchical and haar states only; {} is {}", option->get_name(), o.state,
+  const bool queries = !o.ranges.empty() || !o.quantiles.empty() || o.density;
+  for (const auto& [option, form] : o.distribution_options) {
+    if (!given(option)) continue;
+    if (mech != form) {
+      fail("{} applies to {} states only; {} is {}", option->get_name(), wire::mechanism_name(form), o.state,
            wire::mechanism_name(mech));
     }
+    if (!queries) fail("{} applies with --range, --quantile or --density", option->get_name());
   }
   if (given(o.l1_ball) && !projects_onto_l1_ball(mech)) {
     fail("--l1-ball applies to vector-mean, laplace-vector and unit-vector states only; {} is {}", o.state,
          wire::mechanism_name(mech));
   }
-  if (!o.ranges.empty() || !o.quantiles.empty() || o.density) {
+  if (queries) {
     if (!distribution) {
       fail("--range, --quantile and --density apply to square-wave, hierarchical and haar states only; {} is {}",
            o.state, wire::mechanism_name(mech));
@@ -313,17 +318,22 @@ command add_estimate(CLI::App& parent) {
                       "winsorized-mean: users n of round 1 (default: the state's reports)"),
   };
   app->add_option("--range", o->ranges,
-                  "square-wave, hierarchical, haar: the fraction of the reports with a value in lo:hi (repeatable)");
-  app->add_option("--quantile", o->quantiles, "square-wave, hierarchical, haar: the q-quantile (repeatable)");
+                  "square-wave, hierarchical, haar: the fraction of the reports with a value in lo:hi (repeatable)")
+      ->allow_extra_args(false);
+  app->add_option("--quantile", o->quantiles, "square-wave, hierarchical, haar: the q-quantile (repeatable)")
+      ->allow_extra_args(false);
   app->add_flag("--density", o->density, "square-wave, hierarchical, haar: the density at every bucket");
   o->distribution_options = {
-      app->add_flag("--no-consistency", o->no_consistency,
-                    "hierarchical: answer from the node estimates without Hay et al.'s consistency"),
-      app->add_option("--bootstrap", o->bootstrap, "square-wave: bootstrap replicates of the variances (default 200)")
-          ->check(CLI::Range(2u, 100000u)),
-      app->add_option("--bootstrap-seed", o->bootstrap_seed,
-                      "square-wave: seed of the bootstrap (default 0; the same state and seed give the same "
-                      "answer)"),
+      {app->add_flag("--no-consistency", o->no_consistency,
+                     "hierarchical: answer from the node estimates without Hay et al.'s consistency"),
+       wire::mechanism::hierarchical},
+      {app->add_option("--bootstrap", o->bootstrap, "square-wave: bootstrap replicates of the variances (default 200)")
+           ->check(CLI::Range(2u, 100000u)),
+       wire::mechanism::square_wave},
+      {app->add_option("--bootstrap-seed", o->bootstrap_seed,
+                       "square-wave: seed of the bootstrap (default 0; the same state and seed give the same "
+                       "answer)"),
+       wire::mechanism::square_wave},
   };
   o->l1_ball = app->add_option("--l1-ball", o->l1_radius,
                                "vector-mean, laplace-vector, unit-vector states: project the mean onto the l1 ball "
