@@ -1,7 +1,7 @@
 // The tree forms' range estimators (docs/mechanisms.md G.2 hierarchical histogram, G.3 Haar): a
 // range's answer is linear in the scaled OLH estimates of the levels' items (group_view, F.1), and
 // its variance is that linear combination's: the oracle parts sum as w^2 (distinct items and groups
-// are uncorrelated), the group draw is taken for the combination as a whole (draw_variance below).
+// taken as uncorrelated), the group draw is taken for the combination as a whole (tree_model).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,6 +16,7 @@
 #include "ldp/wire/mechanism.h"
 #include "range_model.h"
 #include "string_groups.h"
+#include "support_model.h"
 #include "tree_estimation.h"
 
 namespace ldp::server::detail {
@@ -156,10 +157,13 @@ namespace {
 
 // Group g's items (the nodes of level g + 1, or the halves of level g's Haar coefficients) scaled to
 // all n reports (group_view::scaled), with each estimate's oracle part (its variance without its own
-// draw term) and a plug-in count in [0, n] for the draw term of a combination.
+// draw term) and the plug-in count of the draw term of a combination: the form's own estimate of
+// the item's count, not clipped, since the draw term's sums are linear in it (clipping at 0 biased
+// the variance of ranges with nearly empty buckets up by 3 percent at n = 200).
 struct group_items {
-  double scale = 0;  // n / n_g
-  std::vector<double> value, variance, oracle, count;
+  double scale = 0;   // n / n_g
+  double weight = 0;  // the consistency passes' variance of the group's items (consistent_form)
+  std::vector<double> value, oracle, count;
 };
 
 // A range's answer: constant + sum over `items` of weight x (level = group, node = item) + sum over
@@ -175,25 +179,32 @@ enum class tree_form : uint8_t { hierarchical, consistent, haar };
 constexpr uint32_t max_levels = 16;
 
 // The estimator of G.2 / G.3 over the D = B^h buckets. Variance of a combination L = sum w_t x_t
-// (docs/mechanisms.md G.2): the oracle noise of distinct items and groups is uncorrelated, so it
-// contributes sum w_t^2 o_t. The group draw adds, given the group sizes n_g, the variance of
-// sum_g (n / n_g) sum_{i in group g} f_g(x_i) over the random split of the n users into groups, with
-// f_g(x) the weight of the item of group g that x's bucket has: sampling without replacement gives
-// n^2 / (n - 1) [sum_g (n / n_g) var(f_g) - var(sum_g f_g)] (population variances; n / (n - 1) taken
-// as 1 as group_view does), and sum_g f_g is the range's indicator phi up to a constant for an
-// unbiased form. For one item this is group_view::draw_variance; summing items' own draw terms
-// instead leaves out the covariances (negative within a group, positive between disjoint nodes of
-// different groups), which miss the variance of a range over several levels by up to ~15 percent of
-// the draw part.
+// (docs/mechanisms.md G.2): the oracle noise of distinct items and groups is taken as uncorrelated,
+// so it contributes sum w_t^2 o_t. Between groups it is (disjoint reports); between the items of one
+// group it is not quite: OLH's multiply-add-shift hash is pairwise independent only, so the support
+// of two items close in index correlates through the reports of third items (measured with 500
+// reports on items 2 and 5 of 16: correlation 0.07 for items 0 and 1 at epsilon 1; 0.18, 0.13, 0.10
+// for items 0 and 1, 3, 8 at epsilon 4), which moves range variances by up to ~6 percent
+// (tests/statistical/server/test_range_variance.cpp). The group draw adds, given the group sizes
+// n_g, the variance of sum_g (n / n_g) sum_{i in group g} f_g(x_i) over the random split of the n
+// users into groups, with f_g(x) the weight of the item of group g that x's bucket has: sampling
+// without replacement gives n^2 / (n - 1) [sum_g (n / n_g) var(f_g) - var(sum_g f_g)] (population
+// variances; n / (n - 1) taken as 1 as group_view does), and sum_g f_g is the range's indicator phi
+// up to a constant for an unbiased form. For one item this is group_view::draw_variance; summing the
+// items' own draw terms instead leaves out their covariances (negative within a group, positive
+// between disjoint nodes of different groups, negative between nested ones): measured at epsilon 4,
+// Haar ranges then came out 14 percent under their empirical variance.
 class tree_model final : public range_model {
  public:
   tree_model(const wire::params& p, uint64_t n, tree_form form) : form_(form), n_(static_cast<double>(n)) {
     b_ = static_cast<uint32_t>(wire::distribution_branching(p));
     h_ = wire::distribution_levels(p);
+    inner_leading_ = pure_model(wire::distribution_inner_block(p)).leading();
     d_ = static_cast<uint32_t>(p.get(wire::field::domain));
   }
 
-  // Reads the groups and prepares the form; false when a group has no reports (every answer NaN).
+  // Reads the groups and prepares the form; a group without reports leaves every answer NaN.
+  // overflow when memory runs out (group_view::scaled).
   [[nodiscard]] status build(const group_view& view, double confidence) {
     for (uint32_t g = 0; g < h_; ++g) {
       if (view.reports(g) == 0) return status::ok;
@@ -209,25 +220,19 @@ class tree_model final : public range_model {
       group_items& t = groups_[g];
       const auto n_g = static_cast<double>(view.reports(g));
       t.scale = n_ / n_g;
+      t.weight = t.scale * t.scale * n_g * inner_leading_;
       for (const estimate& e : est) {
         t.value.push_back(e.value);
-        t.variance.push_back(e.variance);
         t.oracle.push_back(e.variance - view.draw_variance(e.value, n_g));
       }
     }
-    std::vector<double> buckets;  // plug-in counts of the D buckets
     switch (form_) {
       case tree_form::hierarchical:
-        for (group_items& t : groups_) t.count = clipped(t.value);
-        buckets = groups_[h_ - 1].count;
+        for (group_items& t : groups_) t.count = t.value;
         break;
-      case tree_form::consistent:
-        build_consistent();
-        buckets = groups_[h_ - 1].count;
-        break;
-      case tree_form::haar: buckets = build_haar_counts(); break;
+      case tree_form::consistent: build_consistent(); break;
+      case tree_form::haar: build_haar_counts(); break;
     }
-    buckets_ = std::move(buckets);
     usable_ = true;
     return status::ok;
   }
@@ -244,12 +249,6 @@ class tree_model final : public range_model {
   }
 
  private:
-  std::vector<double> clipped(const std::vector<double>& values) const {
-    std::vector<double> out(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) out[i] = clip_count(values[i], n_);
-    return out;
-  }
-
   // G.2 without consistency: the partial end buckets' leaves in proportion, and the whole buckets
   // between as the fewest nodes, at most 2 (B - 1) a level (the root is n).
   void decompose(double a, double b, linear_form* f) const {
@@ -286,33 +285,40 @@ class tree_model final : public range_model {
     variance[0] = {0};
     for (uint32_t g = 0; g < h_; ++g) {
       value[g + 1] = groups_[g].value;
-      variance[g + 1] = groups_[g].variance;
+      variance[g + 1].assign(groups_[g].value.size(), groups_[g].weight);
     }
+    // The passes weigh by a public variance, OLH's at count 0 scaled to n, (n / n_g)^2 n_g V for the
+    // per-report V of the inner block: so the weights depend on the group sizes alone and the map is
+    // linear in the estimates. The estimates' own plug-in variances (which grow with the count, and at
+    // high epsilon are mostly the group draw's) would weigh each estimate by a function of itself:
+    // measured at epsilon 4, that biased range answers by a quarter of their standard deviation and
+    // put their variance 15 percent off the linear formula. Equal weights within a level make the
+    // top-down shares equal, Hay et al.'s mean consistency.
     tree_ = std::make_unique<consistent_tree>(b_, std::move(value), variance);
-    for (uint32_t g = 0; g < h_; ++g) groups_[g].count = clipped(tree_->consistent(g + 1));
+    for (uint32_t g = 0; g < h_; ++g) groups_[g].count = tree_->consistent(g + 1);
     // Per subtree root v of level l, what its upward estimate z_v = sum_j zeta_j x_j carries: the
     // oracle variance sum zeta_j^2 o_j, and for each level m >= l of the subtree sum zeta_j^2 c_j
     // and sum zeta_j c_j over its nodes j of level m (the draw term's pieces).
     oracle_.assign(h_ + 1, {});
-    square_.assign(h_ + 1, {});
-    first_.assign(h_ + 1, {});
+    draw_square_.assign(h_ + 1, {});
+    draw_linear_.assign(h_ + 1, {});
     for (uint32_t l = h_ + 1; l-- > 0;) {
       const std::size_t nodes = tree_->upward(l).size();
       oracle_[l].assign(nodes, 0);
-      square_[l].assign(h_ + 1 - l, std::vector<double>(nodes, 0));
-      first_[l].assign(h_ + 1 - l, std::vector<double>(nodes, 0));
+      draw_square_[l].assign(h_ + 1 - l, std::vector<double>(nodes, 0));
+      draw_linear_[l].assign(h_ + 1 - l, std::vector<double>(nodes, 0));
       for (std::size_t v = 0; v < nodes; ++v) {
         const double a = tree_->own_share(l)[v], rest = 1 - a;
         const double o = l == 0 ? 0 : groups_[l - 1].oracle[v], c = l == 0 ? n_ : groups_[l - 1].count[v];
         oracle_[l][v] = a * a * o;
-        square_[l][0][v] = a * a * c;
-        first_[l][0][v] = a * c;
+        draw_square_[l][0][v] = a * a * c;
+        draw_linear_[l][0][v] = a * c;
         if (l == h_) continue;
         for (std::size_t ch = v * b_; ch < (v + 1) * b_; ++ch) {
           oracle_[l][v] += rest * rest * oracle_[l + 1][ch];
           for (uint32_t m = 1; m <= h_ - l; ++m) {
-            square_[l][m][v] += rest * rest * square_[l + 1][m - 1][ch];
-            first_[l][m][v] += rest * first_[l + 1][m - 1][ch];
+            draw_square_[l][m][v] += rest * rest * draw_square_[l + 1][m - 1][ch];
+            draw_linear_[l][m][v] += rest * draw_linear_[l + 1][m - 1][ch];
           }
         }
       }
@@ -334,8 +340,8 @@ class tree_model final : public range_model {
   // G.3: coefficient (g, a) is x(2a) - x(2a + 1) of group g; a node's mass is its parent's over 2
   // plus or minus the parent's coefficient over 2, so a bucket's is n / D plus sum_g +-c / 2^(h - g).
   // The plug-in counts of group g's items are the reconstructed masses of level g + 1's nodes (item
-  // 2a + s is that node), clipped; the buckets' are level h's.
-  std::vector<double> build_haar_counts() {
+  // 2a + s is that node).
+  void build_haar_counts() {
     std::vector<double> mass = {n_};
     for (uint32_t g = 0; g < h_; ++g) {
       std::vector<double> next(mass.size() * 2);
@@ -345,9 +351,8 @@ class tree_model final : public range_model {
         next[2 * a + 1] = (mass[a] - c) / 2;
       }
       mass = std::move(next);
-      groups_[g].count = clipped(mass);
+      groups_[g].count = mass;
     }
-    return groups_[h_ - 1].count;
   }
 
   // The range's count is n (b - a) / D plus, on each level, the coefficients whose halves the range
@@ -376,19 +381,18 @@ class tree_model final : public range_model {
   }
 
   // n var(phi) of the range's indicator phi (buckets the range cuts in proportion), with the range's
-  // own count c (clipped) as the plug-in of sum phi_k c_k, so that one node's range gets exactly
-  // group_view's draw term: sum phi_k^2 c_k is c less the cut buckets' (phi - phi^2) c_k.
-  double range_spread(double a, double b, double count) const {
+  // own count c as the plug-in of sum phi_k c_k, so that a one-node range gets group_view's draw
+  // term (for an estimate in [0, n]): sum phi_k^2 c_k is c less the cut buckets' (phi - phi^2) c_k.
+  double range_spread(double a, double b, double c) const {
     if (!(a < b)) return 0;
-    const double c = clip_count(count, n_);
     const auto first = static_cast<uint32_t>(a), last = std::min(static_cast<uint32_t>(std::ceil(b)) - 1, d_ - 1);
     double square = c;
     for (const uint32_t k : {first, last}) {
       const double phi = std::max(0.0, std::min(b, k + 1.0) - std::max(a, static_cast<double>(k)));
-      square -= (phi - phi * phi) * buckets_[k];
+      square -= (phi - phi * phi) * groups_[h_ - 1].count[k];  // the buckets' plug-ins
       if (last == first) break;
     }
-    return std::max(0.0, square - c * c / n_);
+    return square - c * c / n_;
   }
 
   range_answer evaluate(const linear_form& f, double a, double b) const {
@@ -405,25 +409,25 @@ class tree_model final : public range_model {
       value += t.weight * tree_->upward(t.level)[t.node];
       oracle += t.weight * t.weight * oracle_[t.level][t.node];
       for (uint32_t m = t.level == 0 ? 1 : 0; m + t.level <= h_; ++m) {
-        square[t.level + m - 1] += t.weight * t.weight * square_[t.level][m][t.node];
-        first[t.level + m - 1] += t.weight * first_[t.level][m][t.node];
+        square[t.level + m - 1] += t.weight * t.weight * draw_square_[t.level][m][t.node];
+        first[t.level + m - 1] += t.weight * draw_linear_[t.level][m][t.node];
       }
     }
     double draw = -range_spread(a, b, value);
-    for (uint32_t g = 0; g < h_; ++g) draw += groups_[g].scale * std::max(0.0, square[g] - first[g] * first[g] / n_);
-    const double variance = oracle + std::max(0.0, draw);
+    for (uint32_t g = 0; g < h_; ++g) draw += groups_[g].scale * (square[g] - first[g] * first[g] / n_);
+    const double variance = oracle + std::max(0.0, draw);  // the plug-ins may make the draw negative
     return {value / n_, variance / (n_ * n_)};
   }
 
   tree_form form_;
   double n_;
+  double inner_leading_ = 0;  // OLH's variance per report at count 0: q (1 - q) / (p - q)^2
   uint32_t b_ = 0, h_ = 0, d_ = 0;
   bool usable_ = false;
   std::vector<group_items> groups_;
-  std::vector<double> buckets_;  // the buckets' plug-in counts
   std::unique_ptr<consistent_tree> tree_;
-  std::vector<std::vector<double>> oracle_;                       // [l][v]
-  std::vector<std::vector<std::vector<double>>> square_, first_;  // [l][m - l][v]
+  std::vector<std::vector<double>> oracle_;                                  // [l][v]
+  std::vector<std::vector<std::vector<double>>> draw_square_, draw_linear_;  // [l][m - l][v]
 };
 
 }  // namespace

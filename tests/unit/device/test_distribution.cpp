@@ -252,7 +252,7 @@ TEST_CASE("tree forms: the level does not depend on x, and a report decodes to t
     auto f = ldp::test::seeded_drbg("distribution decode");
     ldp::device::drbg_coins coins(f);
     std::vector<unsigned char> out_a(ldp::wire::max_report_size(p)), out_b(out_a.size());
-    std::vector<bool> seen(ldp::wire::square_wave_outputs(p) + 16, false);
+    std::vector<bool> seen(static_cast<std::size_t>(ldp::wire::square_wave_outputs(p)) + 16, false);
     for (int i = 0; i < 60; ++i) {
       std::size_t size_a = 0, size_b = 0;
       REQUIRE(c->randomize(-65536, a, out_a, report, &size_a) == status::ok);

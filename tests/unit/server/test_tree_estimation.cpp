@@ -13,6 +13,7 @@
 #include "ldp/server/frequency.h"
 #include "ldp/wire.h"
 #include "range_model.h"
+#include "support_model.h"
 #include "tables.h"
 #include "tree_estimation.h"
 #include "tree_fleet.h"
@@ -158,14 +159,15 @@ std::unique_ptr<range_model> model_of(const ldp::wire::params& p, const ldp::tes
 
 // Group g's item estimate scaled to all n, with its variance (F.1's rule, recomputed here).
 struct scaled_item {
-  double value, variance;
+  double value, variance, oracle;  // oracle: the variance without the group draw's term
 };
 scaled_item scaled(const ldp::test::tree_levels& levels, uint32_t g, uint32_t item) {
   const uint32_t items[] = {item};
   const auto e = levels[g]->estimate_items(items);
   const double n = fleet_size, n_g = static_cast<double>(levels[g]->reports()), scale = n / n_g;
   const double c = std::min(std::max(scale * e[0].value, 0.0), n);
-  return {scale * e[0].value, scale * scale * e[0].variance + c * (1 - c / n) * (scale - 1)};
+  return {scale * e[0].value, scale * scale * e[0].variance + c * (1 - c / n) * (scale - 1),
+          scale * scale * e[0].variance};
 }
 
 }  // namespace
@@ -197,8 +199,12 @@ TEST_CASE("make_tree_model: hierarchical without consistency answers from its no
         doctest::Approx(half.variance + quarter.variance + 2 * c1 * c2 / n).epsilon(1e-9));
 }
 
-// With consistency the model's answer is the consistent tree's (built here from the scaled node
-// estimates and variances), additive over adjacent ranges, and the whole range is n exactly.
+// With consistency the model's answer is the consistent tree's, built here from the scaled node
+// estimates weighted by OLH's count-free variance scaled to n, (n / n_g)^2 n_g V (public: the
+// weights do not depend on the estimates), additive over adjacent ranges; the whole range is n. Its
+// variance is the combination's with the dense weights: sum w^2 o plus the draw term
+// sum_g (n / n_g)(sum w^2 u - (sum w u)^2 / n) - (sum phi^2 u - (sum phi u)^2 / n), u the consistent
+// counts (what the model sums per subtree instead).
 TEST_CASE("make_tree_model: hierarchical with consistency is the consistent tree's answer") {
   const auto p = ldp::wire::make_hierarchical(2.0, 27, 3, 0, 27, 4);
   REQUIRE(p.code == status::ok);
@@ -207,18 +213,38 @@ TEST_CASE("make_tree_model: hierarchical with consistency is the consistent tree
   const double n = fleet_size;
   levels_t value = tree_shape(3, 3, 0), variance = tree_shape(3, 3, 0);
   value[0][0] = n;
+  const double per_report = ldp::server::detail::pure_model(ldp::wire::distribution_inner_block(p.block)).leading();
   for (uint32_t l = 1; l <= 3; ++l) {
+    const double n_g = static_cast<double>(levels[l - 1]->reports());
     for (uint32_t v = 0; v < value[l].size(); ++v) {
-      const scaled_item e = scaled(levels, l - 1, v);
-      value[l][v] = e.value;
-      variance[l][v] = e.variance;
+      value[l][v] = scaled(levels, l - 1, v).value;
+      variance[l][v] = n * n / n_g * per_report;
     }
   }
   const consistent_tree t(3, value, variance);
   for (const auto& [a, b] : std::vector<std::pair<double, double>>{{0, 27}, {0, 10}, {2.5, 20.25}, {4, 4.5}, {9, 18}}) {
     CAPTURE(a);
     CAPTURE(b);
-    CHECK(m->answer(a, b).fraction * n == doctest::Approx(leaf_answer(t, a, b)).epsilon(1e-9));
+    const double answer = leaf_answer(t, a, b);
+    CHECK(m->answer(a, b).fraction * n == doctest::Approx(answer).epsilon(1e-9));
+    const levels_t w = t.weights(a, b);
+    double oracle = 0, draw = 0;
+    for (uint32_t l = 1; l <= 3; ++l) {
+      double square = 0, linear = 0;
+      for (uint32_t v = 0; v < value[l].size(); ++v) {
+        oracle += w[l][v] * w[l][v] * scaled(levels, l - 1, v).oracle;
+        square += w[l][v] * w[l][v] * t.consistent(l)[v];
+        linear += w[l][v] * t.consistent(l)[v];
+      }
+      draw += n / static_cast<double>(levels[l - 1]->reports()) * (square - linear * linear / n);
+    }
+    double phi_square = 0;
+    for (uint32_t k = 0; k < 27; ++k) {
+      const double phi = std::max(0.0, std::min(b, k + 1.0) - std::max(a, static_cast<double>(k)));
+      phi_square += phi * phi * t.consistent(3)[k];
+    }
+    draw -= phi_square - answer * answer / n;
+    CHECK(m->answer(a, b).variance * n * n == doctest::Approx(oracle + std::max(0.0, draw)).epsilon(1e-9));
   }
   CHECK(m->answer(0, 27).fraction == doctest::Approx(1).epsilon(1e-12));
   CHECK(m->answer(0, 27).variance == doctest::Approx(0).scale(1e-9));
