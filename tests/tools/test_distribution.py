@@ -293,7 +293,8 @@ def case_l1_ball() -> None:
         theta = ball["threshold"]
         for xj, yj in zip(x, y):
             want = math.copysign(max(abs(yj) - theta, 0.0), yj)
-            check(math.isclose(xj, want, rel_tol=1e-9, abs_tol=1e-12), f"{name}: {xj} is not the soft threshold of {yj}")
+            check(math.isclose(xj, want, rel_tol=1e-9, abs_tol=1e-12),
+                  f"{name}: {xj} is not the soft threshold of {yj}")
         check(math.isclose(sum(abs(v) for v in x), radius, rel_tol=1e-9), f"{name}: l1 norm {sum(abs(v) for v in x)}")
         before, after = l2(y, truth), l2(x, truth)
         check(after <= before * (1 + 1e-12), f"{name}: the projection moved away from the mean: {after} > {before}")
