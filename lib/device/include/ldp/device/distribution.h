@@ -42,10 +42,10 @@ class distribution_context {
                : frequency_context::workspace_size(wire::distribution_inner_block(p));
   }
 
-  // invalid_argument for a block that is not of the distribution family (or a misaligned
-  // workspace), validate()'s status for an invalid one, unsupported for thresholds out of another
-  // 2^w than 2^32 (the coins compare 32-bit words, as frequency_context refuses them), else the
-  // inner frequency_context's init status. *out randomizes nothing unless init succeeded.
+  // invalid_argument for a block that is not of the distribution family, validate()'s status for an
+  // invalid one, unsupported for thresholds out of another 2^w than 2^32 (the coins compare 32-bit
+  // words; the tree forms' inner frequency_context refuses them alike). *out randomizes nothing
+  // unless init succeeded.
   [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
                                    distribution_context* out) noexcept;
 
