@@ -23,6 +23,7 @@
 #include "ldp/base/bits.h"
 #include "ldp/server/distribution.h"
 #include "ldp/wire/distribution_params.h"
+#include "ldp/wire/report.h"
 #include "range_model.h"
 #include "state_io.h"
 
@@ -97,6 +98,23 @@ class square_wave_aggregator final : public distribution_base {
     if (r.index >= counts_.size()) return status::out_of_range;  // the decoder already checks
     ++counts_[r.index];
     return status::ok;
+  }
+
+  // Batch records are the output alone, index_bytes(D + 2b) bytes little-endian (docs/wire_format.md
+  // 5): a run is counted in one pass after checking every output.
+  std::size_t run_payload_size() const noexcept override { return wire::max_payload_size(params_); }
+  bool ingest_run(const unsigned char* first, std::size_t stride, std::size_t count) noexcept override {
+    const std::size_t width = run_payload_size();
+    const auto output = [&](std::size_t i) {
+      std::size_t y = 0;
+      for (std::size_t k = width; k-- > 0;) y = y << 8 | first[i * stride + k];
+      return y;
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+      if (output(i) >= counts_.size()) return false;
+    }
+    for (std::size_t i = 0; i < count; ++i) ++counts_[output(i)];
+    return true;
   }
 
   status merge_counts(const aggregator& other) override {

@@ -1,7 +1,8 @@
 // Square Wave's estimate (docs/mechanisms.md G.1, range_model.h): EMS (Li et al., SIGMOD 2020) on
 // the output counts with the implemented transition, and the spread of its answers by a parametric
-// bootstrap. The bootstrap draws from a ChaCha20 DRBG keyed from the caller's public seed, so a state
-// gives the same estimate every time; its variances leave out EMS's smoothing bias.
+// bootstrap. The bootstrap draws from ChaCha20 DRBGs keyed from the caller's public seed (one per
+// replicate, so the replicates may run on any threads), so a state gives the same estimate every
+// time; its variances leave out EMS's smoothing bias.
 //
 // Each replicate reruns EMS from the uniform start, as the estimate itself does, not from the fit
 // (as G.1 first said): started at the fit, the smoothed EM stops after a step or two, since the
@@ -20,6 +21,7 @@
 #include "ldp/base/bits.h"
 #include "ldp/random/drbg.h"
 #include "ldp/wire/distribution_block.h"
+#include "parallel.h"
 #include "range_model.h"
 
 namespace ldp::server::detail {
@@ -180,12 +182,38 @@ void multinomial(random::drbg& rng, uint64_t n, const std::vector<double>& q, st
   }
 }
 
-// The DRBG of the bootstrap: its key is the seed (u64 little-endian) and this purpose's label.
-void bootstrap_key(uint64_t seed, unsigned char key[random::drbg::seed_size]) {
-  static constexpr char label[] = "square-wave bootstrap v1";
-  static_assert(sizeof label - 1 == random::drbg::seed_size - 8, "the label fills the key");
+// Replicate i's own DRBG: its key is the seed and i (u64 little-endian each) and this purpose's
+// label, so each replicate is drawn alone and the replicates come out the same on any threads.
+void bootstrap_key(uint64_t seed, uint64_t replicate, unsigned char key[random::drbg::seed_size]) {
+  static constexpr char label[] = "sw bootstrap v1.";
+  static_assert(sizeof label - 1 == random::drbg::seed_size - 16, "the label fills the key");
   store_le64(key, seed);
-  std::memcpy(key + 8, label, random::drbg::seed_size - 8);
+  store_le64(key + 8, replicate);
+  std::memcpy(key + 16, label, random::drbg::seed_size - 16);
+}
+
+// Replicates [first, last): n reports drawn from the fitted outputs q, EMS from the uniform start,
+// each replicate's prefix sums into its row of `table`. false when memory runs out.
+bool fit_replicates(const channel& c, const std::vector<double>& q, uint64_t n, uint64_t seed, std::size_t first,
+                    std::size_t last, double* table) noexcept {
+  try {
+    ems fitter(c);
+    const std::vector<double> start(c.buckets, 1.0 / static_cast<double>(c.buckets));
+    std::vector<double> drawn, f, running;
+    for (std::size_t i = first; i < last; ++i) {
+      unsigned char key[random::drbg::seed_size];
+      bootstrap_key(seed, i, key);
+      random::drbg rng(key, kernel_table());
+      multinomial(rng, n, q, drawn);
+      f = start;
+      fitter.fit(drawn, f);
+      prefix_sums(f, running);
+      std::copy(running.begin(), running.end(), table + i * running.size());
+    }
+    return true;
+  } catch (...) {  // std::bad_alloc
+    return false;
+  }
 }
 
 // The fit and the replicates as prefix sums over the buckets: a range's answer is a difference.
@@ -240,26 +268,25 @@ status make_square_wave_model(const wire::params& p, span<const uint64_t> counts
       n += counts[y];  // at most 2^62 (report_cap.h)
     }
     ems fitter(c);
-    const std::vector<double> start(c.buckets, 1.0 / static_cast<double>(c.buckets));
-    std::vector<double> fit = start;
+    std::vector<double> fit(c.buckets, 1.0 / static_cast<double>(c.buckets));
     fitter.fit(observed, fit);
 
     const std::size_t edges = c.buckets + 1;
     const std::size_t count = o.bootstrap < 2 ? 0 : o.bootstrap;
+    if (count > std::numeric_limits<std::size_t>::max() / sizeof(double) / edges) return status::overflow;  // 32 bits
     std::vector<double> replicates(count * edges), running;
     if (count != 0) {
-      std::vector<double> q, drawn, f;
+      std::vector<double> q;
       fitter.outputs_of(fit, q);
-      unsigned char key[random::drbg::seed_size];
-      bootstrap_key(o.seed, key);
-      random::drbg rng(key, kernel_table());
-      for (std::size_t i = 0; i < count; ++i) {
-        multinomial(rng, n, q, drawn);
-        f = start;
-        fitter.fit(drawn, f);
-        prefix_sums(f, running);
-        std::copy(running.begin(), running.end(), replicates.begin() + static_cast<std::ptrdiff_t>(i * edges));
-      }
+      // Replicates split over threads (threads.h): a replicate's work is about 1000 EMS steps of
+      // O(D + 2b), so a part is worth a thread from a few replicates of a few hundred outputs on.
+      const std::size_t parts = part_count(uint64_t{count} * c.outputs, uint64_t{1} << 10);
+      std::vector<unsigned char> done(parts, 0);
+      run_parts(parts, [&](std::size_t j) {
+        done[j] =
+            fit_replicates(c, q, n, o.seed, count * j / parts, count * (j + 1) / parts, replicates.data()) ? 1 : 0;
+      });
+      if (std::find(done.begin(), done.end(), 0) != done.end()) return status::overflow;
     }
     prefix_sums(fit, running);
     *out = std::make_unique<square_wave_model>(std::move(running), std::move(replicates), count);

@@ -51,13 +51,13 @@ struct tally {
 
 // False-failure probability. Answers are sums of n bounded terms, near normal, so the sample variance
 // of 3 10^4 runs has relative standard deviation sqrt(2 / 30000) = 0.0082. The formula is not exact:
-// OLH's hash correlates the estimates of items close in index (tree_estimation.cpp), which put the
-// ratios measured here between 0.95 and 1.054 (20000 runs each); the band [0.9, 1.1] is 0.04 beyond
-// the worst, 4.9 standard deviations, 5e-7 each. Coverage of the 95% intervals: the answers near 50
+// OLH's hash correlates the estimates of items close in index (tree_estimation.cpp), which puts the
+// ratios measured here (these seeds) between 0.947 and 1.054; the band [0.9, 1.1] is 0.046 beyond
+// the worst, 5.6 standard deviations (1e-8 each). Coverage of the 95% intervals: the answers near 50
 // users at epsilon 4 are mostly the group draw's, binomial-like and skewed, where the normal interval
-// covers 0.929; the band [0.92, 0.975] is 7 binomial standard deviations (0.0013) beyond what was
-// measured. The mean within 5.3 predicted standard errors (1e-7). Over the 45 checks: below 3e-5,
-// most of it from the two ranges nearest the band, the others' below 1e-8.
+// covers 0.929 (the others 0.943 to 0.958); the band [0.92, 0.975] is 6 binomial standard deviations
+// (0.0015) beyond the worst. The mean within 5.3 predicted standard errors (1e-7). Over the 75 checks
+// of the 15 ranges: below 1e-6.
 void check(const tally& t, double expected) {
   const double mean = t.sum / runs, variance = (t.square - runs * mean * mean) / (runs - 1);
   const double predicted = t.predicted / runs, coverage = static_cast<double>(t.covered) / runs;
@@ -112,10 +112,13 @@ void run_forms(const ldp::wire::derived_params& p, const std::vector<bool>& cons
 
 }  // namespace
 
-// Epsilon 4: OLH's noise is small (per report 4 e^eps / (e^eps - 1)^2 = 0.07), so the group draw is
+// Epsilon 4: OLH's noise is small (per report 4 e^eps / (e^eps - 1)^2 = 0.076), so the group draw is
 // most of the variance and its covariances between the items of a range (negative within a level,
-// positive between disjoint nodes of different levels, negative between nested ones) decide the
-// figure: [0, 12) summed from its nodes' own draw terms is 0.86 of the empirical variance.
+// positive between disjoint nodes of different levels, negative between nested ones) matter. Checked
+// against wrong variants (5000 runs): without the draw term every range here fails (empirical over
+// predicted 1.14 to 1.59, coverage down to 0.88); with each item's own draw term summed instead of
+// the combination's, the Haar ranges [0, 12) and [4, 8) fail (1.16, 1.17); consistency weighted by
+// the estimates' plug-in variances fails the mean (bias 12 to 16 standard errors at 4000 runs).
 TEST_CASE("statistical: hierarchical range variance, with and without consistency, is the empirical variance") {
   run_forms(ldp::wire::make_hierarchical(4.0, buckets, 2, 0, buckets, 4), {false, true},
             "statistical: hierarchical range variance");

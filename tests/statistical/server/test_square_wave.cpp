@@ -183,7 +183,7 @@ TEST_CASE("square wave: the bootstrap's sd matches the spread of the estimate ov
   REQUIRE(made.code == status::ok);
   const params& p = made.block;
   const std::vector<double> f = two_bumps(16);
-  const std::vector<std::pair<double, double>> asked = {{0, 0.5}, {0.25, 0.375}};
+  const std::vector<std::pair<double, double>> asked = {{0, 0.5}, {0.25, 0.375}, {0.75, 1}};
   constexpr int runs = 200, bootstrapped = 10;
   auto rng = ldp::test::seeded_drbg("square wave bootstrap spread");
   std::vector<double> sum(asked.size()), squares(asked.size()), boot(asked.size());

@@ -32,6 +32,12 @@ std::vector<params> distribution_blocks() {
   return out;
 }
 
+uint64_t get_le(const bytes& b, std::size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | b[at + static_cast<std::size_t>(i)];
+  return v;
+}
+
 distribution make_distribution(const params& p) {
   distribution a;
   REQUIRE(distribution_aggregator::create(p, &a) == status::ok);
@@ -130,6 +136,45 @@ TEST_CASE("distribution: reports count by output or level, bad ones by status") 
   }
 }
 
+TEST_CASE("distribution: a batch counts as its reports do, a run with a bad output record by record") {
+  // Also Square Wave over 300 buckets: outputs of two bytes.
+  std::vector<params> blocks = distribution_blocks();
+  blocks.push_back(ldp::wire::make_square_wave(1.0, 300, -1, 1, 16).block);
+  REQUIRE(ldp::wire::max_payload_size(blocks.back()) == 2);
+  for (const params& p : blocks) {
+    CAPTURE(ldp::wire::mechanism_name(p.mech));
+    CAPTURE(p.get(field::domain));
+    const std::vector<bytes> reports = fleet(p, "distribution batch", 40);
+    std::vector<bytes> payloads;
+    for (const bytes& r : reports) payloads.push_back(payload_of(r));
+    distribution one_by_one = make_distribution(p);
+    for (const bytes& r : reports) REQUIRE(one_by_one->add_report(r) == status::ok);
+    bytes batch = batch_header(p);
+    append(batch, chunk(std::vector<bytes>(payloads.begin(), payloads.begin() + 25)));
+    append(batch, chunk(std::vector<bytes>(payloads.begin() + 25, payloads.end())));
+    append(batch, chunk({}));
+    distribution batched = make_distribution(p);
+    REQUIRE(batched->add_batch(batch) == status::ok);
+    CHECK(batched->serialize() == one_by_one->serialize());
+
+    // An output past D + 2b (all ones), or the tree forms' level h, in the middle of a chunk: that
+    // record alone is rejected.
+    std::vector<bytes> bad = payloads;
+    if (p.mech == mechanism::square_wave) {
+      for (unsigned char& c : bad[10]) c = 0xff;
+    } else {
+      bad[10][0] = static_cast<unsigned char>(ldp::wire::distribution_levels(p));
+    }
+    bytes damaged = batch_header(p);
+    append(damaged, chunk(bad));
+    append(damaged, chunk({}));
+    distribution counted = make_distribution(p);
+    REQUIRE(counted->add_batch(damaged) == status::ok);
+    CHECK(counted->reports() == 39);
+    CHECK(counted->rejected()[static_cast<std::size_t>(status::out_of_range)] == 1);
+  }
+}
+
 TEST_CASE("distribution: any split in any order serializes to the same bytes, and states round-trip") {
   for (const params& p : distribution_blocks()) {
     CAPTURE(ldp::wire::mechanism_name(p.mech));
@@ -212,9 +257,9 @@ TEST_CASE("distribution: hostile states are refused with their status, whatever 
     moved[counts_at] = static_cast<unsigned char>(moved[counts_at] + 1);
     CHECK(distribution_aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), moved)), &out) ==
           status::malformed_report);
-    // A count of 2^64 - 1 beside the others: the sum wraps, which is refused, not wrapped.
+    // Two counts raised by 2^63 each: their sum wraps back to n, which is refused, not wrapped.
     bytes huge = body;
-    put_le(huge, counts_at, ~uint64_t{0});
+    for (std::size_t at : {counts_at, counts_at + 8}) put_le(huge, at, get_le(huge, at) + (uint64_t{1} << 63));
     CHECK(distribution_aggregator::deserialize(view(with_body(p.mech, a->fingerprint(), huge)), &out) ==
           status::malformed_report);
   }
@@ -334,4 +379,24 @@ TEST_CASE("square wave: a uniform distribution's ranges, quantiles and densities
   REQUIRE(a->ranges(asked, o, &other) == status::ok);
   CHECK(other[0].estimate == r[0].estimate);
   CHECK(std::isnan(other[0].variance));
+}
+
+TEST_CASE("square wave: the bootstrap is the same on any number of threads") {
+  const params p = ldp::wire::make_square_wave(1.0, 64, 0, 1, 16).block;
+  distribution a = make_distribution(p);
+  for (const bytes& r : fleet(p, "distribution threads", 3000)) REQUIRE(a->add_report(r) == status::ok);
+  distribution_options o;
+  o.bootstrap = 64;  // 64 replicates of 64 + 2b outputs: split in up to 4 parts at a limit of 4
+  const std::pair<double, double> asked[] = {{0, 0.3}, {0.2, 0.9}};
+  std::vector<range_estimate> one, many;
+  ldp::server::set_thread_limit(1);
+  REQUIRE(a->ranges(asked, o, &one) == status::ok);
+  ldp::server::set_thread_limit(4);
+  REQUIRE(a->ranges(asked, o, &many) == status::ok);
+  ldp::server::set_thread_limit(0);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(one[i].estimate == many[i].estimate);
+    CHECK(one[i].variance == many[i].variance);
+    CHECK(one[i].variance > 0);
+  }
 }
