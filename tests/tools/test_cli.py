@@ -816,6 +816,56 @@ def case_winsorized_queries():
           message=r"--queries must be at least 1")
 
 
+def case_winsorized_default_tau():
+    """Levy et al. Cor. 1 (mechanisms.md C.2 "The default tau (Cor. 1)"): without --tau the bins
+    come from tau = (hi - lo) sqrt(d ln(2 n d / gamma) / (2 m)), capped at the whole box, printed;
+    with many samples it gives far less noise than the whole box and still clips nobody."""
+    n, d, m = 2000, 4, 400
+    base = ["simulate", "-m", "winsorized-mean", "-e", "2", "--dim", str(d), "--range", "-1:1", "--devices", str(n),
+            "--data", "uniform", "--seed", "5"]
+
+    def session(name, *extra):
+        out, _ = run(*base, "--observations", str(m), "--out", path(name + ".ldpb"), "--truth-out",
+                     path(name + ".csv"), "--release-out", path(name + ".json"), *extra)
+        with open(path(name + ".csv")) as f:
+            truth = [float(r[1]) for r in list(csv.reader(f))[1:]]
+        return out, json.loads(read(name + ".json")), truth
+
+    def bin_width(out):
+        return int(re.search(r"round 1: .*\(d=4 d~=4 tau=(\d+) ", out).group(1))
+
+    tau = 2 * math.sqrt(d * math.log(2 * n * d / 1e-3) / (2 * m))  # 0.576
+    out, default, truth = session("cor1")
+    printed = re.search(r"tau: the users' means lie within ([0-9.e+-]+) \(l2\) of the population mean except with "
+                        r"probability 0.001 \(Levy et al. Cor. 1 from m = 400", out)
+    check(printed and abs(float(printed.group(1)) - tau) < 1e-5 * tau, f"tau line:\n{out}")
+    # tau' = min(tau, tau sqrt(2 ln(2 d~ n / beta) / d~)) = tau here; the bins' half width is tau' sqrt(d~) 2^16.
+    check(bin_width(out) == math.ceil(tau * 2 * 65536), f"bin half width {bin_width(out)}")
+    # Uniform samples: each user's mean lies within 7 of its standard deviations (0.029 per
+    # coordinate) of the centre, well inside tau = 0.576 (l2) and so inside the +-3 tau window of
+    # any bin PrivateRange picks with probability above 1 - e^-250 (as case_winsorized): nothing is
+    # clipped and the 9-sd bound of case_winsorized applies (false failure below 1e-6).
+    check_noise(default, truth, 9, "Cor. 1 tau")
+    # The whole box, given explicitly (the default before Cor. 1): the same data, wider bins, and a
+    # noise variance larger by the squared ratio of the widths (up to the grid's rounding).
+    out_box, box, _ = session("box", "--tau", "2")
+    check("tau: the users' means" not in out_box, "an explicit --tau printed the Cor. 1 line")
+    ratio = (bin_width(out_box) / bin_width(out)) ** 2
+    for a, b in zip(default["estimates"], box["estimates"]):
+        check(abs(b["variance"] / a["variance"] - ratio) < 1e-3 * ratio and ratio > 10, f"variances {a} {b}")
+    # gamma enters the logarithm; few samples give the whole box's radius, 2 sqrt(d) / 2 = 2.
+    out, _, _ = session("gamma", "--gamma", "0.5")
+    tau_half = 2 * math.sqrt(d * math.log(2 * n * d / 0.5) / (2 * m))
+    check(f"within {tau_half:.6g} (l2)" in out and "probability 0.5 " in out, f"--gamma 0.5:\n{out}")
+    out, _ = run(*base, "--observations", "20", "--out", path("few.ldpb"))
+    check("within 2 (l2)" in out, f"m = 20:\n{out}")
+    for bad in ("0", "1", "-0.1"):
+        fails(*base, "--observations", "5", "--gamma", bad, "--out", path("x.ldpb"),
+              message=r"--gamma must be in \(0, 1\)")
+    fails("simulate", "-m", "grr", "-e", "1", "-d", "10", "--gamma", "0.1", "--devices", "10", "--data", "uniform",
+          "--seed", "1", "--out", path("x.ldpb"), message=r"--gamma does not apply")
+
+
 def case_winsorized_offline():
     """The offline pipeline: simulate --windows-out, aggregate --windows (the state carries the list,
     merges), estimate --release-seed on the round-2 state gives simulate's release exactly; bad

@@ -239,8 +239,8 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"sparse-projection", input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
      "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
     {"winsorized-mean", input_kind::samples, "--dim --range --observations",
-     "--delta --tau --beta --window --budget --queries --frac-bits --public-seed",
-     "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--beta b] [--window safe|paper] "
+     "--delta --tau --gamma --beta --window --budget --queries --frac-bits --public-seed",
+     "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--gamma g] [--beta b] [--window safe|paper] "
      "[--budget tight|paper] [--queries K] [--frac-bits f] [--public-seed P]"},
     {"pem", input_kind::string, "", "--string-length --prefix-bits --domain",
      "[--string-length L] [--prefix-bits 1|2|4|8] [--domain D]"},
@@ -333,7 +333,10 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
                                  "sparse-projection, winsorized-mean: delta of (epsilon, delta)-DP (default 0: pure)")},
       {"--tau", app.add_option("--tau", o.tau,
                                "winsorized-mean: l2 radius around a common point holding the users' means "
-                               "(default: the whole box)")},
+                               "(default: Levy et al. Cor. 1's, from m and --gamma)")},
+      {"--gamma", app.add_option("--gamma", o.gamma,
+                                 "winsorized-mean: probability that a user's mean leaves the default --tau "
+                                 "(default 0.001)")},
       {"--window",
        app.add_option("--window", o.window, "winsorized-mean: safe (+-3 tau windows, default) or paper (+-2 tau)")
            ->check(CLI::IsMember({"safe", "paper"}))},

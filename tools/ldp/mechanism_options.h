@@ -66,7 +66,8 @@ struct mechanism_options {
   uint32_t observations = 0;     // kent: T per user; winsorized-mean: m samples per user
   uint32_t sparsity = 0;         // sparse-projection: s
   double delta = 0;              // central DP: 0 for pure DP
-  double tau = 0;                // winsorized-mean: l2 concentration radius, 0 for the whole box
+  double tau = 0;                // winsorized-mean: l2 concentration radius, 0 for Levy Cor. 1's
+  double gamma = 1e-3;           // winsorized-mean: Cor. 1's failure probability (server::user_mean_tau)
   std::string window = "safe";   // winsorized-mean: safe (+-3 tau) or paper (+-2 tau)
   std::string budget = "tight";  // winsorized-mean: tight or paper (server::budget_rule)
   uint32_t queries = 1;          // winsorized-mean: K queries of one session over the same users

@@ -41,7 +41,8 @@ enum ldp_status_code {
   LDP_OUT_OF_RANGE = 14,       /* a value lies outside what the parameters allow */
   LDP_INVALID_PARAMETERS = 15, /* a parameter block violates its mechanism's constraints */
   LDP_LIMIT_EXCEEDED = 16,     /* a block whose server state would pass the memory ceiling */
-  LDP_BUDGET_EXHAUSTED = 17    /* the privacy ledger refuses a charge past the use case's budget */
+  LDP_BUDGET_EXHAUSTED = 17    /* the privacy ledger refuses a charge past the use case's budget, or a
+                                  query session (ldp_central.h) a query past its K */
 };
 
 /* Number of defined codes: ldp_status values are in [0, LDP_STATUS_COUNT). */
