@@ -14,8 +14,16 @@ bool projects_onto_l1_ball(wire::mechanism m) {
     case device::family::vector_mean:
     case device::family::unit_vector:
     case device::family::projected_unit: return true;
-    default: return false;
+    case device::family::none:
+    case device::family::frequency:
+    case device::family::mean:
+    case device::family::sparse_projection:  // central DP: its release projects (C.3)
+    case device::family::user_level:
+    case device::family::winsorized:
+    case device::family::string:
+    case device::family::distribution: return false;
   }
+  return false;  // a value outside the enumeration
 }
 
 l1_projection project_estimates(std::vector<server::estimate>& all, double radius) {
