@@ -400,3 +400,42 @@ TEST_CASE("square wave: the bootstrap is the same on any number of threads") {
     CHECK(one[i].variance > 0);
   }
 }
+
+TEST_CASE("distribution: every form answers through the aggregator, NaN while a level has no report") {
+  for (const params& p : distribution_blocks()) {
+    CAPTURE(ldp::wire::mechanism_name(p.mech));
+    distribution a = make_distribution(p);
+    REQUIRE(a->add_report(fleet(p, "distribution one", 1)[0]) == status::ok);
+    const distribution_options o;
+    const std::pair<double, double> asked[] = {{-1, 1}, {-1, 0}, {-0.3, 0.2}};
+    std::vector<range_estimate> r;
+    REQUIRE(a->ranges(asked, o, &r) == status::ok);
+    // One report leaves a tree form's other levels empty (Square Wave has no levels).
+    CHECK(std::isnan(r[1].estimate) == (p.mech != mechanism::square_wave));
+
+    for (const bytes& b : fleet(p, "distribution all", 2000)) REQUIRE(a->add_report(b) == status::ok);
+    REQUIRE(a->ranges(asked, o, &r) == status::ok);
+    CHECK(r[0].estimate == doctest::Approx(1));  // the whole range holds every report
+    CHECK(r[0].variance < 1e-12);
+    for (const range_estimate& e : r) {
+      CHECK(std::isfinite(e.estimate));
+      CHECK(e.ci_low <= e.estimate);
+      CHECK(e.ci_high >= e.estimate);
+    }
+    // The fleet's buckets 7 i mod 16 are uniform: F(0) = 1/2 within the noise of 2,000 reports.
+    CHECK(std::fabs(r[1].estimate - 0.5) < 5 * std::sqrt(r[1].variance));
+    const double qs[] = {0.1, 0.5, 0.9};
+    std::vector<ldp::server::quantile_estimate> q;
+    REQUIRE(a->quantiles(qs, o, &q) == status::ok);
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(q[i].ci_low <= q[i].value);
+      CHECK(q[i].value <= q[i].ci_high);
+      if (i > 0) CHECK(q[i - 1].value <= q[i].value);
+    }
+    const std::vector<estimate> all = a->estimate_all();
+    REQUIRE(all.size() == 16);
+    double total = 0;
+    for (const estimate& e : all) total += e.value;
+    CHECK(total == doctest::Approx(2001));  // the buckets add up to n
+  }
+}
