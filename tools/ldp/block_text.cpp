@@ -116,6 +116,7 @@ std::string describe_block(const wire::params& p) {
   add("g", field::hash_range);
   add(p.has(field::rotation_seed) ? "d~" : "K", field::hadamard_dim);
   add("B", field::hadamard_blocks);
+  add("B", field::branching);  // hierarchical: the fan-out
   add("k", field::sketch_rows);
   add("m", field::sketch_columns);
   add("s", field::sparsity);

@@ -154,7 +154,8 @@ wire::derived_params distribution_block(const tool_mechanism& m, const mechanism
     return wire::make_haar(o.epsilon, d, lo, hi, o.frac_bits);
   }
   const uint32_t b = given(o, "--branching") ? o.branching : wire::default_branching(d);
-  if (b < 2 || b > 256) fail("--branching must be in [2, 256]{}, got {}", b == 0 ? " (--buckets is a power of none up to 16)" : "", b);
+  if (b < 2 || b > 256)
+    fail("--branching must be in [2, 256]{}, got {}", b == 0 ? " (--buckets is a power of none up to 16)" : "", b);
   wire::params shape;
   shape.mech = mechanism::hierarchical;
   shape.set(wire::field::domain, d).set(wire::field::branching, b);
@@ -349,8 +350,8 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
                                          "pem, treehist, sfp: the longest string in bytes, at most 64 (default 16)")},
       {"--prefix-bits",
        app.add_option("--prefix-bits", o.prefix_bits, "pem, treehist: bits each group adds to the prefix (default 8)")},
-      {"--buckets", app.add_option("--buckets", o.buckets,
-                                   "square-wave, hierarchical, haar: buckets of the range (default 1024)")},
+      {"--buckets",
+       app.add_option("--buckets", o.buckets, "square-wave, hierarchical, haar: buckets of the range (default 1024)")},
       {"--branching", app.add_option("--branching", o.branching,
                                      "hierarchical: the tree's fan-out; --buckets must be a power of it "
                                      "(default: the rule of docs/mechanisms.md G.2)")},

@@ -79,8 +79,8 @@ struct mechanism_options {
   uint32_t string_length = 16;   // pem, treehist, sfp: L, the longest string item in bytes
   uint32_t prefix_bits = 8;      // pem, treehist: eta, the bits a group adds to the prefix
   uint32_t buckets = wire::distribution_default_buckets;  // square-wave, hierarchical, haar: D
-  uint32_t branching = 0;        // hierarchical: B (0: wire::default_branching)
-  int64_t half_width = -1;       // square-wave: b (-1: wire::square_wave_half_width)
+  uint32_t branching = 0;                                 // hierarchical: B (0: wire::default_branching)
+  int64_t half_width = -1;                                // square-wave: b (-1: wire::square_wave_half_width)
 
   // Set by add_mechanism_options: which options the command line gave, and whether the values
   // above are defaults that stand for missing required options (the demo).
