@@ -28,14 +28,14 @@ The baseline `oue` is ldpkit's OUE over the bucket indices: ranges are sums of i
 """
 import argparse
 import json
-import math
 import os
 import subprocess
-import tarfile
 from typing import Dict, List, Tuple
 
 import numpy as np
 import pandas as pd
+
+import vega
 
 BUCKETS = 1024
 WIDTH = BUCKETS // 10
@@ -44,24 +44,10 @@ MECHANISMS = ["square-wave", "hierarchical", "haar", "oue"]
 DATASETS = {"delay": (-60.0, 180.0), "distance": (0.0, 2400.0), "time": (0.0, 24.0)}
 
 
-def fetch(cache: str, name: str) -> str:
-    """The path of package/data/<name>, fetching vega-datasets 2.8.0 with npm when missing."""
-    target = os.path.join(cache, "package", "data", name)
-    if os.path.exists(target):
-        return target
-    os.makedirs(cache, exist_ok=True)
-    tgz = os.path.join(cache, "vega-datasets-2.8.0.tgz")
-    if not os.path.exists(tgz):
-        subprocess.run(["npm", "pack", "vega-datasets@2.8.0"], cwd=cache, check=True, stdout=subprocess.DEVNULL)
-    with tarfile.open(tgz) as archive:
-        archive.extract(f"package/data/{name}", cache)
-    return target
-
-
 def load(cache: str) -> Dict[str, np.ndarray]:
     """The three columns of the module docstring, as float arrays."""
-    flights = pd.read_csv(fetch(cache, "flights-3m.csv"))
-    times = pd.read_json(fetch(cache, "flights-200k.json"))
+    flights = pd.read_csv(vega.fetch(cache, "flights-3m.csv"))
+    times = pd.read_json(vega.fetch(cache, "flights-200k.json"))
     return {"delay": flights["delay"].to_numpy(float), "distance": flights["distance"].to_numpy(float),
             "time": times["time"].to_numpy(float)}
 
