@@ -46,6 +46,9 @@ OPTION_TYPES: Dict[str, str] = {
     "public_seed": _INT,
     "string_length": _INT,
     "prefix_bits": _INT,
+    "buckets": _INT,
+    "branching": _INT,
+    "half_width": _INT,
 }
 
 
@@ -127,7 +130,9 @@ def params(mechanism: str, *, epsilon: float, **options: Any) -> _core.Params:
     ``hash_range``, ``hash_functions``, ``sketch`` (``"k:m"`` or ``(k, m)``), ``range`` (``"lo:hi"`` or ``(lo, hi)``),
     ``frac_bits``, ``dim``, ``radius``, ``projection_dim``, ``noise``, ``beta``, ``sparsity``, ``delta``,
     ``public_seed``, the string-discovery blocks' ``string_length`` and ``prefix_bits`` (pem,
-    treehist, sfp: docs/python.md "Strings"; their ``domain`` is optional, default 2^31) (and the
+    treehist, sfp: docs/python.md "Strings"; their ``domain`` is optional, default 2^31), the
+    distribution blocks' ``buckets``, ``branching`` and ``half_width`` (square-wave, hierarchical,
+    haar: docs/mechanisms.md G) (and the
     protocols' ``observations``, ``tau``, ``window``, ``budget``,
     ``queries``, ``cap``, ``plan``, ``ball``, which :func:`ldpkit.simulate_protocol` takes).
 

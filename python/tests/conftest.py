@@ -70,6 +70,9 @@ CASES: Dict[str, Dict[str, Any]] = {
     "pem": {"epsilon": 4.0, "string_length": 4, "prefix_bits": 8, "domain": 4096},
     "treehist": {"epsilon": 4.0, "string_length": 4, "prefix_bits": 4, "sketch": (4, 64), "public_seed": 3},
     "sfp": {"epsilon": 4.0, "string_length": 4, "sketch": "4:64", "public_seed": 2},
+    "square-wave": {"epsilon": 2.0, "range": (0.0, 1.0), "buckets": 64, "half_width": 5},
+    "hierarchical": {"epsilon": 2.0, "range": (0.0, 1.0), "buckets": 64, "branching": 4},
+    "haar": {"epsilon": 2.0, "range": "0:1", "buckets": 32},
 }
 
 #: The string-discovery mechanisms: their devices hold strings (docs/python.md "Strings").
