@@ -63,6 +63,7 @@ constexpr detail::family winsorized_bins_family{detail::make_winsorized_bins_agg
                                                 detail::winsorized_bins_body_size};
 constexpr detail::family winsorized_sums_family{detail::make_winsorized_sums_aggregator,
                                                 detail::winsorized_sums_body_size};
+constexpr detail::family kent_support_family{detail::make_kent_support_aggregator, detail::kent_support_body_size};
 constexpr detail::family string_discovery_family{detail::make_string_discovery_aggregator,
                                                  detail::string_discovery_body_size, true};
 
@@ -84,6 +85,7 @@ const detail::family* detail::family_of(wire::mechanism m) noexcept {
     case wire::mechanism_family::unit_vector: return &unit_vector_family;
     case wire::mechanism_family::string_discovery: return &string_discovery_family;
     case wire::mechanism_family::distribution: break;  // PLACEHOLDER until distribution lands (issue 16)
+    case wire::mechanism_family::user_level_support: return &kent_support_family;  // C.1 P4
   }
   return nullptr;
 }

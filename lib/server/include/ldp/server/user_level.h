@@ -69,6 +69,9 @@ struct user_level_config {
   unsigned char rotation_seed[wire::seed_size] = {};  // M3: the public seed of D
   double c_h = 2;
   uint32_t expansion = 2;  // e, in cells
+  // M2 only: fold f votes on and refines coordinate coordinates[f] (strictly increasing, < d), its
+  // estimate's item; empty: fold f takes coordinate f. Kent M4a's stage on the selected support.
+  std::vector<uint32_t> coordinates;
 };
 
 struct user_assignment {
@@ -112,6 +115,9 @@ class user_level_protocol {
 
  private:
   wire::kent_shape shape(uint32_t fold) const noexcept;
+  uint32_t coordinate(uint32_t fold) const noexcept {
+    return config_.coordinates.empty() ? fold : config_.coordinates[fold];
+  }
 
   user_level_config config_;
   uint32_t folds_ = 0;
