@@ -192,3 +192,171 @@ TEST_CASE("open point of C.1: the per-voter variance of R_ij Z_i is s' - V_j + s
     }
   }
 }
+
+namespace {
+
+// Spiky s-sparse data: observation coordinates are +-1; coordinate j has mean mu_j (P(+1) =
+// (1 + mu_j) / 2), 0 off the support. User u's T x d observations depend on (u, seed) only.
+class sparse_fleet {
+ public:
+  sparse_fleet(uint32_t d, uint32_t observations, std::vector<double> mu, uint64_t seed)
+      : d_(d), t_(observations), mu_(std::move(mu)), seed_(seed), buffer_(std::size_t{d} * observations) {}
+
+  const std::vector<int64_t>& of(uint64_t user) {
+    std::mt19937_64 gen(seed_ ^ (user * 0x9e3779b97f4a7c15u));
+    std::uniform_real_distribution<double> uniform(0, 1);
+    uint64_t bits = 0;
+    int left = 0;
+    for (uint32_t t = 0; t < t_; ++t) {
+      for (uint32_t j = 0; j < d_; ++j) {
+        bool up = false;
+        if (mu_[j] != 0) {
+          up = uniform(gen) < (1 + mu_[j]) / 2;
+        } else {
+          if (left == 0) {
+            bits = gen();
+            left = 64;
+          }
+          up = (bits & 1) != 0;
+          bits >>= 1;
+          --left;
+        }
+        buffer_[std::size_t{t} * d_ + j] = up ? one : -one;
+      }
+    }
+    return buffer_;
+  }
+
+ private:
+  uint32_t d_, t_;
+  std::vector<double> mu_;
+  uint64_t seed_;
+  std::vector<int64_t> buffer_;
+};
+
+std::vector<unsigned char> report_bytes(const params& p, const std::vector<int64_t>& data, ldp::random::drbg& rng) {
+  std::vector<unsigned char> out;
+  if (ldp::test::report_of<ldp::device::user_level_context>(p, ldp::span<const int64_t>(data), rng, &out) !=
+      status::ok) {
+    throw std::runtime_error("no kent report");
+  }
+  return out;
+}
+
+// M2 (user_level_protocol) for its users v = 0 .. n-1, user v holding data(first + v): the refine
+// aggregators of its folds.
+std::vector<std::unique_ptr<aggregator>> run_m2(const ldp::server::user_level_protocol& p, sparse_fleet& data,
+                                                uint64_t first, ldp::random::drbg& rng) {
+  const uint32_t folds = p.folds();
+  std::vector<std::unique_ptr<aggregator>> votes, refines;
+  for (uint32_t f = 0; f < folds; ++f) votes.push_back(ldp::test::make_aggregator(p.vote_block(f)));
+  for (uint64_t v = 0; v < p.config().users; ++v) {
+    const auto a = p.assign(v);
+    if (a.round == 2 && refines.empty()) {  // voters come first: the broadcast happens here
+      for (uint32_t f = 0; f < folds; ++f) {
+        params block = p.single_stage_block(f);
+        if (p.two_stage()) REQUIRE(p.refine_block(f, *votes[f], &block) == status::ok);
+        refines.push_back(ldp::test::make_aggregator(block));
+      }
+    }
+    auto& to = a.round == 1 ? *votes[a.fold] : *refines[a.fold];
+    const std::vector<unsigned char> bytes = report_bytes(to.parameters(), data.of(first + v), rng);
+    if (to.add_report(bytes) != status::ok) throw std::runtime_error("report refused");
+  }
+  return refines;
+}
+
+std::vector<const aggregator*> views_of(const std::vector<std::unique_ptr<aggregator>>& states) {
+  std::vector<const aggregator*> views;
+  for (const auto& r : states) views.push_back(r.get());
+  return views;
+}
+
+double squared_error(const std::vector<ldp::server::estimate>& e, const std::vector<double>& mu) {
+  double sum = 0;
+  for (std::size_t j = 0; j < mu.size(); ++j) sum += (e[j].value - mu[j]) * (e[j].value - mu[j]);
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("M4a on spiky s-sparse data: the support is found and the error is below M2's on all d") {
+  // d = 32, s = 2, mu = (0.6, -0.6, 0, ...), T = 100, n = 16000, alpha = 1. Local detection: tau =
+  // sqrt(4 ln 32 / 100) = 0.37, a support coordinate's local mean has sd 0.08 (missed with
+  // probability 0.002), a null one sd 0.1 (marked with 2 10^-4). Selection: the scores' sd is
+  // sqrt(34.3 / 8000) = 0.065, so 1/2 is 7.5 sd from both 0 and 1 (a wrong selection has
+  // probability < 10^-12). Errors: M4a's two folds of 4000 refiners, M2's 32 folds of 500, each
+  // fold's error its stated variance times a chi-square(1) (the local means' own spread adds 0.1 %).
+  // err_M4a <= 16 sum_j Var_j fails when a chi-square(2) passes 32 (1.1e-7); err_M2 >= 0.2 sum_j
+  // Var_j fails when a chi-square(32) falls below 6.4 (2.9e-7).
+  const uint32_t d = 32, s = 2, t = 100;
+  const uint64_t n = 16000;
+  std::vector<double> mu(d, 0);
+  mu[0] = 0.6;
+  mu[1] = -0.6;
+  sparse_fleet data(d, t, mu, 0x5ba25e);
+  auto rng = ldp::test::seeded_drbg("kent sparse end to end");
+
+  ldp::server::kent_sparse_config c;
+  c.method = ldp::server::sparse_method::select;
+  c.alpha = 1;
+  c.users = n;
+  c.observations = t;
+  c.dimension = d;
+  c.sparsity = s;
+  ldp::server::kent_sparse_protocol m4;
+  REQUIRE(ldp::server::kent_sparse_protocol::create(c, &m4) == status::ok);
+  REQUIRE(m4.selects());
+  REQUIRE(m4.vote_reliable());
+  const auto votes = ldp::test::make_aggregator(m4.support_block());
+  {
+    ldp::test::owned_context<kent_support_context> voter(m4.support_block());
+    REQUIRE(voter.code == status::ok);
+    for (uint64_t u = 0; u < m4.voters(); ++u) {
+      std::vector<unsigned char> out(ldp::wire::max_report_size(m4.support_block()));
+      std::size_t size = 0;
+      if (voter->randomize(data.of(u), rng, out, ldp::device::framing::report, &size) != status::ok) {
+        throw std::runtime_error("no vote");
+      }
+      out.resize(size);
+      if (votes->add_report(out) != status::ok) throw std::runtime_error("vote refused");
+    }
+  }
+  std::vector<uint32_t> selected;
+  REQUIRE(m4.select(*votes, &selected) == status::ok);
+  CHECK(selected == std::vector<uint32_t>{0, 1});
+  ldp::server::user_level_protocol stage;
+  REQUIRE(m4.stage(selected, &stage) == status::ok);
+  const auto refines = run_m2(stage, data, m4.voters(), rng);
+  std::vector<ldp::server::estimate> sparse;
+  const std::vector<const aggregator*> stage_views = views_of(refines);
+  REQUIRE(m4.estimate_selected(selected, &stage, stage_views, 0.95, &sparse) == status::ok);
+  REQUIRE(sparse.size() == d);
+  double variance_a = 0;
+  for (const auto& e : sparse) variance_a += e.variance;
+  for (uint32_t j = 2; j < d; ++j) CHECK(sparse[j].value == 0);
+
+  ldp::server::user_level_config m2c;
+  m2c.method = ldp::server::user_level_method::m2;
+  m2c.alpha = 1;
+  m2c.users = n;
+  m2c.observations = t;
+  m2c.dimension = d;
+  ldp::server::user_level_protocol m2;
+  REQUIRE(ldp::server::user_level_protocol::create(m2c, &m2) == status::ok);
+  const auto dense_states = run_m2(m2, data, 0, rng);
+  std::vector<ldp::server::estimate> dense;
+  const std::vector<const aggregator*> dense_views = views_of(dense_states);
+  REQUIRE(m2.estimate_all(dense_views, 0.95, &dense) == status::ok);
+  double variance_2 = 0;
+  for (const auto& e : dense) variance_2 += e.variance;
+
+  const double err_a = squared_error(sparse, mu), err_2 = squared_error(dense, mu);
+  CAPTURE(err_a);
+  CAPTURE(err_2);
+  CAPTURE(variance_a);
+  CAPTURE(variance_2);
+  CHECK(err_a <= 16 * variance_a);
+  CHECK(err_2 >= 0.2 * variance_2);
+  CHECK(err_a < err_2);
+}
