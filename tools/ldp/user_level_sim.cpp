@@ -14,6 +14,7 @@
 #include "errors.h"
 #include "estimates.h"
 #include "files.h"
+#include "kent_sparse_sim.h"
 #include "fleet.h"
 #include "ldp/server/user_level.h"
 #include "mechanism_options.h"
@@ -75,9 +76,8 @@ class ball_view final : public dataset {
   double radius_;
 };
 
-// The mean over users of their local means of the first `used` observations, each coordinate
-// clamped to [lo, hi], in real arithmetic (the devices' fixed-point rounding moves it by at most
-// 2^-f per coordinate).
+}  // namespace
+
 truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double lo, double hi) {
   truth_table t;
   t.means = true;
@@ -94,6 +94,8 @@ truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double 
   for (long double s : sums) t.values.push_back(static_cast<double>(s / static_cast<long double>(data.devices())));
   return t;
 }
+
+namespace {
 
 // M2 (--ball linf) and M3 (--ball l2) for --dim d > 1: every fold's two rounds in memory, fold f's
 // batches in fold_path(--out, f) (and fold_path(--round1-out, f)), the d estimates combined by the
@@ -260,6 +262,8 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   if (m.observations < 1) fail("--observations must be at least 1, got {}", m.observations);
   if (m.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", m.frac_bits);
   if (given(m, "--dim") && m.dim < 1) fail("--dim must be at least 1, got {}", m.dim);
+  if (given(m, "--sparse-method") && m.sparse == 0) fail("--sparse-method applies to kent --sparse s only");
+  if (m.sparse > 0) return simulate_kent_sparse(m, r, mech, lo, hi);  // M4 (C.1)
   if (m.dim > 1) return simulate_folds(m, r, mech, lo, hi);
   if (!m.ball.empty()) fail("--ball applies to kent with --dim d > 1 only");
   if (given(m, "--public-seed")) fail("--public-seed applies to kent with --dim d > 1 --ball l2 only");

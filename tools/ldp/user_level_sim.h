@@ -17,6 +17,7 @@
 #include "datasets.h"
 #include "ldp/base/span.h"
 #include "mechanism_options.h"
+#include "truth.h"
 
 namespace ldp::tools {
 
@@ -43,6 +44,11 @@ struct user_level_run {
 std::unique_ptr<dataset> run_dataset(const user_level_run& r, const data_shape& shape);
 
 void simulate_user_level(const mechanism_options& m, const user_level_run& r);
+
+// The mean over users of their local means of the first `used` observations (d reals each), each
+// coordinate clamped to [lo, hi], in real arithmetic (the devices' fixed-point rounding moves it
+// by at most 2^-f per coordinate).
+truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double lo, double hi);
 
 }  // namespace ldp::tools
 

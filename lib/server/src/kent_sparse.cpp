@@ -19,8 +19,11 @@ constexpr double infinity = std::numeric_limits<double>::infinity();
 
 double log_dimension(uint32_t d) { return std::log(static_cast<double>(d)); }
 
-// A coordinate estimated 0 by selection or thresholding: exact, conditional on that choice.
-estimate zero_estimate(uint32_t item) { return estimate{item, 0, 0, 0, 0, variance_kind::exact}; }
+// A coordinate estimated 0 by selection or thresholding: its squared error is at most bound^2 when
+// its mean is below the method's threshold `bound` (kent_sparse.h), the interval [-bound, bound].
+estimate zero_estimate(uint32_t item, double bound) {
+  return estimate{item, 0, bound * bound, -bound, bound, variance_kind::bound};
+}
 
 }  // namespace
 
@@ -164,7 +167,7 @@ status kent_sparse_protocol::estimate_selected(span<const uint32_t> selected, co
     }
     std::vector<estimate> all;
     all.reserve(config_.dimension);
-    for (uint32_t j = 0; j < config_.dimension; ++j) all.push_back(zero_estimate(j));
+    for (uint32_t j = 0; j < config_.dimension; ++j) all.push_back(zero_estimate(j, tau_));
     for (const estimate& e : folds) all[e.item] = e;
     *out = std::move(all);
     return status::ok;
@@ -201,7 +204,7 @@ void hard_threshold(std::vector<estimate>& estimates, uint32_t s, uint32_t d) no
   std::vector<bool> keep(estimates.size(), false);
   for (std::size_t k = 0; k < above.size() && k < s; ++k) keep[above[k]] = true;
   for (uint32_t i = 0; i < estimates.size(); ++i) {
-    if (!keep[i]) estimates[i] = zero_estimate(estimates[i].item);
+    if (!keep[i]) estimates[i] = zero_estimate(estimates[i].item, std::sqrt(estimates[i].variance) * factor);
   }
 }
 

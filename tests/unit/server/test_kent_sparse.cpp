@@ -251,7 +251,8 @@ TEST_CASE("hard_threshold: |theta_j| >= sd_j sqrt(2 ln d), then the s largest; t
   for (uint32_t j = 0; j < 8; ++j) {
     CAPTURE(j);
     CHECK(three[j].value == expected[j]);
-    CHECK(three[j].variance == (expected[j] == 0 ? 0 : 0.01));
+    CHECK(three[j].variance == doctest::Approx(expected[j] == 0 ? 0.01 * 2 * std::log(8.0) : 0.01));
+    CHECK(three[j].kind == (expected[j] == 0 ? ldp::server::variance_kind::bound : ldp::server::variance_kind::exact));
   }
   std::vector<estimate> all = e;
   ldp::server::hard_threshold(all, 8, 8);

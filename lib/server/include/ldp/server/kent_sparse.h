@@ -24,7 +24,9 @@
 // the threshold^2 terms bound what a coordinate dropped under each method's threshold costs.
 //
 // Estimates (item = coordinate, d of them, real units): a selected or kept coordinate carries its
-// M2 fold's estimate and variance; the others are 0 with variance 0 (conditional on the selection).
+// M2 fold's estimate and variance; the others are 0 with the method's threshold b (M4a: tau, M4b:
+// lambda_j) as a bound: variance b^2 of kind `bound`, interval [-b, b] (a coordinate whose mean is
+// below the threshold may be dropped; one far above it is kept with high probability).
 #ifndef LDP_SERVER_KENT_SPARSE_H
 #define LDP_SERVER_KENT_SPARSE_H
 
@@ -107,9 +109,9 @@ class kent_sparse_protocol {
   user_level_protocol dense_;
 };
 
-// The kept coordinates of M4b (exposed for its test): |theta_j| >= sd_j sqrt(2 ln d), then the s
-// largest |theta_j| (ties to the lower index); the others become 0 with variance 0. NaN values are
-// never kept.
+// The kept coordinates of M4b (exposed for its test): |theta_j| >= lambda_j = sd_j sqrt(2 ln d), then
+// the s largest |theta_j| (ties to the lower index); the others become 0 with the bound lambda_j
+// (variance lambda_j^2, kind bound, interval [-lambda_j, lambda_j]). NaN values are never kept.
 void hard_threshold(std::vector<estimate>& estimates, uint32_t s, uint32_t d) noexcept;
 
 }  // namespace ldp::server
