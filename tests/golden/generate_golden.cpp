@@ -335,8 +335,8 @@ std::vector<golden_case> all_cases() {
   // seeded_value: an 8-byte seed, then one canonical zigzag varint (Kent M4a's vote, C.1 P4).
   payload(mechanism::kent_support, "valid_extremes", "seed 2^64 - 1, value INT64_MIN",
           builder().le(0xffffffffffffffffu, 8).varint(std::numeric_limits<int64_t>::min()), status::ok);
-  payload(mechanism::kent_support, "overlong_varint", "seed 7, value 0 as 80 00",
-          builder().le(7, 8).raw({0x80, 0x00}), status::malformed_report);
+  payload(mechanism::kent_support, "overlong_varint", "seed 7, value 0 as 80 00", builder().le(7, 8).raw({0x80, 0x00}),
+          status::malformed_report);
   payload(mechanism::kent_support, "seed_only", "the 8-byte seed without its value", builder().le(7, 8),
           status::wrong_length);
 

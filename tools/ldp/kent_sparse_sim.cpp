@@ -63,13 +63,12 @@ std::vector<std::unique_ptr<server::aggregator>> run_folds(const server::user_le
     batch_aggregator ingest(*states[f], block.params);
     const std::unique_ptr<dataset> refining = subset(data, refiners[f]);
     const std::string out = indexed_path(r.out, "fold", f);
-    const simulated_batch batch =
-        simulate_to_file(out, block, *refining, seed, seed_purpose::device_block, r.threads,
-                         r.bar(fmt::format("fold {}", f)),
-                         [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
+    const simulated_batch batch = simulate_to_file(
+        out, block, *refining, seed, seed_purpose::device_block, r.threads, r.bar(fmt::format("fold {}", f)),
+        [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
     fmt::print(r.log, "fold {} (coordinate {}): {} users; wrote {}: {}\n", f,
-               block.params.get(wire::field::fold_coordinate), format_count(voters[f].size() + refiners[f].size()),
-               out, format_bytes(batch.bytes));
+               block.params.get(wire::field::fold_coordinate), format_count(voters[f].size() + refiners[f].size()), out,
+               format_bytes(batch.bytes));
   }
   return states;
 }
@@ -116,11 +115,11 @@ void simulate_kent_sparse(const mechanism_options& m, const user_level_run& r, c
     fail("cannot set up kent --sparse {} (M4) for {} users, --dim {}, --observations {}, --range {}, --epsilon {}: {}",
          m.sparse, data->devices(), d, m.observations, m.range, m.epsilon, describe(created));
   }
-  fmt::print(r.log, "kent (M4, {}-sparse mean): {} users with {} observations of {} reals each in [{:g}, {:g}], "
+  fmt::print(r.log,
+             "kent (M4, {}-sparse mean): {} users with {} observations of {} reals each in [{:g}, {:g}], "
              "epsilon {} per user, data {}, seed {}\n",
              m.sparse, format_count(data->devices()), m.observations, d, lo, hi, m.epsilon, r.data, r.seed);
-  fmt::print(r.log,
-             "method: {} (predicted squared l2 error {:.4g} select, {:.4g} threshold; the support vote is {})\n",
+  fmt::print(r.log, "method: {} (predicted squared l2 error {:.4g} select, {:.4g} threshold; the support vote is {})\n",
              protocol.selects() ? "M4a, support selection" : "M4b, thresholded M2", protocol.predicted_error(true),
              protocol.predicted_error(false), protocol.vote_reliable() ? "reliable" : "not reliable");
 
@@ -141,8 +140,8 @@ void simulate_kent_sparse(const mechanism_options& m, const user_level_run& r, c
     const std::unique_ptr<dataset> voting = subset(*data, voters);
     const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
     if (!r.round1_out.empty()) {
-      simulate_to_file(r.round1_out, vote, *voting, r.seed, seed_purpose::vote_block, r.threads,
-                       r.bar("support vote"), sink);
+      simulate_to_file(r.round1_out, vote, *voting, r.seed, seed_purpose::vote_block, r.threads, r.bar("support vote"),
+                       sink);
     } else {
       run_fleet(vote, *voting, r.seed, seed_purpose::vote_block, r.threads, sink);
     }

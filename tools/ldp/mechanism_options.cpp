@@ -331,10 +331,9 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--sparsity",
        app.add_option("--sparsity", o.sparsity, "sparse-projection: non-zero coordinates s a device keeps")},
       {"--sparse", app.add_option("--sparse", o.sparse, "kent with --dim d: the mean is s-sparse (M4)")},
-      {"--sparse-method",
-       app.add_option("--sparse-method", o.sparse_method,
-                      "kent --sparse: choose (default: the rule), select (M4a) or threshold (M4b)")
-           ->check(CLI::IsMember({"choose", "select", "threshold"}))},
+      {"--sparse-method", app.add_option("--sparse-method", o.sparse_method,
+                                         "kent --sparse: choose (default: the rule), select (M4a) or threshold (M4b)")
+                              ->check(CLI::IsMember({"choose", "select", "threshold"}))},
       {"--delta", app.add_option("--delta", o.delta,
                                  "sparse-projection, winsorized-mean: delta of (epsilon, delta)-DP (default 0: pure)")},
       {"--tau", app.add_option("--tau", o.tau,

@@ -73,14 +73,17 @@ struct mechanism_options {
   uint32_t cap = 0;              // kent: T*, 0 for the protocol's rule
   std::string plan = "choose";   // kent: choose, two-stage, single-stage
   std::string ball;              // kent with --dim d > 1: linf (M2, the default) or l2 (M3)
-  uint32_t sparse = 0;           // kent: s for the s-sparse mean (M4), 0 for none
-  std::string sparse_method = "choose";  // kent --sparse: choose, select (M4a) or threshold (M4b)
   uint64_t public_seed = 0;      // the deployment's public randomness (hash functions, rotation)
   uint32_t string_length = 16;   // pem, treehist, sfp: L, the longest string item in bytes
   uint32_t prefix_bits = 8;      // pem, treehist: eta, the bits a group adds to the prefix
   uint32_t buckets = wire::distribution_default_buckets;  // square-wave, hierarchical, haar: D
   uint32_t branching = 0;        // hierarchical: B (0: wire::default_branching)
   int64_t half_width = -1;       // square-wave: b (-1: wire::square_wave_half_width)
+
+  // kent --sparse s (M4, s-sparse means): s (0: none) and the method, choose, select (M4a) or
+  // threshold (M4b).
+  uint32_t sparse = 0;
+  std::string sparse_method = "choose";
 
   // Set by add_mechanism_options: which options the command line gave, and whether the values
   // above are defaults that stand for missing required options (the demo).

@@ -6,7 +6,8 @@ namespace ldp::device {
 
 using wire::field;
 
-status kent_support_context::init(span<std::byte> workspace, const wire::params& p, kent_support_context* out) noexcept {
+status kent_support_context::init(span<std::byte> workspace, const wire::params& p,
+                                  kent_support_context* out) noexcept {
   *out = kent_support_context{};
   if (p.mech != wire::mechanism::kent_support) return status::invalid_argument;
   const status valid = wire::validate(p);

@@ -54,15 +54,15 @@ TEST_CASE("kent-support through ldp_randomize_observations: the C++ context's re
     std::vector<uint8_t> expected(ldp::wire::max_report_size(block)), got(ldp_report_max_size(&p));
     size_t expected_size = 0, got_size = 0;
     REQUIRE(device->randomize(data, cxx_rng, expected, ldp::device::framing::report, &expected_size) == status::ok);
-    REQUIRE(ldp_randomize_observations(&p, &rng, data.data(), data.size(), workspace.data(), ws, got.data(),
-                                       got.size(), &got_size) == LDP_OK);
+    REQUIRE(ldp_randomize_observations(&p, &rng, data.data(), data.size(), workspace.data(), ws, got.data(), got.size(),
+                                       &got_size) == LDP_OK);
     expected.resize(expected_size);
     got.resize(got_size);
     CHECK(got == expected);
   }
   uint8_t out[64];
-  CHECK(ldp_randomize_observations(&p, &rng, data.data(), data.size(), workspace.data(), ws - 8, out, sizeof out,
-                                   &n) == LDP_WORKSPACE_TOO_SMALL);
+  CHECK(ldp_randomize_observations(&p, &rng, data.data(), data.size(), workspace.data(), ws - 8, out, sizeof out, &n) ==
+        LDP_WORKSPACE_TOO_SMALL);
   CHECK(ldp_randomize_observations(&p, &rng, data.data(), 69, workspace.data(), ws, out, sizeof out, &n) ==
         LDP_INVALID_ARGUMENT);  // not a whole observation
   CHECK(ldp_randomize_observations(&p, &rng, data.data(), data.size(), workspace.data(), ws, out, 12, &n) ==

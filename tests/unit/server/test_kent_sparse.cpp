@@ -82,7 +82,7 @@ TEST_CASE("kent-support block: scale 2 s / alpha, epsilon_impl <= alpha, the rul
   }
   CHECK(ldp::wire::make_kent_support(1, shape(10, 11, 4, 0.25)).code == status::invalid_argument);  // s > d
   CHECK(ldp::wire::make_kent_support(1, shape(10, 0, 4, 0.25)).code == status::invalid_argument);
-  CHECK(ldp::wire::make_kent_support(1, shape(10, 2, 4, 0)).code == status::invalid_argument);  // tau 0
+  CHECK(ldp::wire::make_kent_support(1, shape(10, 2, 4, 0)).code == status::invalid_argument);    // tau 0
   CHECK(ldp::wire::make_kent_support(1, shape(10, 2, 4, 1.5)).code == status::invalid_argument);  // tau > 1
   CHECK(ldp::wire::make_kent_support(1, shape((1u << 24) + 1, 2, 4, 0.5)).code == status::invalid_argument);
   auto big = shape(10, 2, 1u << 20, 0.5);  // T~ 2^20 times 2^16: fits

@@ -4,12 +4,12 @@
 
 #include "ldp/server/central.h"
 #include "ldp/server/frequency.h"
+#include "ldp/server/kent_sparse.h"
+#include "ldp/server/kent_support.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/string_discovery.h"
 #include "ldp/server/threads.h"
 #include "ldp/server/unit_vector.h"
-#include "ldp/server/kent_sparse.h"
-#include "ldp/server/kent_support.h"
 #include "ldp/server/user_level.h"
 #include "ldp/server/vector_mean.h"
 

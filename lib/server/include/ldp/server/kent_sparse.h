@@ -55,7 +55,7 @@ struct kent_sparse_config {
   uint32_t dimension = 2;  // d
   uint32_t sparsity = 1;   // s <= d
   double c_tau = 4;
-  double c_h = 2;          // M2's c_h and expansion (user_level_config)
+  double c_h = 2;  // M2's c_h and expansion (user_level_config)
   uint32_t expansion = 2;
 };
 

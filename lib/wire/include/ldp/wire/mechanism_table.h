@@ -77,7 +77,7 @@ enum class payload_kind : uint8_t {
   projected_unit,    // 64-bit projection seed + k int16 coordinates: projunit, fastprojunit
   group_round,  // group in [0, G) + the inner oracle's payload: pem, hierarchical, haar (hash_bucket), treehist
                 // (sketch_cell), sfp (sketch_row)
-  seeded_value,  // 64-bit seed + one zigzag varint: kent_support (the seed of its public signs, the noisy sum)
+  seeded_value,      // 64-bit seed + one zigzag varint: kent_support (the seed of its public signs, the noisy sum)
 };
 
 // What a mechanism estimates, and so which server aggregator counts its reports.
