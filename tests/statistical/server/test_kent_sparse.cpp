@@ -360,3 +360,65 @@ TEST_CASE("M4a on spiky s-sparse data: the support is found and the error is bel
   CHECK(err_2 >= 0.2 * variance_2);
   CHECK(err_a < err_2);
 }
+
+TEST_CASE("M4b on spiky s-sparse data: the kept set is the support and the error is below M2's") {
+  // The data of the M4a test at alpha = 2: M2's folds of 500 users (the same for M4b's larger h,
+  // whose intervals are the whole range here) give sd_j = 0.063, so the support's |theta_j| = 0.6
+  // is 9.5 sd from 0, and 6.9 sd above lambda_j = 2.63 sd_j; a null coordinate would need 9.5 sd to
+  // outrank it (probability below 10^-12 over the 30). The error checks are the M4a test's.
+  const uint32_t d = 32, s = 2, t = 100;
+  const uint64_t n = 16000;
+  std::vector<double> mu(d, 0);
+  mu[0] = 0.6;
+  mu[1] = -0.6;
+  sparse_fleet data(d, t, mu, 0x5ba25f);
+  auto rng = ldp::test::seeded_drbg("kent sparse threshold end to end");
+
+  ldp::server::kent_sparse_config c;
+  c.method = ldp::server::sparse_method::threshold;
+  c.alpha = 2;
+  c.users = n;
+  c.observations = t;
+  c.dimension = d;
+  c.sparsity = s;
+  ldp::server::kent_sparse_protocol m4;
+  REQUIRE(ldp::server::kent_sparse_protocol::create(c, &m4) == status::ok);
+  REQUIRE(!m4.selects());
+  const auto kept_states = run_m2(m4.dense(), data, 0, rng);
+  const std::vector<const aggregator*> kept_views = views_of(kept_states);
+  std::vector<ldp::server::estimate> sparse;
+  REQUIRE(m4.estimate_thresholded(kept_views, 0.95, &sparse) == status::ok);
+  REQUIRE(sparse.size() == d);
+  std::vector<uint32_t> kept;
+  double variance_b = 0;
+  for (const auto& e : sparse) {
+    if (e.value == 0) continue;
+    kept.push_back(e.item);
+    variance_b += e.variance;
+  }
+  CHECK(kept == std::vector<uint32_t>{0, 1});
+
+  ldp::server::user_level_config m2c;
+  m2c.method = ldp::server::user_level_method::m2;
+  m2c.alpha = 2;
+  m2c.users = n;
+  m2c.observations = t;
+  m2c.dimension = d;
+  ldp::server::user_level_protocol m2;
+  REQUIRE(ldp::server::user_level_protocol::create(m2c, &m2) == status::ok);
+  const auto dense_states = run_m2(m2, data, 0, rng);
+  const std::vector<const aggregator*> dense_views = views_of(dense_states);
+  std::vector<ldp::server::estimate> dense;
+  REQUIRE(m2.estimate_all(dense_views, 0.95, &dense) == status::ok);
+  double variance_2 = 0;
+  for (const auto& e : dense) variance_2 += e.variance;
+
+  const double err_b = squared_error(sparse, mu), err_2 = squared_error(dense, mu);
+  CAPTURE(err_b);
+  CAPTURE(err_2);
+  CAPTURE(variance_b);
+  CAPTURE(variance_2);
+  CHECK(err_b <= 16 * variance_b);
+  CHECK(err_2 >= 0.2 * variance_2);
+  CHECK(err_b < err_2);
+}
