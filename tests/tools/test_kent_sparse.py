@@ -44,7 +44,7 @@ def sparse_run(method: str, extra=()) -> str:
 def case_kent_sparse() -> None:
     """M4a selects coordinates 0 and 1 and estimates them within 6 sd; M4b keeps them; every other
     coordinate is 0 with the threshold as its bound. Sizes (alpha = 2, n/2 = 3,000 voters): the
-    scores' sd is sqrt((2 + 8.3) / 3000) = 0.059, so 1/2 is 8.5 sd from 0 and 1; a support
+    scores' sd is sqrt((2 + 7.8) / 3000) = 0.057, so 1/2 is 8.7 sd from 0 and 1; a support
     coordinate's local mean (sd 0.077) is 5.5 sd above tau = sqrt(4 ln 8 / 60) = 0.37. An estimate's
     error is a mean of >= 750 discrete Laplace noises: 6 sd has probability < 4e-8 (Chernoff, as in
     test_cli.py's case_kent_folds)."""

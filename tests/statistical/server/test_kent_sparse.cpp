@@ -141,7 +141,7 @@ TEST_CASE("open point of C.1: the per-voter variance of R_ij Z_i is s' - V_j + s
   // unmarked one (V_j = 0) the sample variance of R_ij Z_i over n voters is compared with
   // s' - V_j + sigma_N^2 within 5.2 standard errors (the SE from the sample's fourth moment; four
   // such checks per alpha at a two-sided 2 x 10^-7 each), and the paper's s is refuted by the same
-  // margin. At alpha = 1, sigma_N^2 = 32.3 dominates (s + 8 s^2 / alpha^2 = 34); at alpha = 8 the
+  // margin. At alpha = 1, sigma_N^2 = 31.8 dominates (s + 8 s^2 / alpha^2 = 34); at alpha = 8 the
   // noise is small and the V_j term shows (1.36 and 2.36 against the paper's 2).
   const uint32_t d = 8, s = 2;
   const uint64_t n = 60000;
@@ -284,7 +284,7 @@ TEST_CASE("M4a on spiky s-sparse data: the support is found and the error is bel
   // d = 32, s = 2, mu = (0.6, -0.6, 0, ...), T = 100, n = 16000, alpha = 1. Local detection: tau =
   // sqrt(4 ln 32 / 100) = 0.37, a support coordinate's local mean has sd 0.08 (missed with
   // probability 0.002), a null one sd 0.1 (marked with 2 10^-4). Selection: the scores' sd is
-  // sqrt(34.3 / 8000) = 0.065, so 1/2 is 7.5 sd from both 0 and 1 (a wrong selection has
+  // sqrt(33.8 / 8000) = 0.065, so 1/2 is 7.7 sd from both 0 and 1 (a wrong selection has
   // probability < 10^-12). Errors: M4a's two folds of 4000 refiners, M2's 32 folds of 500, each
   // fold's error its stated variance times a chi-square(1) (the local means' own spread adds 0.1 %).
   // err_M4a <= 16 sum_j Var_j fails when a chi-square(2) passes 32 (1.1e-7); err_M2 >= 0.2 sum_j
