@@ -1,5 +1,6 @@
 // The kent-support aggregator and the support selection (ldp/server/kent_support.h).
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -20,7 +21,7 @@ namespace {
 
 using wire::field;
 
-constexpr uint64_t entry_bytes = 16;  // u64 seed, i64 Z
+constexpr std::size_t entry_bytes = 16;  // u64 seed, i64 Z
 
 struct entry {
   uint64_t seed;
@@ -62,7 +63,7 @@ class kent_support_aggregator final : public aggregator {
   }
 
   status read_body(span<const unsigned char> body) override {
-    if (body.size() != entry_bytes * reports_) return status::wrong_length;
+    if (body.size() != uint64_t{entry_bytes} * reports_) return status::wrong_length;
     std::vector<entry> read;
     read.reserve(static_cast<std::size_t>(reports_));
     wire::byte_reader in(body);
@@ -143,7 +144,7 @@ status detail::make_kent_support_aggregator(const wire::params& p, std::unique_p
 }
 
 bool detail::kent_support_body_size(const wire::params&, uint64_t n, uint64_t* bytes) {
-  return checked_mul(n, entry_bytes, bytes);
+  return checked_mul(n, uint64_t{entry_bytes}, bytes);
 }
 
 }  // namespace ldp::server

@@ -177,7 +177,7 @@ TEST_CASE("server: S_j is the mean of R_ij Z_i, its variance (mean Z^2 - S_j) / 
     REQUIRE(a->add_report(bytes) == status::ok);
     const auto signs = signs_of(seed, d);
     for (uint32_t j = 0; j < d; ++j) sums[j] += signs[j] * static_cast<long double>(value);
-    squares += static_cast<long double>(value) * value;
+    squares += static_cast<long double>(value) * static_cast<long double>(value);
   }
   const auto n = static_cast<double>(reports.size());
   const double noise = ldp::server::laplace_noise_variance(p);
