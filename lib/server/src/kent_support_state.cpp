@@ -1,7 +1,7 @@
 // The kent-support aggregator and the support selection (ldp/server/kent_support.h).
 #include <algorithm>
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <memory>
 #include <vector>
 
