@@ -71,13 +71,13 @@ function(_ldp_install_component component)
     _ldp_export_includes(${_target} _dirs)
     _ldp_export_link_interface(${_target})
     foreach(_dir IN LISTS _dirs)
-      # ldp.h and ldp_server.h share a directory but not a component.
+      # ldp.h and ldp_server.h (and ldp_central.h) share a directory but not a component.
       install(DIRECTORY ${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT ${component}
-              PATTERN ldp_server.h EXCLUDE)
+              PATTERN ldp_server.h EXCLUDE PATTERN ldp_central.h EXCLUDE)
     endforeach()
   endforeach()
   if(component STREQUAL "server")
-    install(FILES ${PROJECT_SOURCE_DIR}/lib/capi/include/ldp_server.h
+    install(FILES ${PROJECT_SOURCE_DIR}/lib/capi/include/ldp_server.h ${PROJECT_SOURCE_DIR}/lib/capi/include/ldp_central.h
             DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT server)
   endif()
   install(TARGETS ${_targets} EXPORT ldpkit-${component}

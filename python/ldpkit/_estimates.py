@@ -19,7 +19,7 @@ class Estimates(pd.DataFrame):
     ``ci_low``, ``ci_high`` (normal interval at ``attrs["confidence"]``).
 
     ``attrs`` holds the rest of ``ldp estimate --format json``'s object: mechanism, epsilon,
-    fingerprint, parameters, kind ("count" or "mean"), variance_kind ("exact", "average" or
+    fingerprint, parameters, kind ("count" or "mean"), variance_kind ("exact", "average", "bootstrap" or
     "bound": what ``variance`` is), size, confidence, reports, rejected, damaged_chunks, and for a
     central-DP release delta and release.
     """

@@ -36,6 +36,7 @@ OPTION_TYPES: Dict[str, str] = {
     "sparsity": _INT,
     "delta": _FLOAT,
     "tau": _FLOAT,
+    "gamma": _FLOAT,
     "window": _STR,
     "budget": _STR,
     "queries": _INT,

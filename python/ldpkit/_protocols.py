@@ -121,7 +121,8 @@ def simulate_protocol(
       observations (T x dim reals with ``dim``). Round 1's voters choose an interval, round 2's
       users report their clamped local mean; the estimate is the mean of the users' local means.
     * ``winsorized-mean`` (C.2, central DP; options ``dim``, ``range``, ``observations`` and
-      optionally ``delta``, ``tau``, ``beta``, ``window``, ``budget``, ``queries``, ``frac_bits``,
+      optionally ``delta``, ``tau`` (default: Levy et al. Cor. 1's from m and ``gamma``), ``gamma``,
+      ``beta``, ``window``, ``budget``, ``queries``, ``frac_bits``,
       ``public_seed``): each row holds a user's m samples of ``dim`` reals (an (n, m, dim) array is
       accepted). Each query runs its two rounds and the server's release.
 

@@ -286,6 +286,34 @@ int main() {
     return 91;
   }
   sink = string_report[report_size - 1];
+  // Distribution reports (docs/mechanisms.md G) of a temperature in [-40, 60] (f = 8): Square Wave over
+  // 64 buckets with a window of 2 * 4 + 1 kept with 1/2 (epsilon ln 7), a constant block whose report
+  // size is a constant expression; and a hierarchical histogram of 256 = 4^4 buckets derived on the
+  // device (a level, then OLH: no workspace).
+  constexpr ldp::wire::params square_wave = [] {
+    ldp::wire::params p;
+    p.mech = ldp::wire::mechanism::square_wave;
+    p.set(ldp::wire::field::domain, 64).set(ldp::wire::field::threshold_bits, 32);
+    p.set(ldp::wire::field::threshold_keep, 2147483648u).set(ldp::wire::field::window_half_width, 4);
+    p.set(ldp::wire::field::frac_bits, 8).set_signed(ldp::wire::field::clip_lo, -40 * 256);
+    p.set_signed(ldp::wire::field::clip_hi, 60 * 256);
+    return p;
+  }();
+  const int64_t temperature = 2150;  // 8.4 degrees on the grid of f = 8
+  unsigned char distribution_report[ldp::device::max_output_size(square_wave, report)];
+  ldp::device::distribution_context distribution;
+  if (ldp::device::distribution_context::init({}, square_wave, &distribution) != ldp::status::ok ||
+      distribution.randomize(temperature, rng, distribution_report, report, &report_size) != ldp::status::ok) {
+    return 95;
+  }
+  sink = distribution_report[report_size - 1];
+  const ldp::wire::derived_params tree = ldp::wire::make_hierarchical(2.0, 256, 4, -40.0, 60.0, 8);
+  unsigned char tree_report[ldp::wire::report_header_size + 1 + 8 + 4];  // level, OLH seed, bucket of <= 4 bytes
+  if (ldp::device::distribution_context::init({}, tree.block, &distribution) != ldp::status::ok ||
+      distribution.randomize(temperature, rng, tree_report, report, &report_size) != ldp::status::ok) {
+    return 96;
+  }
+  sink = tree_report[report_size - 1];
   if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);

@@ -217,6 +217,20 @@ std::vector<golden_case> all_cases() {
   payload(mechanism::treehist, "valid_last_group",
           "group 15 of 16 (4-bit steps), then HCMS row 15, column 127, sign +1",
           builder().le(15, 1).le(15, 1).le(127, 1).le(1, 1), status::ok);
+  // The tree forms' groups are levels (docs/mechanisms.md G.2, G.3): 16 buckets are 2 levels of
+  // fan-out 4, or 4 Haar levels; then OLH's seed and bucket (g = 4).
+  payload(mechanism::hierarchical, "group_out_of_range", "group 2 of h = 2 (16 = 4^2 buckets), then an OLH payload",
+          builder().le(2, 1).le(0x0123456789abcdefu, 8).le(0, 1), status::out_of_range);
+  payload(mechanism::haar, "group_out_of_range", "group 4 of h = 4 (16 = 2^4 buckets), then an OLH payload",
+          builder().le(4, 1).le(0x0123456789abcdefu, 8).le(0, 1), status::out_of_range);
+  payload(mechanism::haar, "valid_last_group", "group 3 of h = 4, then OLH bucket 3 of g = 4",
+          builder().le(3, 1).le(0x0123456789abcdefu, 8).le(3, 1), status::ok);
+
+  // square-wave (docs/mechanisms.md G.1): an index below D + 2b = 22 (16 buckets, b = 3).
+  payload(mechanism::square_wave, "valid_last_index", "index D + 2b - 1 = 21, the largest allowed", builder().le(21, 1),
+          status::ok);
+  payload(mechanism::square_wave, "index_out_of_range", "index 22 = D + 2b", builder().le(22, 1), status::out_of_range);
+  payload(mechanism::square_wave, "index_ff", "index 0xff", builder().le(0xff, 1), status::out_of_range);
 
   // unit_vector: d = 8 little-endian int16 coordinates in [-32767, 32767] (docs/wire_format.md 5).
   {

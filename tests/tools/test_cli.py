@@ -49,7 +49,13 @@ MECHANISMS = {
     "kent/two-stage": (["--range", "0:4", "--observations", "400", "--plan", "two-stage"], 1),
     "sparse-projection": (["--dim", "6", "--sparsity", "2", "--radius", "1"], 6),
     "winsorized-mean": (["--dim", "4", "--range", "-1:1", "--observations", "20", "--tau", "0.5"], 4),
+    "square-wave": (["--range", "-2:6", "--buckets", "64"], 64),
+    "hierarchical": (["--range", "-2:6", "--buckets", "64"], 64),
+    "haar": (["--range", "-2:6", "--buckets", "64"], 64),
 }
+# The distribution family holds values but its estimates (and truth files) count the reports per
+# bucket, item = bucket (docs/cli.md "Distributions and ranges"); test_distribution.py has its queries.
+DISTRIBUTIONS = {"square-wave", "hierarchical", "haar"}
 # Central DP: a sparse-projection state is released by estimate with the server's noise (these options);
 # winsorized-mean releases inside simulate, and its round-2 batch aggregates only with the window
 # list (--windows), so the pipeline leaves it to the case_winsorized* cases.
@@ -73,13 +79,18 @@ VARIANCE_KINDS = {"flh": "average", "cms": "average", "hcms": "average", "duchi"
 # Bound on RMSE / predicted RMSE over k estimates: each error is about normal with the predicted
 # variance (or less: some variances are conservative), so the ratio squared is at most a
 # chi-square(k) / k; the bounds give P(chi2_1 > 5.5^2) = 4e-8, P(chi2_4 > 4 * 3.5^2) = 6e-10,
-# P(chi2_6 > 6 * 3.2^2) = 1e-11, P(chi2_50 > 50 * 2^2) < 1e-20, allowing for the plug-in variances
-# and the correlation of the estimates of one state.
-RATIO_BOUND = {1: 5.5, 4: 3.5, 6: 3.2, 50: 2.0}
+# P(chi2_6 > 6 * 3.2^2) = 1e-11, P(chi2_50 > 50 * 2^2) < 1e-20 (chi2_64 alike), allowing for the
+# plug-in variances and the correlation of the estimates of one state.
+RATIO_BOUND = {1: 5.5, 4: 3.5, 6: 3.2, 50: 2.0, 64: 2.0}
 
 
 def is_frequency(config):
     return MECHANISMS[config][1] == 50
+
+
+def counts_items(config):
+    """Whether the estimates are counts of items (frequency oracles) or of buckets (distributions)."""
+    return is_frequency(config) or config in DISTRIBUTIONS
 
 
 class Failure(Exception):
@@ -242,8 +253,8 @@ def case_pipeline():
         simulate(config, batch, devices=n, extra=["--truth-out", path(truth)])
         with open(path(truth)) as f:
             rows = list(csv.reader(f))
-        if is_frequency(config):
-            check(rows[0] == ["item", "count"], f"{m}: truth header {rows[0]}")
+        if counts_items(config):
+            check(rows[0] == ["item", "count"] and len(rows) == size + 1, f"{m}: truth header {rows[0]}")
             check(sum(int(r[1]) for r in rows[1:]) == n, f"{m}: truth counts do not sum to {n}")
         else:
             check(rows[0] == ["coordinate", "mean"] and len(rows) == size + 1, f"{m}: truth {rows}")
@@ -264,7 +275,7 @@ def case_pipeline():
             check(isinstance(j.get(key), kind), f"{m}: JSON field {key} missing or not {kind.__name__}: {j.get(key)}")
         check(j["mechanism"] == wire_name and j["reports"] == n and j["rejected"] == {}, f"{m}: JSON header {j}")
         check(1.99 < j["epsilon"] <= 2, f"{m}: implemented epsilon {j['epsilon']}")
-        check(j["kind"] == ("count" if is_frequency(config) else "mean"), f"{m}: kind {j['kind']}")
+        check(j["kind"] == ("count" if counts_items(config) else "mean"), f"{m}: kind {j['kind']}")
         want = VARIANCE_KINDS.get(config, "exact")
         check(j.get("variance_kind") == want, f"{m}: variance_kind {j.get('variance_kind')}, expected {want}")
         check(len(j["estimates"]) == size, f"{m}: {len(j['estimates'])} estimates")
@@ -285,7 +296,7 @@ def case_pipeline():
 
         out, _ = run("estimate", path(state), "--format", "csv", "--top", "3", *release)
         rows = list(csv.reader(io.StringIO(out)))
-        item = "item" if is_frequency(config) else "coordinate"
+        item = "item" if counts_items(config) else "coordinate"
         check(rows[0] == [item, "estimate", "variance", "ci_low", "ci_high"] and len(rows) == min(3, size) + 1,
               f"{m}: csv:\n{out}")
         out, _ = run("estimate", path(state), "--top", "3", "--truth", path(truth), "--plot", path(f"{m}.svg"), *release)
@@ -803,6 +814,56 @@ def case_winsorized_queries():
         check_noise(x, truth, 10, f"query {q}")
     fails(*WINSORIZED, "-e", "1", "--queries", "0", "--devices", "100", "--seed", "1", "--out", path("x.ldpb"),
           message=r"--queries must be at least 1")
+
+
+def case_winsorized_default_tau():
+    """Levy et al. Cor. 1 (mechanisms.md C.2 "The default tau (Cor. 1)"): without --tau the bins
+    come from tau = (hi - lo) sqrt(d ln(2 n d / gamma) / (2 m)), capped at the whole box, printed;
+    with many samples it gives far less noise than the whole box and still clips nobody."""
+    n, d, m = 2000, 4, 400
+    base = ["simulate", "-m", "winsorized-mean", "-e", "2", "--dim", str(d), "--range", "-1:1", "--devices", str(n),
+            "--data", "uniform", "--seed", "5"]
+
+    def session(name, *extra):
+        out, _ = run(*base, "--observations", str(m), "--out", path(name + ".ldpb"), "--truth-out",
+                     path(name + ".csv"), "--release-out", path(name + ".json"), *extra)
+        with open(path(name + ".csv")) as f:
+            truth = [float(r[1]) for r in list(csv.reader(f))[1:]]
+        return out, json.loads(read(name + ".json")), truth
+
+    def bin_width(out):
+        return int(re.search(r"round 1: .*\(d=4 d~=4 tau=(\d+) ", out).group(1))
+
+    tau = 2 * math.sqrt(d * math.log(2 * n * d / 1e-3) / (2 * m))  # 0.576
+    out, default, truth = session("cor1")
+    printed = re.search(r"tau: the users' means lie within ([0-9.e+-]+) \(l2\) of the population mean except with "
+                        r"probability 0.001 \(Levy et al. Cor. 1 from m = 400", out)
+    check(printed and abs(float(printed.group(1)) - tau) < 1e-5 * tau, f"tau line:\n{out}")
+    # tau' = min(tau, tau sqrt(2 ln(2 d~ n / beta) / d~)) = tau here; the bins' half width is tau' sqrt(d~) 2^16.
+    check(bin_width(out) == math.ceil(tau * 2 * 65536), f"bin half width {bin_width(out)}")
+    # Uniform samples: each user's mean lies within 7 of its standard deviations (0.029 per
+    # coordinate) of the centre, well inside tau = 0.576 (l2) and so inside the +-3 tau window of
+    # any bin PrivateRange picks with probability above 1 - e^-250 (as case_winsorized): nothing is
+    # clipped and the 9-sd bound of case_winsorized applies (false failure below 1e-6).
+    check_noise(default, truth, 9, "Cor. 1 tau")
+    # The whole box, given explicitly (the default before Cor. 1): the same data, wider bins, and a
+    # noise variance larger by the squared ratio of the widths (up to the grid's rounding).
+    out_box, box, _ = session("box", "--tau", "2")
+    check("tau: the users' means" not in out_box, "an explicit --tau printed the Cor. 1 line")
+    ratio = (bin_width(out_box) / bin_width(out)) ** 2
+    for a, b in zip(default["estimates"], box["estimates"]):
+        check(abs(b["variance"] / a["variance"] - ratio) < 1e-3 * ratio and ratio > 10, f"variances {a} {b}")
+    # gamma enters the logarithm; few samples give the whole box's radius, 2 sqrt(d) / 2 = 2.
+    out, _, _ = session("gamma", "--gamma", "0.5")
+    tau_half = 2 * math.sqrt(d * math.log(2 * n * d / 0.5) / (2 * m))
+    check(f"within {tau_half:.6g} (l2)" in out and "probability 0.5 " in out, f"--gamma 0.5:\n{out}")
+    out, _ = run(*base, "--observations", "20", "--out", path("few.ldpb"))
+    check("within 2 (l2)" in out, f"m = 20:\n{out}")
+    for bad in ("0", "1", "-0.1"):
+        fails(*base, "--observations", "5", "--gamma", bad, "--out", path("x.ldpb"),
+              message=r"--gamma must be in \(0, 1\)")
+    fails("simulate", "-m", "grr", "-e", "1", "-d", "10", "--gamma", "0.1", "--devices", "10", "--data", "uniform",
+          "--seed", "1", "--out", path("x.ldpb"), message=r"--gamma does not apply")
 
 
 def case_winsorized_offline():

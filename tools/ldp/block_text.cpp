@@ -52,6 +52,7 @@ const char* field_name(field f) {
     case field::string_length: return "string_length";
     case field::prefix_bits: return "prefix_bits";
     case field::branching: return "branching";
+    case field::basis: return "basis";
     case field::vote_threshold: return "vote_threshold";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
@@ -116,6 +117,7 @@ std::string describe_block(const wire::params& p) {
   add("g", field::hash_range);
   add(p.has(field::rotation_seed) ? "d~" : "K", field::hadamard_dim);
   add("B", field::hadamard_blocks);
+  add("B", field::branching);  // hierarchical: the fan-out
   add("k", field::sketch_rows);
   add("m", field::sketch_columns);
   add("s", field::sparsity);

@@ -13,12 +13,15 @@
 #include "central_release.h"
 #include "commands.h"
 #include "discovered_output.h"
+#include "distribution_output.h"
 #include "errors.h"
 #include "estimates.h"
 #include "files.h"
+#include "l1_ball.h"
 #include "ldp/server/frequency.h"
 #include "ldp/server/string_discovery.h"
 #include "ldp/wire/oracle_params.h"
+#include "mechanism_options.h"
 #include "output.h"
 #include "state_io.h"
 #include "svg_plot.h"
@@ -42,6 +45,17 @@ struct estimate_options {
   release_request release;                    // central DP (sparse-projection and winsorized-sums states)
   std::vector<CLI::Option*> release_options;  // --epsilon, --delta, --release-seed: every central state
   std::vector<CLI::Option*> session_options;  // --queries, --budget, --users: winsorized-sums only
+  std::vector<std::string> ranges;            // distribution states: --range a:b, repeatable
+  std::vector<double> quantiles;              // --quantile q, repeatable
+  bool density = false;
+  bool no_consistency = false;  // hierarchical: the plain node sums (G.2)
+  uint32_t bootstrap = server::distribution_options{}.bootstrap;
+  uint64_t bootstrap_seed = 0;
+  // --no-consistency (hierarchical), --bootstrap and --bootstrap-seed (square-wave): the form each
+  // applies to.
+  std::vector<std::pair<CLI::Option*, wire::mechanism>> distribution_options;
+  CLI::Option* l1_ball = nullptr;  // vector means: --l1-ball R
+  double l1_radius = 0;
 };
 
 bool given(const CLI::Option* option) { return option->count() > 0; }
@@ -140,6 +154,39 @@ void print_strings(const estimate_options& o, const server::aggregator& agg) {
   print_discovered_table(stdout, shown, o.confidence, metrics);
 }
 
+// --range, --quantile, --density of a square-wave, hierarchical or haar state (docs/cli.md
+// "Distributions and ranges"); --plot draws the density with its band.
+void print_distribution(const estimate_options& o, const server::aggregator& agg) {
+  distribution_request q;
+  for (const std::string& text : o.ranges) {
+    double lo = 0, hi = 0;
+    parse_range(text, &lo, &hi);
+    q.ranges.emplace_back(lo, hi);
+  }
+  for (double quantile : o.quantiles) {
+    if (!(quantile >= 0 && quantile <= 1)) fail("--quantile must be in [0, 1], got {}", quantile);
+  }
+  q.quantiles = o.quantiles;
+  q.density = o.density || !o.plot.empty();
+  q.options.confidence = o.confidence;
+  q.options.consistency = !o.no_consistency;
+  q.options.bootstrap = o.bootstrap;
+  q.options.seed = o.bootstrap_seed;
+  distribution_report r = make_distribution_report(agg, q);
+  if (!o.plot.empty()) {
+    write_svg_density_plot(o.plot, r.density, r.confidence,
+                           fmt::format("{} density, {}", wire::mechanism_name(agg.parameters().mech), o.state));
+    if (!o.density) r.density.clear();  // drawn, not asked for
+  }
+  if (o.format == "json") {
+    fmt::print("{}\n", distribution_json(agg, r).dump(2));
+    return;
+  }
+  fmt::print("state: {}\n", o.state);
+  print_distribution_text(stdout, agg, r);
+  if (!o.plot.empty()) fmt::print("plot: {}\n", o.plot);
+}
+
 // The report as --format asks, and the --plot chart.
 void print_report(const estimate_options& o, const server::aggregator& agg, const estimate_report& r) {
   if (!o.plot.empty()) {
@@ -175,6 +222,30 @@ void run(const estimate_options& o) {
            option->get_name(), o.state, wire::mechanism_name(mech));
     }
   }
+  const bool distribution = wire::in_family(mech, wire::mechanism_family::distribution);
+  const bool queries = !o.ranges.empty() || !o.quantiles.empty() || o.density;
+  for (const auto& [option, form] : o.distribution_options) {
+    if (!given(option)) continue;
+    if (mech != form) {
+      fail("{} applies to {} states only; {} is {}", option->get_name(), wire::mechanism_name(form), o.state,
+           wire::mechanism_name(mech));
+    }
+    if (!queries) fail("{} applies with --range, --quantile or --density", option->get_name());
+  }
+  if (given(o.l1_ball) && !projects_onto_l1_ball(mech)) {
+    fail("--l1-ball applies to vector-mean, laplace-vector and unit-vector states only; {} is {}", o.state,
+         wire::mechanism_name(mech));
+  }
+  if (queries) {
+    if (!distribution) {
+      fail("--range, --quantile and --density apply to square-wave, hierarchical and haar states only; {} is {}",
+           o.state, wire::mechanism_name(mech));
+    }
+    if (o.top != 0 || o.format == "csv" || !o.truth.empty() || !o.candidates.empty())
+      fail("--range, --quantile and --density print as a table or json, without --top, --truth or --candidates");
+    print_distribution(o, *agg);
+    return;
+  }
   const bool strings = wire::in_family(mech, wire::mechanism_family::string_discovery);
   for (const auto& [option, set] : {std::pair{"--discover", o.discover != 0}, std::pair{"--keep", o.keep != 0},
                                     std::pair{"--alphabet", !o.alphabet.empty()}}) {
@@ -195,7 +266,17 @@ void run(const estimate_options& o) {
     print_report(o, *agg, candidate_report(*agg, o));
     return;
   }
-  estimate_report r = central ? central_report(*agg, o) : make_estimate_report(*agg, o.confidence, o.top);
+  estimate_report r;
+  if (central) {
+    r = central_report(*agg, o);
+  } else if (given(o.l1_ball)) {
+    std::vector<server::estimate> all = agg->estimate_all(o.confidence);
+    l1_projection projection = project_estimates(all, o.l1_radius);
+    r = make_estimate_report(std::move(all), true, o.confidence, o.top);
+    r.projection = std::move(projection);
+  } else {
+    r = make_estimate_report(*agg, o.confidence, o.top);
+  }
   if (!o.truth.empty()) attach_truth(r, read_truth(o.truth, r.all.size()));
   print_report(o, *agg, r);
 }
@@ -218,7 +299,9 @@ command add_estimate(CLI::App& parent) {
   app->add_option("--keep", o->keep, "pem: prefixes kept per group; treehist, sfp: the most kept (default 4 K)");
   app->add_option("--alphabet", o->alphabet,
                   "the bytes a string may hold (default: any; sfp: printable ASCII); the padding byte is implied");
-  app->add_option("--plot", o->plot, "also write an SVG chart of the listed estimates");
+  app->add_option("--plot", o->plot,
+                  "also write an SVG chart of the listed estimates (with --range, --quantile or --density: the "
+                  "density with its band)");
   app->add_option("--confidence", o->confidence, "level of the intervals (default 0.95)");
   add_max_state_bytes_option(*app, &o->limits.max_state_bytes, "refuse a state that needs more memory");
   o->release_options = {
@@ -234,6 +317,27 @@ command add_estimate(CLI::App& parent) {
       app->add_option("--users", o->release.users,
                       "winsorized-mean: users n of round 1 (default: the state's reports)"),
   };
+  app->add_option("--range", o->ranges,
+                  "square-wave, hierarchical, haar: the fraction of the reports with a value in lo:hi (repeatable)")
+      ->allow_extra_args(false);
+  app->add_option("--quantile", o->quantiles, "square-wave, hierarchical, haar: the q-quantile (repeatable)")
+      ->allow_extra_args(false);
+  app->add_flag("--density", o->density, "square-wave, hierarchical, haar: the density at every bucket");
+  o->distribution_options = {
+      {app->add_flag("--no-consistency", o->no_consistency,
+                     "hierarchical: answer from the node estimates without Hay et al.'s consistency"),
+       wire::mechanism::hierarchical},
+      {app->add_option("--bootstrap", o->bootstrap, "square-wave: bootstrap replicates of the variances (default 200)")
+           ->check(CLI::Range(2u, 100000u)),
+       wire::mechanism::square_wave},
+      {app->add_option("--bootstrap-seed", o->bootstrap_seed,
+                       "square-wave: seed of the bootstrap (default 0; the same state and seed give the same "
+                       "answer)"),
+       wire::mechanism::square_wave},
+  };
+  o->l1_ball = app->add_option("--l1-ball", o->l1_radius,
+                               "vector-mean, laplace-vector, unit-vector states: project the mean onto the l1 ball "
+                               "of radius R (docs/mechanisms.md C.3)");
   return {app, [o] { run(*o); }};
 }
 

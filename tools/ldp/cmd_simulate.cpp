@@ -89,12 +89,13 @@ void refuse_large_state(const parameter_block& block, uint64_t devices, uint64_t
 
 void run(const simulate_options& options) {
   const user_level_run& o = options.run;
-  const input_kind input = checked_mechanism(options.mech).input;
+  const tool_mechanism& mechanism = checked_mechanism(options.mech);
+  const input_kind input = mechanism.input;
   if (o.threads > max_threads) fail("--threads must be at most {}, got {}", max_threads, o.threads);
   for (const auto& [name, option] : options.days_given) {
     if (option->count() > 0 && !options.days.given()) fail("{} applies with --days N only", name);
   }
-  if (options.days.given()) check_days_options(options.days, input);
+  if (options.days.given()) check_days_options(options.days, mechanism);
   refuse_overlapping_files(options.mech, o, input, options.days.days);
   if (!o.release_out.empty() && input != input_kind::samples && input != input_kind::observations) {
     fail("--release-out applies to --mechanism winsorized-mean and kent with --dim d > 1 only");

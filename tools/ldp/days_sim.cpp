@@ -198,8 +198,10 @@ parameter_block memoized_duchi_block(const tool_mechanism& tm, const mechanism_o
 
 }  // namespace
 
-void check_days_options(const days_options& d, input_kind input) {
-  if (input != input_kind::item && input != input_kind::value && input != input_kind::vector) {
+void check_days_options(const days_options& d, const tool_mechanism& m) {
+  const input_kind input = m.input;
+  if ((input != input_kind::item && input != input_kind::value && input != input_kind::vector) ||
+      wire::in_family(m.id, wire::mechanism_family::distribution)) {
     fail("--days applies to the frequency oracles and the laplace, duchi, laplace-vector and vector-mean mechanisms");
   }
   if (!(d.change_prob >= 0 && d.change_prob <= 1)) fail("--change-prob must be in [0, 1], got {}", d.change_prob);

@@ -31,9 +31,9 @@ struct days_options {
   bool given() const { return days != 0; }
 };
 
-// Refuses --days for mechanisms without one report per device and day, and values out of range
-// (cli_error naming the option).
-void check_days_options(const days_options& d, input_kind input);
+// Refuses --days for mechanisms without one report per device and day or without a per-day mean or
+// count to attack (the distribution family), and values out of range (cli_error naming the option).
+void check_days_options(const days_options& d, const tool_mechanism& m);
 
 // The block of the run: the mechanism options' block, or with --memoize the memoized block with
 // --epsilon per report and --epsilon-longitudinal for the permanent responses.

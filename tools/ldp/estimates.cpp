@@ -58,8 +58,12 @@ std::string format_value(const estimate_report& r, double v) {
 }
 
 estimate_report make_estimate_report(const server::aggregator& agg, double confidence, std::size_t top) {
-  return make_estimate_report(agg.estimate_all(confidence),
-                              !server::frequency_aggregator::handles(agg.parameters().mech), confidence, top);
+  // The frequency oracles count items and the distribution family the reports per bucket (item =
+  // bucket, docs/mechanisms.md G); the others estimate means.
+  const wire::mechanism m = agg.parameters().mech;
+  const bool counts =
+      server::frequency_aggregator::handles(m) || wire::in_family(m, wire::mechanism_family::distribution);
+  return make_estimate_report(agg.estimate_all(confidence), !counts, confidence, top);
 }
 
 estimate_report make_candidate_report(const server::aggregator& agg, const std::vector<uint32_t>& items,
@@ -102,13 +106,17 @@ void attach_truth(estimate_report& r, truth_table truth) {
   r.truth = std::move(truth);
 }
 
-void print_estimate_text(std::FILE* out, const server::aggregator& agg, const estimate_report& r) {
+void print_state_summary(std::FILE* out, const server::aggregator& agg, const std::string& note) {
   const uint64_t rejected = agg.rejected_total();
   fmt::print(out, "mechanism: {}\n", describe_state(agg));
-  if (r.release) fmt::print(out, "{}\n", r.release->text);
+  if (!note.empty()) fmt::print(out, "{}\n", note);
   fmt::print(out, "reports: {} accepted, {} rejected{}\n", format_count(agg.reports()), format_count(rejected),
              damaged_text(agg.damaged_chunks()));
   if (rejected != 0) print_text(out, rejection_table(agg.rejected()), "  ");
+}
+
+void print_estimate_text(std::FILE* out, const server::aggregator& agg, const estimate_report& r) {
+  print_state_summary(out, agg, r.release ? r.release->text : std::string());
   print_estimate_table(out, r);
 }
 
@@ -117,6 +125,13 @@ void print_estimate_table(std::FILE* out, const estimate_report& r) {
                                 ? counted(r, r.all.size())
                                 : fmt::format("top {} of {} by estimate", r.listed.size(), counted(r, r.all.size()));
   fmt::print(out, "estimates with {:g}% confidence intervals ({}):\n", 100 * r.confidence, which);
+  if (r.projection) {
+    const l1_projection& l1 = *r.projection;
+    fmt::print(out,
+               "projected onto the l1 ball of radius {:g} (unprojected l1 norm {:.6g}, threshold {:.6g}); the "
+               "intervals are the unprojected estimates'\n",
+               l1.radius, l1.unprojected_norm, l1.threshold);
+  }
   table t{{item_word(r), "estimate", fmt::format("{:g}% CI", 100 * r.confidence)}, {true, true, true}, {}};
   if (r.truth) {
     t.header.push_back("true");
@@ -147,26 +162,42 @@ void print_error_summary(std::FILE* out, const estimate_report& r, const std::st
 void print_estimate_csv(std::FILE* out, const estimate_report& r) {
   table t{{item_word(r), "estimate", "variance", "ci_low", "ci_high"}, {}, {}};
   if (r.truth) t.header.push_back("true");
+  if (r.projection) t.header.push_back("unprojected");
   for (std::size_t i : r.listed) {
     const server::estimate& e = r.all[i];
     std::vector<std::string> row = {std::to_string(e.item), fmt::format("{:.17g}", e.value),
                                     fmt::format("{:.17g}", e.variance), fmt::format("{:.17g}", e.ci_low),
                                     fmt::format("{:.17g}", e.ci_high)};
     if (r.truth) row.push_back(fmt::format("{:.17g}", r.truth->values[i]));
+    if (r.projection) row.push_back(fmt::format("{:.17g}", r.projection->unprojected[i]));
     t.rows.push_back(std::move(row));
   }
   print_csv(out, t);
 }
 
-nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estimate_report& r) {
+nlohmann::ordered_json state_json(const server::aggregator& agg) {
   const wire::params& p = agg.parameters();
+  nlohmann::ordered_json j = {{"mechanism", wire::mechanism_name(p.mech)}, {"epsilon", wire::implemented_epsilon(p)}};
+  // A memoized block's second level (docs/mechanisms.md E.1, E.2), right after the per-report one;
+  // the other blocks have none (+inf) or no formula (NaN).
+  if (std::isfinite(wire::longitudinal_epsilon(p))) j["epsilon_longitudinal"] = wire::longitudinal_epsilon(p);
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
+  for (const block_field& f : block_fields(p)) parameters[f.name] = f.value;
+  j["fingerprint"] = fmt::format("{:016x}", agg.fingerprint());
+  j["parameters"] = parameters;
+  return j;
+}
+
+nlohmann::ordered_json rejected_json(const server::aggregator& agg) {
   nlohmann::ordered_json rejected = nlohmann::ordered_json::object();
   for (std::size_t s = 1; s < agg.rejected().size(); ++s) {
     const uint64_t c = agg.rejected()[s];
     if (c != 0) rejected[status_name(static_cast<status>(s))] = c;
   }
-  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
-  for (const block_field& f : block_fields(p)) parameters[f.name] = f.value;
+  return rejected;
+}
+
+nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estimate_report& r) {
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   for (std::size_t i : r.listed) {
     const server::estimate& e = r.all[i];
@@ -176,27 +207,26 @@ nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estima
                                     {"ci_low", e.ci_low},
                                     {"ci_high", e.ci_high}};
     if (r.truth) entry["true"] = r.truth->values[i];
+    if (r.projection) entry["unprojected"] = r.projection->unprojected[i];
     estimates.push_back(std::move(entry));
   }
-  nlohmann::ordered_json j = {
-      {"mechanism", wire::mechanism_name(p.mech)},
-      {"epsilon", r.release ? r.release->epsilon_impl : wire::implemented_epsilon(p)},
-  };
-  // A memoized block's second level (docs/mechanisms.md E.1, E.2), right after the per-report one;
-  // the other blocks have none (+inf) or no formula (NaN).
-  if (std::isfinite(wire::longitudinal_epsilon(p))) j["epsilon_longitudinal"] = wire::longitudinal_epsilon(p);
+  nlohmann::ordered_json j = state_json(agg);
+  if (r.release) j["epsilon"] = r.release->epsilon_impl;  // in place: the key keeps its position
   j.update(nlohmann::ordered_json{
-      {"fingerprint", fmt::format("{:016x}", agg.fingerprint())},
-      {"parameters", parameters},
       {"kind", r.means ? "mean" : "count"},
       {"variance_kind", variance_kind_text(r.all)},
       {"size", r.all.size()},
       {"confidence", r.confidence},
       {"reports", agg.reports()},
-      {"rejected", rejected},
+      {"rejected", rejected_json(agg)},
       {"damaged_chunks", agg.damaged_chunks()},
       {"estimates", estimates},
   });
+  if (r.projection) {
+    j["l1_ball"] = {{"radius", r.projection->radius},
+                    {"threshold", r.projection->threshold},
+                    {"unprojected_norm", r.projection->unprojected_norm}};
+  }
   if (r.release) {
     j["delta"] = r.release->delta;
     j["release"] = r.release->details;

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "l1_ball.h"
 #include "ldp/server/aggregator.h"
 #include "truth.h"
 
@@ -44,6 +45,7 @@ struct estimate_report {
   std::optional<truth_table> truth;
   error_summary errors;  // when truth is set
   std::optional<release_summary> release;
+  std::optional<l1_projection> projection;  // --l1-ball: the values are projected (l1_ball.h)
 };
 
 // top = 0 lists everything in index order; otherwise the top largest estimates (ties to the lower
@@ -59,7 +61,9 @@ estimate_report make_estimate_report(std::vector<server::estimate> all, bool mea
 // Adds the exact answer and the error summary; throws cli_error if it is of the other kind.
 void attach_truth(estimate_report& r, truth_table truth);
 
-// The state summary lines (mechanism, reports, rejections), then the listed estimates as a table.
+// The state summary lines: mechanism, `note` (when not empty), reports, rejections.
+void print_state_summary(std::FILE* out, const server::aggregator& agg, const std::string& note);
+// The state summary lines, then the listed estimates as a table.
 void print_estimate_text(std::FILE* out, const server::aggregator& agg, const estimate_report& r);
 // The estimates table and the error summary of print_estimate_text, without the state lines.
 void print_estimate_table(std::FILE* out, const estimate_report& r);
@@ -69,6 +73,12 @@ void print_estimate_csv(std::FILE* out, const estimate_report& r);
 void print_error_summary(std::FILE* out, const estimate_report& r, const std::string& indent);
 // The documented JSON object.
 nlohmann::ordered_json estimate_json(const server::aggregator& agg, const estimate_report& r);
+
+// The JSON fields that name a state's block, first in every estimate object: mechanism, epsilon
+// (implemented), epsilon_longitudinal (memoized blocks), fingerprint, parameters.
+nlohmann::ordered_json state_json(const server::aggregator& agg);
+// The rejection counters with a non-zero count, by status name.
+nlohmann::ordered_json rejected_json(const server::aggregator& agg);
 
 // A count or a mean as the tables show it.
 std::string format_value(const estimate_report& r, double v);

@@ -154,7 +154,8 @@ wire::derived_params distribution_block(const tool_mechanism& m, const mechanism
     return wire::make_haar(o.epsilon, d, lo, hi, o.frac_bits);
   }
   const uint32_t b = given(o, "--branching") ? o.branching : wire::default_branching(d);
-  if (b < 2 || b > 256) fail("--branching must be in [2, 256]{}, got {}", b == 0 ? " (--buckets is a power of none up to 16)" : "", b);
+  if (b < 2 || b > 256)
+    fail("--branching must be in [2, 256]{}, got {}", b == 0 ? " (--buckets is a power of none up to 16)" : "", b);
   wire::params shape;
   shape.mech = mechanism::hierarchical;
   shape.set(wire::field::domain, d).set(wire::field::branching, b);
@@ -233,15 +234,15 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"fastprojunit", input_kind::vector, "--dim --radius", "--projection-dim --frac-bits",
      "--dim d --radius r [--projection-dim k] [--frac-bits f]"},
     {"kent", input_kind::observations, "--range --observations",
-     "--dim --ball --plan --cap --frac-bits --public-seed --sparse --sparse-method",
+     "--dim --ball --plan --cap --frac-bits --public-seed --sparse --sparse-method --density",
      "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P] "
-     "[--sparse s [--sparse-method choose|select|threshold]]] "
+     "[--sparse s [--sparse-method choose|select|threshold]] | --density] "
      "[--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
     {"sparse-projection", input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
      "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
     {"winsorized-mean", input_kind::samples, "--dim --range --observations",
-     "--delta --tau --beta --window --budget --queries --frac-bits --public-seed",
-     "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--beta b] [--window safe|paper] "
+     "--delta --tau --gamma --beta --window --budget --queries --frac-bits --public-seed",
+     "--dim d --range lo:hi --observations m [--delta D] [--tau t] [--gamma g] [--beta b] [--window safe|paper] "
      "[--budget tight|paper] [--queries K] [--frac-bits f] [--public-seed P]"},
     {"pem", input_kind::string, "", "--string-length --prefix-bits --domain",
      "[--string-length L] [--prefix-bits 1|2|4|8] [--domain D]"},
@@ -326,6 +327,8 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--cap", app.add_option("--cap", o.cap, "kent: observation cap T* (default: the vote-reliability rule)")},
       {"--ball", app.add_option("--ball", o.ball, "kent with --dim d > 1: linf (M2, default) or l2 (M3, rotated)")
                      ->check(CLI::IsMember({"linf", "l2"}))},
+      {"--density", app.add_flag("--density", o.density,
+                                 "kent: M5, the density of the observations on --range (trigonometric basis)")},
       {"--plan", app.add_option("--plan", o.plan, "kent: choose (default), two-stage or single-stage")
                      ->check(CLI::IsMember({"choose", "two-stage", "single-stage"}))},
       {"--sparsity",
@@ -338,7 +341,10 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
                                  "sparse-projection, winsorized-mean: delta of (epsilon, delta)-DP (default 0: pure)")},
       {"--tau", app.add_option("--tau", o.tau,
                                "winsorized-mean: l2 radius around a common point holding the users' means "
-                               "(default: the whole box)")},
+                               "(default: Levy et al. Cor. 1's, from m and --gamma)")},
+      {"--gamma", app.add_option("--gamma", o.gamma,
+                                 "winsorized-mean: probability that a user's mean leaves the default --tau "
+                                 "(default 0.001)")},
       {"--window",
        app.add_option("--window", o.window, "winsorized-mean: safe (+-3 tau windows, default) or paper (+-2 tau)")
            ->check(CLI::IsMember({"safe", "paper"}))},
@@ -349,8 +355,8 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
                                          "pem, treehist, sfp: the longest string in bytes, at most 64 (default 16)")},
       {"--prefix-bits",
        app.add_option("--prefix-bits", o.prefix_bits, "pem, treehist: bits each group adds to the prefix (default 8)")},
-      {"--buckets", app.add_option("--buckets", o.buckets,
-                                   "square-wave, hierarchical, haar: buckets of the range (default 1024)")},
+      {"--buckets",
+       app.add_option("--buckets", o.buckets, "square-wave, hierarchical, haar: buckets of the range (default 1024)")},
       {"--branching", app.add_option("--branching", o.branching,
                                      "hierarchical: the tree's fan-out; --buckets must be a power of it "
                                      "(default: the rule of docs/mechanisms.md G.2)")},

@@ -66,19 +66,21 @@ struct mechanism_options {
   uint32_t observations = 0;     // kent: T per user; winsorized-mean: m samples per user
   uint32_t sparsity = 0;         // sparse-projection: s
   double delta = 0;              // central DP: 0 for pure DP
-  double tau = 0;                // winsorized-mean: l2 concentration radius, 0 for the whole box
+  double tau = 0;                // winsorized-mean: l2 concentration radius, 0 for Levy Cor. 1's
+  double gamma = 1e-3;           // winsorized-mean: Cor. 1's failure probability (server::user_mean_tau)
   std::string window = "safe";   // winsorized-mean: safe (+-3 tau) or paper (+-2 tau)
   std::string budget = "tight";  // winsorized-mean: tight or paper (server::budget_rule)
   uint32_t queries = 1;          // winsorized-mean: K queries of one session over the same users
   uint32_t cap = 0;              // kent: T*, 0 for the protocol's rule
   std::string plan = "choose";   // kent: choose, two-stage, single-stage
   std::string ball;              // kent with --dim d > 1: linf (M2, the default) or l2 (M3)
+  bool density = false;          // kent: M5, the density of the observations on --range
   uint64_t public_seed = 0;      // the deployment's public randomness (hash functions, rotation)
   uint32_t string_length = 16;   // pem, treehist, sfp: L, the longest string item in bytes
   uint32_t prefix_bits = 8;      // pem, treehist: eta, the bits a group adds to the prefix
   uint32_t buckets = wire::distribution_default_buckets;  // square-wave, hierarchical, haar: D
-  uint32_t branching = 0;        // hierarchical: B (0: wire::default_branching)
-  int64_t half_width = -1;       // square-wave: b (-1: wire::square_wave_half_width)
+  uint32_t branching = 0;                                 // hierarchical: B (0: wire::default_branching)
+  int64_t half_width = -1;                                // square-wave: b (-1: wire::square_wave_half_width)
 
   // kent --sparse s (M4, s-sparse means): s (0: none) and the method, choose, select (M4a) or
   // threshold (M4b).

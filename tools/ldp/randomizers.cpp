@@ -6,6 +6,7 @@
 
 #include "errors.h"
 #include "ldp/base/int128.h"
+#include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/kent_support.h"
 #include "ldp/device/mean.h"
@@ -17,6 +18,7 @@
 #include "ldp/device/vector_mean.h"
 #include "ldp/device/winsorized.h"
 #include "ldp/wire/central_params.h"
+#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "memo_devices.h"
@@ -138,6 +140,7 @@ class context_program : public device_program {
 
 using frequency_program = context_program<device::frequency_context, item_input>;
 using value_program = context_program<device::mean_context, value_input>;
+using distribution_program = context_program<device::distribution_context, value_input>;
 using vector_program = context_program<device::vector_mean_context, device_input>;
 using winsorized_program = context_program<device::winsorized_context, device_input>;
 using unit_vector_program = context_program<device::unit_vector_context, device_input>;
@@ -187,6 +190,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::unit_vector: return std::make_unique<unit_vector_program>(p, device_input(p, data));
     case device::family::projected_unit: return std::make_unique<projected_unit_program>(p, device_input(p, data));
     case device::family::string: return std::make_unique<string_program>(p, string_input(data));
+    case device::family::distribution: return std::make_unique<distribution_program>(p, value_input(p, data));
     case device::family::kent_support: return std::make_unique<kent_support_program>(p, device_input(p, data));
     case device::family::none: break;
   }
@@ -199,6 +203,13 @@ truth_table truth_of(const parameter_block& block, const dataset& data) {
   if (block.mechanism->input == input_kind::item) {
     const std::vector<uint64_t> counts = item_counts(data, static_cast<uint32_t>(p.get(field::domain)));
     t.values.assign(counts.begin(), counts.end());
+    return t;
+  }
+  if (wire::in_family(p.mech, wire::mechanism_family::distribution)) {
+    // The devices' buckets (docs/mechanisms.md G.0): what estimate_all counts.
+    t.values.assign(static_cast<std::size_t>(p.get(field::domain)), 0);
+    value_input input(p, data);
+    for (uint64_t i = 0; i < data.devices(); ++i) ++t.values[wire::range_cell(p, input.of(i))];
     return t;
   }
   // The mean of the integers the devices randomize, summed exactly in 128 bits: the local mean of

@@ -40,7 +40,98 @@ std::string tick_label(double v, double step) {
   return fmt::format("{:.3g}", v);
 }
 
+// The <svg> element's opening, white background and title.
+std::string svg_head(double width, double height, double left, const std::string& title) {
+  return fmt::format(
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} "
+             "{1:.0f}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" "
+             "fill=\"white\"/>\n",
+             width, height) +
+         fmt::format("<text x=\"{:.1f}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", left,
+                     escape(title));
+}
+
+// An axis over [lo, hi] widened to whole ticks: the step and the widened ends.
+struct axis {
+  double lo, hi, step;
+  axis(double a, double b) {
+    if (!(b - a > 0)) b = a + 1;
+    step = tick_step(b - a);
+    lo = std::floor(a / step) * step;
+    hi = std::ceil(b / step) * step;
+  }
+};
+
+void write_svg(const std::string& path, const std::string& svg) {
+  atomic_output out(path, "plot");
+  out.write(svg);
+  out.commit();
+}
+
 }  // namespace
+
+std::string svg_density_plot(const std::vector<server::density_estimate>& density, double confidence,
+                             const std::string& title) {
+  const double left = 72, right = 24, top = 56, bottom = 48, plot_w = 640, plot_h = 300;
+  const double width = left + plot_w + right, height = top + plot_h + bottom;
+  double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0;
+  bool any = false;
+  for (const server::density_estimate& e : density) {
+    if (!std::isfinite(e.value) || !std::isfinite(e.ci_low) || !std::isfinite(e.ci_high)) continue;
+    x_lo = any ? std::min(x_lo, e.x) : e.x;
+    x_hi = any ? std::max(x_hi, e.x) : e.x;
+    y_lo = std::min(y_lo, e.ci_low);
+    y_hi = std::max(y_hi, e.ci_high);
+    any = true;
+  }
+  const axis xs(x_lo, x_hi), ys(y_lo, y_hi);
+  const auto x = [&](double v) { return left + plot_w * (v - xs.lo) / (xs.hi - xs.lo); };
+  const auto y = [&](double v) { return top + plot_h * (ys.hi - v) / (ys.hi - ys.lo); };
+
+  std::string s = svg_head(width, height, left, title);
+  s += fmt::format(
+      "<rect x=\"{0:.1f}\" y=\"32\" width=\"10\" height=\"10\" fill=\"#c6dbef\"/><text x=\"{1:.1f}\" "
+      "y=\"41\">{2:g}% pointwise interval</text>\n"
+      "<line x1=\"{3:.1f}\" y1=\"37\" x2=\"{4:.1f}\" y2=\"37\" stroke=\"#08519c\" stroke-width=\"1.5\"/>"
+      "<text x=\"{5:.1f}\" y=\"41\">estimated density</text>\n",
+      left, left + 14, 100 * confidence, left + 170, left + 184, left + 190);
+  for (double v = ys.lo; v <= ys.hi + ys.step / 2; v += ys.step) {
+    s += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#dddddd\"/>"
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
+        left, y(v), left + plot_w, y(v), left - 6, y(v) + 4, tick_label(v, ys.step));
+  }
+  for (double v = xs.lo; v <= xs.hi + xs.step / 2; v += xs.step) {
+    s += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"black\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"middle\">{4}</text>\n",
+        x(v), top + plot_h, top + plot_h + 5, top + plot_h + 18, tick_label(v, xs.step));
+  }
+  // The band: the upper ends left to right, then the lower ends back; the estimate over it.
+  std::string band, line;
+  for (const server::density_estimate& e : density) {
+    if (std::isfinite(e.ci_high)) band += fmt::format("{:.1f},{:.1f} ", x(e.x), y(e.ci_high));
+    if (std::isfinite(e.value)) line += fmt::format("{:.1f},{:.1f} ", x(e.x), y(e.value));
+  }
+  for (auto e = density.rbegin(); e != density.rend(); ++e) {
+    if (std::isfinite(e->ci_low)) band += fmt::format("{:.1f},{:.1f} ", x(e->x), y(e->ci_low));
+  }
+  s += fmt::format("<polygon points=\"{}\" fill=\"#c6dbef\" stroke=\"none\"/>\n", band);
+  s += fmt::format(
+      "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"black\" "
+      "stroke-dasharray=\"4 3\"/>\n",
+      left, y(0), left + plot_w);
+  s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#08519c\" stroke-width=\"1.5\"/>\n", line);
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">value</text>\n", left + plot_w / 2,
+                   height - 8);
+  s += "</svg>\n";
+  return s;
+}
+
+void write_svg_density_plot(const std::string& path, const std::vector<server::density_estimate>& density,
+                            double confidence, const std::string& title) {
+  write_svg(path, svg_density_plot(density, confidence, title));
+}
 
 std::string svg_plot(const estimate_report& r, const std::string& title) {
   const std::size_t bars = std::min(r.listed.size(), plot_max_bars);
@@ -62,18 +153,13 @@ std::string svg_plot(const estimate_report& r, const std::string& title) {
     widen(e.ci_high);
     if (r.truth) widen(r.truth->values[r.listed[k]]);
   }
-  if (hi - lo <= 0) hi = lo + 1;
-  const double step = tick_step(hi - lo);
-  lo = std::floor(lo / step) * step;
-  hi = std::ceil(hi / step) * step;
+  const axis ticks(lo, hi);
+  const double step = ticks.step;
+  lo = ticks.lo;
+  hi = ticks.hi;
   const auto y = [&](double v) { return top + plot_h * (hi - v) / (hi - lo); };
 
-  std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} {1:.0f}\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-      width, height);
-  s +=
-      fmt::format("<text x=\"{:.1f}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", left, escape(title));
+  std::string s = svg_head(width, height, left, title);
   // Legend.
   s += fmt::format(
       "<rect x=\"{0:.1f}\" y=\"32\" width=\"10\" height=\"10\" fill=\"#9ecae1\"/><text x=\"{1:.1f}\" "
@@ -124,9 +210,7 @@ std::string svg_plot(const estimate_report& r, const std::string& title) {
 }
 
 void write_svg_plot(const std::string& path, const estimate_report& r, const std::string& title) {
-  atomic_output out(path, "plot");
-  out.write(svg_plot(r, title));
-  out.commit();
+  write_svg(path, svg_plot(r, title));
 }
 
 }  // namespace ldp::tools

@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "estimates.h"
+#include "ldp/server/distribution.h"
 
 namespace ldp::tools {
 
@@ -16,6 +18,14 @@ inline constexpr std::size_t plot_max_bars = 60;
 
 std::string svg_plot(const estimate_report& r, const std::string& title);
 void write_svg_plot(const std::string& path, const estimate_report& r, const std::string& title);
+
+// The density of a distribution state (docs/cli.md "Distributions and ranges"): the estimate at the
+// bucket midpoints as a line over the value range, its pointwise interval as a shaded band
+// (one <polygon>), and a dashed line at zero.
+std::string svg_density_plot(const std::vector<server::density_estimate>& density, double confidence,
+                             const std::string& title);
+void write_svg_density_plot(const std::string& path, const std::vector<server::density_estimate>& density,
+                            double confidence, const std::string& title);
 
 }  // namespace ldp::tools
 

@@ -95,6 +95,71 @@ truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double 
   return t;
 }
 
+// What run_folds leaves: every fold's refine aggregator and the totals of the release.
+struct fold_run {
+  std::vector<std::unique_ptr<server::aggregator>> refine_states;
+  double epsilon_impl = 0;  // the largest over the folds' blocks
+  uint64_t reports = 0;
+  nlohmann::ordered_json fingerprints = nlohmann::ordered_json::array();
+};
+
+// Every fold's two rounds in memory (M2, M3, M5): the users split by the protocol's assignment,
+// fold f's votes aggregated, its round-2 block built from them, its refine batch written to
+// fold_path(--out, f) (round 1's to fold_path(--round1-out, f)) and aggregated. `unit` names what a
+// fold reports in the log.
+fold_run run_folds(const server::user_level_protocol& protocol, const dataset& data, const tool_mechanism& mech,
+                   const user_level_run& r, const char* unit) {
+  const uint32_t folds = protocol.folds();
+  std::vector<std::vector<uint64_t>> voters(folds), refiners(folds);
+  for (uint64_t u = 0; u < data.devices(); ++u) {
+    const server::user_assignment a = protocol.assign(u);
+    (a.round == 1 ? voters : refiners)[a.fold].push_back(u);
+  }
+
+  fold_run run;
+  run.refine_states.resize(folds);
+  for (uint32_t f = 0; f < folds; ++f) {
+    const uint64_t seed = fold_seed_of(r.seed, f);
+    wire::params refine = protocol.single_stage_block(f);
+    std::string voted;
+    if (protocol.two_stage()) {
+      const parameter_block vote = block_of(protocol.vote_block(f), mech);
+      std::unique_ptr<server::aggregator> votes;
+      const status s = server::aggregator::create(vote.params, &votes);
+      if (s != status::ok) fail("internal: no aggregator for the vote block: {}", describe(s));
+      batch_aggregator ingest(*votes, vote.params);
+      const std::unique_ptr<dataset> voting = subset(data, voters[f]);
+      const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
+      if (!r.round1_out.empty()) {
+        simulate_to_file(fold_path(r.round1_out, f), vote, *voting, seed, seed_purpose::vote_block, r.threads,
+                         r.bar(fmt::format("fold {} round 1", f)), sink);
+      } else {
+        run_fleet(vote, *voting, seed, seed_purpose::vote_block, r.threads, sink);
+      }
+      const status built = protocol.refine_block(f, *votes, &refine);
+      if (built != status::ok) fail("internal: no round-2 block from the votes: {}", describe(built));
+      run.epsilon_impl = std::max(run.epsilon_impl, vote.epsilon_impl);
+      voted = fmt::format("{} voted for {}, ", format_count(voters[f].size()), interval_of(refine));
+    }
+    const parameter_block block = block_of(refine, mech);
+    run.epsilon_impl = std::max(run.epsilon_impl, block.epsilon_impl);
+    const status s = server::aggregator::create(block.params, &run.refine_states[f]);
+    if (s != status::ok) fail("internal: no aggregator for the refine block: {}", describe(s));
+    batch_aggregator ingest(*run.refine_states[f], block.params);
+    const std::unique_ptr<dataset> refining = subset(data, refiners[f]);
+    const std::string out = fold_path(r.out, f);
+    const simulated_batch batch = simulate_to_file(
+        out, block, *refining, seed, seed_purpose::device_block, r.threads, r.bar(fmt::format("fold {}", f)),
+        [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
+    run.reports += run.refine_states[f]->reports();
+    run.fingerprints.push_back(fmt::format("{:016x}", block.fingerprint));
+    fmt::print(r.log, "fold {} ({} {}): {}{} refine; wrote {}: {}\n", f, unit, f, voted,
+               format_count(refiners[f].size()), out, format_bytes(batch.bytes));
+  }
+
+  return run;
+}
+
 namespace {
 
 // M2 (--ball linf) and M3 (--ball l2) for --dim d > 1: every fold's two rounds in memory, fold f's
@@ -143,12 +208,6 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
   }
   if (!protocol.two_stage() && !r.round1_out.empty()) fail("--round1-out: the single-stage plan has no round 1");
   const uint32_t folds = protocol.folds();
-  std::vector<std::vector<uint64_t>> voters(folds), refiners(folds);
-  for (uint64_t u = 0; u < data.devices(); ++u) {
-    const server::user_assignment a = protocol.assign(u);
-    (a.round == 1 ? voters : refiners)[a.fold].push_back(u);
-  }
-
   fmt::print(
       r.log, "kent ({}): {} users with {} observations of {} reals each ({}), epsilon {} per user, data {}, seed {}\n",
       l2 ? "M3, l2 ball, rotated" : "M2, l-infinity ball", format_count(data.devices()), m.observations, d,
@@ -164,48 +223,11 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
                protocol.cell_width());
   }
 
-  std::vector<std::unique_ptr<server::aggregator>> refine_states(folds);
-  double epsilon_impl = 0;
-  uint64_t reports = 0;
-  nlohmann::ordered_json fingerprints = nlohmann::ordered_json::array();
-  for (uint32_t f = 0; f < folds; ++f) {
-    const uint64_t seed = fold_seed_of(r.seed, f);
-    wire::params refine = protocol.single_stage_block(f);
-    std::string voted;
-    if (protocol.two_stage()) {
-      const parameter_block vote = block_of(protocol.vote_block(f), mech);
-      std::unique_ptr<server::aggregator> votes;
-      const status s = server::aggregator::create(vote.params, &votes);
-      if (s != status::ok) fail("internal: no aggregator for the vote block: {}", describe(s));
-      batch_aggregator ingest(*votes, vote.params);
-      const std::unique_ptr<dataset> voting = subset(data, voters[f]);
-      const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
-      if (!r.round1_out.empty()) {
-        simulate_to_file(fold_path(r.round1_out, f), vote, *voting, seed, seed_purpose::vote_block, r.threads,
-                         r.bar(fmt::format("fold {} round 1", f)), sink);
-      } else {
-        run_fleet(vote, *voting, seed, seed_purpose::vote_block, r.threads, sink);
-      }
-      const status built = protocol.refine_block(f, *votes, &refine);
-      if (built != status::ok) fail("internal: no round-2 block from the votes: {}", describe(built));
-      epsilon_impl = std::max(epsilon_impl, vote.epsilon_impl);
-      voted = fmt::format("{} voted for {}, ", format_count(voters[f].size()), interval_of(refine));
-    }
-    const parameter_block block = block_of(refine, mech);
-    epsilon_impl = std::max(epsilon_impl, block.epsilon_impl);
-    const status s = server::aggregator::create(block.params, &refine_states[f]);
-    if (s != status::ok) fail("internal: no aggregator for the refine block: {}", describe(s));
-    batch_aggregator ingest(*refine_states[f], block.params);
-    const std::unique_ptr<dataset> refining = subset(data, refiners[f]);
-    const std::string out = fold_path(r.out, f);
-    const simulated_batch batch = simulate_to_file(
-        out, block, *refining, seed, seed_purpose::device_block, r.threads, r.bar(fmt::format("fold {}", f)),
-        [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
-    reports += refine_states[f]->reports();
-    fingerprints.push_back(fmt::format("{:016x}", block.fingerprint));
-    fmt::print(r.log, "fold {} ({} {}): {}{} refine; wrote {}: {}\n", f, l2 ? "rotated coordinate" : "coordinate", f,
-               voted, format_count(refiners[f].size()), out, format_bytes(batch.bytes));
-  }
+  fold_run run = run_folds(protocol, data, mech, r, l2 ? "rotated coordinate" : "coordinate");
+  std::vector<std::unique_ptr<server::aggregator>>& refine_states = run.refine_states;
+  const double epsilon_impl = run.epsilon_impl;
+  const uint64_t reports = run.reports;
+  const nlohmann::ordered_json& fingerprints = run.fingerprints;
 
   const double confidence = 0.95;
   std::vector<const server::aggregator*> states;
@@ -249,6 +271,128 @@ void simulate_folds(const mechanism_options& m, const user_level_run& r, const t
   print_estimate_table(stdout, report);
 }
 
+// M5's observations on [0, 1] (C.1 M5): x -> (x - lo) / (hi - lo), clamped, for data on [lo, hi].
+class unit_view final : public dataset {
+ public:
+  unit_view(const dataset& data, double lo, double hi)
+      : dataset(data.devices(), data.width()), data_(data), lo_(lo), width_(hi - lo) {}
+  void values(uint64_t device, span<double> out) const override {
+    data_.values(device, out);
+    for (double& x : out) x = std::clamp((x - lo_) / width_, 0.0, 1.0);
+  }
+
+ private:
+  const dataset& data_;
+  double lo_, width_;
+};
+
+// --density: Kent M5 on the observations' range [lo, hi] mapped to [0, 1], every fold's two rounds
+// in memory (run_folds), the k - 1 feature estimates printed, then the density in real units
+// (f-hat((y - lo) / W) / W at y = lo + x W, the 100 midpoints x of [0, 1]) with its 95% intervals
+// and the clip-and-renormalize post-processing; --release-out writes them as ldp estimate's JSON
+// with a "density" array.
+void simulate_density(const mechanism_options& m, const user_level_run& r, const tool_mechanism& mech, double lo,
+                      double hi) {
+  if (given(m, "--dim") || !m.ball.empty() || given(m, "--public-seed")) {
+    fail("--density (Kent M5) takes no --dim, --ball or --public-seed: the folds are the basis functions");
+  }
+  if (!r.truth_out.empty()) fail("--truth-out does not apply to kent --density");
+  data_shape shape;
+  shape.input = input_kind::observations;
+  shape.dim = m.observations;
+  shape.lo = lo;
+  shape.hi = hi;
+  const std::unique_ptr<dataset> source = run_dataset(r, shape);
+  const unit_view data(*source, lo, hi);
+
+  server::user_level_config config;
+  config.method = server::user_level_method::m5;
+  config.plan = plan_of(m.plan);
+  config.alpha = m.epsilon;
+  config.users = data.devices();
+  config.observations = m.observations;
+  config.cap = m.cap;
+  config.frac_bits = m.frac_bits;
+  server::user_level_protocol protocol;
+  const status created = server::user_level_protocol::create(config, &protocol);
+  if (created != status::ok) {
+    fail("cannot set up the kent protocol (M5) for {} users, --observations {}, --epsilon {}: {}{}", data.devices(),
+         m.observations, m.epsilon, describe(created), protocol_epsilon_hint(config));
+  }
+  if (!protocol.two_stage() && !r.round1_out.empty()) fail("--round1-out: the single-stage plan has no round 1");
+  const uint32_t k = protocol.config().basis_size;
+  fmt::print(r.log,
+             "kent (M5, density): {} users with {} observations each in [{:g}, {:g}], epsilon {} per user, data {}, "
+             "seed {}\n",
+             format_count(data.devices()), m.observations, lo, hi, m.epsilon, r.data, r.seed);
+  fmt::print(r.log,
+             "basis: k = {} trigonometric functions (rule of docs/mechanisms.md C.1 M5, beta {:g}, C {:g}), {} folds; "
+             "plan: {}; T~ = {} observations used\n",
+             k, config.smoothness, config.basis_constant, protocol.folds(),
+             protocol.two_stage() ? "two stages" : "single stage", protocol.used_observations());
+  fold_run run = run_folds(protocol, data, mech, r, "feature");
+
+  const double confidence = 0.95;
+  std::vector<const server::aggregator*> states;
+  for (const auto& s : run.refine_states) states.push_back(s.get());
+  std::vector<server::estimate> features;
+  const status estimated = protocol.estimate_all(states, confidence, &features);
+  if (estimated != status::ok) fail("internal: the protocol cannot combine the folds: {}", describe(estimated));
+  constexpr uint32_t points = 100;
+  std::vector<server::density_point> density, clipped;
+  if (protocol.density(features, points, confidence, false, &density) != status::ok ||
+      protocol.density(features, points, confidence, true, &clipped) != status::ok) {
+    fail("internal: no density from the features");
+  }
+  const double width = hi - lo;
+  nlohmann::ordered_json points_json = nlohmann::ordered_json::array();
+  for (uint32_t i = 0; i < points; ++i) {
+    points_json.push_back({{"x", lo + density[i].x * width},
+                           {"value", density[i].value / width},
+                           {"ci_low", density[i].ci_low / width},
+                           {"ci_high", density[i].ci_high / width},
+                           {"clipped", clipped[i].value / width}});
+  }
+  estimate_report report = make_estimate_report(std::move(features), true, confidence, 0);
+  release_summary summary;
+  summary.epsilon_impl = run.epsilon_impl;
+  summary.text = fmt::format(
+      "kent M5: each user sends one report in one of {} folds (feature j: cos or sin of 2 pi (j / 2 + 1) x), "
+      "epsilon {:.15g} implemented (the largest over the folds' blocks); intervals conditional on the users' local "
+      "means, without the truncation bias of k = {}",
+      protocol.folds(), run.epsilon_impl, k);
+  summary.details = {{"kind", "kent"},
+                     {"method", "M5"},
+                     {"basis_size", k},
+                     {"range", {lo, hi}},
+                     {"folds", protocol.folds()},
+                     {"two_stage", protocol.two_stage()},
+                     {"used_observations", protocol.used_observations()},
+                     {"users", data.devices()},
+                     {"fold_fingerprints", run.fingerprints}};
+  report.release = std::move(summary);
+  if (!r.release_out.empty()) {
+    nlohmann::ordered_json j = estimate_json(*run.refine_states[0], report);
+    j["reports"] = run.reports;
+    j["density"] = points_json;
+    atomic_output out(r.release_out, "release file");
+    out.write(j.dump(2) + "\n");
+    out.commit();
+    fmt::print(r.log, "wrote {}: the features and the density as ldp estimate's JSON\n", r.release_out);
+  }
+  fmt::print(r.log, "{}\nreports: {} accepted\n", report.release->text, format_count(run.reports));
+  print_estimate_table(stdout, report);
+  fmt::print(stdout, "density ({}% intervals; clipped: clip and renormalize), every 5th of {} points:\n",
+             confidence * 100, points);
+  fmt::print(stdout, "{:>12} {:>12} {:>12} {:>12} {:>12}\n", "x", "density", "ci_low", "ci_high", "clipped");
+  for (uint32_t i = 2; i < points; i += 5) {
+    const auto& p = points_json[i];
+    fmt::print(stdout, "{:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g}\n", p["x"].get<double>(),
+               p["value"].get<double>(), p["ci_low"].get<double>(), p["ci_high"].get<double>(),
+               p["clipped"].get<double>());
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<dataset> run_dataset(const user_level_run& r, const data_shape& shape) {
@@ -264,6 +408,7 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   if (given(m, "--dim") && m.dim < 1) fail("--dim must be at least 1, got {}", m.dim);
   if (given(m, "--sparse-method") && m.sparse == 0) fail("--sparse-method applies to kent --sparse s only");
   if (m.sparse > 0) return simulate_kent_sparse(m, r, mech, lo, hi);  // M4 (C.1)
+  if (m.density) return simulate_density(m, r, mech, lo, hi);
   if (m.dim > 1) return simulate_folds(m, r, mech, lo, hi);
   if (!m.ball.empty()) fail("--ball applies to kent with --dim d > 1 only");
   if (given(m, "--public-seed")) fail("--public-seed applies to kent with --dim d > 1 --ball l2 only");

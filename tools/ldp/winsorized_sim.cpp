@@ -51,6 +51,15 @@ std::unique_ptr<server::aggregator> make_aggregator(const wire::params& p) {
   return agg;
 }
 
+// The l2 radius of the users' means: --tau, or Levy et al. Cor. 1's from m, n, d and --gamma
+// (server::user_mean_tau; docs/mechanisms.md C.2 "The default tau (Cor. 1)").
+double users_tau(const mechanism_options& m, double lo, double hi, uint64_t users) {
+  if (m.tau > 0) return m.tau;
+  const double tau = server::user_mean_tau(hi - lo, m.dim, m.observations, users, m.gamma);
+  if (!std::isfinite(tau)) fail("cannot compute the default --tau for --gamma {}", m.gamma);
+  return tau;
+}
+
 // The round-1 block of query q: bins over [-B, B], B = d M the largest |rotated coordinate| of a
 // mean in the box (|H D x|_j <= |x|_1), and bin half width tau = tau' sqrt(d~) 2^f, tau' the
 // rotated radius of the users' means (rotated_tau, Hoeffding, failure probability --beta), in
@@ -61,12 +70,9 @@ wire::params round1_block(const mechanism_options& m, double lo, double hi, uint
   const uint64_t range = uint64_t{d} * std::max(magnitude(lo_f), magnitude(hi_f));
   uint32_t padded = 1;
   while (padded < d) padded *= 2;
-  const double tau = m.tau > 0 ? m.tau : (hi - lo) / 2 * std::sqrt(static_cast<double>(d));
-  const double rotated = server::rotated_tau(tau, padded, users, m.beta, server::tau_rule::hoeffding);
-  if (!std::isfinite(rotated)) fail("cannot compute the rotated radius for --tau {} --beta {}", tau, m.beta);
-  const double grid =
-      std::ceil(std::ldexp(rotated * std::sqrt(static_cast<double>(padded)), static_cast<int>(m.frac_bits)));
-  const auto width = static_cast<uint64_t>(std::clamp(grid, 1.0, static_cast<double>(std::max<uint64_t>(range, 1))));
+  const double tau = users_tau(m, lo, hi, users);
+  const uint64_t width = server::rotated_bin_half_width(tau, padded, users, m.beta, m.frac_bits, range);
+  if (width == 0) fail("cannot compute the rotated radius for --tau {} --beta {}", tau, m.beta);
   unsigned char seed[wire::seed_size];
   derive_seed(m.public_seed, seed_purpose::rotation_seed, query, seed);
   wire::params p;
@@ -198,6 +204,7 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
   if (m.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", m.frac_bits);
   if (!(m.beta > 0 && m.beta < 1)) fail("--beta must be in (0, 1), got {}", m.beta);
   if (!(m.tau >= 0 && std::isfinite(m.tau))) fail("--tau must be positive, got {}", m.tau);
+  if (!(m.gamma > 0 && m.gamma < 1)) fail("--gamma must be in (0, 1), got {}", m.gamma);
   check_delta(m.delta);
   data_shape shape;
   shape.input = input_kind::samples;
@@ -217,6 +224,12 @@ void simulate_winsorized(const mechanism_options& m, const user_level_run& r) {
              "winsorized-mean (Levy et al., central DP): {} users with {} samples of {} reals in [{:g}, {:g}] each, "
              "epsilon {} delta {:g} per user, data {}, seed {}\n",
              format_count(n), m.observations, m.dim, lo, hi, m.epsilon, m.delta, r.data, r.seed);
+  if (m.tau == 0) {
+    fmt::print(r.log,
+               "tau: the users' means lie within {:.6g} (l2) of the population mean except with probability {:g} "
+               "(Levy et al. Cor. 1 from m = {}: users i.i.d.; give --tau when they differ)\n",
+               users_tau(m, lo, hi, n), m.gamma, m.observations);
+  }
   fmt::print(r.log,
              "budget: {} {} x d~ = {} coordinate mechanisms at epsilon' {:.6g} each (--budget {}), half to "
              "PrivateRange, half to the noise\n",

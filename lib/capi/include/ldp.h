@@ -41,7 +41,8 @@ enum ldp_status_code {
   LDP_OUT_OF_RANGE = 14,       /* a value lies outside what the parameters allow */
   LDP_INVALID_PARAMETERS = 15, /* a parameter block violates its mechanism's constraints */
   LDP_LIMIT_EXCEEDED = 16,     /* a block whose server state would pass the memory ceiling */
-  LDP_BUDGET_EXHAUSTED = 17    /* the privacy ledger refuses a charge past the use case's budget */
+  LDP_BUDGET_EXHAUSTED = 17    /* the privacy ledger refuses a charge past the use case's budget, or a
+                                  query session (ldp_central.h) a query past its K */
 };
 
 /* Number of defined codes: ldp_status values are in [0, LDP_STATUS_COUNT). */
@@ -220,6 +221,26 @@ ldp_status ldp_params_treehist(ldp_params* params, double epsilon, uint32_t leng
 ldp_status ldp_params_sfp(ldp_params* params, double epsilon, uint32_t length, uint32_t rows, uint32_t columns,
                           const uint8_t hash_seed[LDP_SEED_SIZE], uint32_t d) LDP_NOEXCEPT;
 
+/* ---- Distributions (docs/mechanisms.md G): square-wave, hierarchical, haar ----------------------
+ * A device holds one value in [lo, hi] (reals rounded to the grid of frac_bits = f <= 62 fraction
+ * bits, as the numeric mechanisms), falls in one of `buckets` = D even buckets of the range (2 <= D
+ * <= 65536, at least one grid point each) and sends one report on its bucket; ldp_randomize_value
+ * randomizes (no workspace). LDP_INVALID_ARGUMENT for arguments out of range. */
+
+/* square-wave (G.1): the bucket's window of 2 b + 1 outputs, or one of the D - 1 others; b =
+ * half_width <= D, or the rule of Li et al. for a negative half_width (-1). */
+ldp_status ldp_params_square_wave(ldp_params* params, double epsilon, uint32_t buckets, double lo, double hi,
+                                  uint32_t frac_bits, int64_t half_width) LDP_NOEXCEPT;
+
+/* hierarchical (G.2): D = B^h buckets for the fan-out B = branching (0: the rule of
+ * default_branching, among 2..16), h >= 1; one level's node through OLH at epsilon. */
+ldp_status ldp_params_hierarchical(ldp_params* params, double epsilon, uint32_t buckets, uint32_t branching, double lo,
+                                   double hi, uint32_t frac_bits) LDP_NOEXCEPT;
+
+/* haar (G.3): D = 2^h buckets; one level's Haar coefficient node and half through OLH at epsilon. */
+ldp_status ldp_params_haar(ldp_params* params, double epsilon, uint32_t buckets, double lo, double hi,
+                           uint32_t frac_bits) LDP_NOEXCEPT;
+
 /* x * 2^f for the block's f, rounded half to even (the grid of docs/mechanisms.md B.0).
  * LDP_INVALID_ARGUMENT for NaN or a block without a grid, LDP_OVERFLOW when saturated. */
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) LDP_NOEXCEPT;
@@ -265,7 +286,8 @@ ldp_status ldp_randomize_string(const ldp_params* params, ldp_rng* rng, const ui
 
 /* laplace or duchi (docs/mechanisms.md B.1, B.2): a report of the fixed-point value x (x * 2^f, see
  * ldp_params_to_fixed), clamped to the block's range first. No workspace. kent-refine blocks are
- * accepted too, for a local mean the caller computed (ldp_randomize_observations computes it). */
+ * accepted too, for a local mean the caller computed (ldp_randomize_observations computes it), and
+ * square-wave, hierarchical and haar blocks (G: the report of x's bucket). */
 ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
                                size_t* written) LDP_NOEXCEPT;
 

@@ -72,7 +72,7 @@ uint64_t ldp_aggregator_rejected(const ldp_aggregator* aggregator, ldp_status re
 uint64_t ldp_aggregator_damaged_chunks(const ldp_aggregator* aggregator) LDP_NOEXCEPT;
 
 /* Every estimate (items 0..d-1, or coordinates) with a two-sided interval at `confidence` in
- * [0, 1]; none for string discovery (ldp_server_discover). *count receives their number; when it is more than `capacity` nothing is written and
+ * [0, 1]; none for string discovery (ldp_server_discover); the D bucket counts for the distribution family. *count receives their number; when it is more than `capacity` nothing is written and
  * the result is LDP_BUFFER_TOO_SMALL (ask with out = NULL, capacity = 0). */
 ldp_status ldp_aggregator_estimate_all(const ldp_aggregator* aggregator, double confidence, ldp_estimate* out,
                                        size_t capacity, size_t* count) LDP_NOEXCEPT;
@@ -98,6 +98,66 @@ typedef struct ldp_discovered_string {
 ldp_status ldp_server_discover(const ldp_aggregator* aggregator, uint32_t k, uint32_t keep, const char* alphabet,
                                double confidence, ldp_discovered_string* out, size_t capacity,
                                size_t* count) LDP_NOEXCEPT;
+
+/* The distribution family (square-wave, hierarchical, haar; docs/mechanisms.md G): what any range of
+ * the value range holds, quantiles and the density over the buckets, each with its interval
+ * (G.4). The options of every query: ldp_distribution_options_default fills the defaults; NULL
+ * options stand for them. */
+typedef struct ldp_distribution_options {
+  double confidence;  /* of every interval, in (0, 1) (default 0.95) */
+  int consistency;    /* hierarchical: nonzero applies Hay et al.'s consistency, G.2 (default 1) */
+  uint32_t bootstrap; /* square-wave: parametric bootstrap replicates of the EMS estimate, G.1 (default 200) */
+  uint64_t seed;      /* square-wave: the bootstrap's public seed, so an estimate is reproducible (default 0) */
+} ldp_distribution_options;
+
+/* The fraction of the reports whose value lies in [lo, hi] (real units, clamped to the block's
+ * range; a bucket the range cuts counts in proportion to the part inside), its variance and
+ * interval. */
+typedef struct ldp_range_estimate {
+  double lo;
+  double hi;
+  double estimate;
+  double variance;
+  double ci_low;
+  double ci_high;
+} ldp_range_estimate;
+
+/* The q-quantile: the smallest value where the estimated distribution function reaches q, and the
+ * values whose distribution-function interval holds q. */
+typedef struct ldp_quantile_estimate {
+  double q;
+  double value;
+  double ci_low;
+  double ci_high;
+} ldp_quantile_estimate;
+
+/* The density at a bucket's midpoint x (fraction per unit of value), with its interval. */
+typedef struct ldp_density_estimate {
+  double x;
+  double value;
+  double ci_low;
+  double ci_high;
+} ldp_density_estimate;
+
+/* The defaults above into *options (nothing for NULL). */
+void ldp_distribution_options_default(ldp_distribution_options* options) LDP_NOEXCEPT;
+
+/* The ranges [lo[i], hi[i]] for i < count (lo[i] <= hi[i], finite) into out[0..count). An aggregator
+ * without reports gives NaN fields. LDP_INVALID_PARAMETERS for an aggregator of another family,
+ * LDP_INVALID_ARGUMENT for NULL arrays with count > 0, a bad range or bad options, LDP_OVERFLOW when
+ * memory runs out; nothing is written unless LDP_OK. */
+ldp_status ldp_server_ranges(const ldp_aggregator* aggregator, const double* lo, const double* hi, size_t count,
+                             const ldp_distribution_options* options, ldp_range_estimate* out) LDP_NOEXCEPT;
+
+/* The quantiles q[i] in [0, 1], i < count, into out[0..count), as ldp_server_ranges. */
+ldp_status ldp_server_quantiles(const ldp_aggregator* aggregator, const double* q, size_t count,
+                                const ldp_distribution_options* options, ldp_quantile_estimate* out) LDP_NOEXCEPT;
+
+/* The density at each of the block's D buckets, in bucket order. *count receives D; when it is more
+ * than `capacity` nothing is written and the result is LDP_BUFFER_TOO_SMALL (ask with out = NULL,
+ * capacity = 0). Refusals as ldp_server_ranges. */
+ldp_status ldp_server_density(const ldp_aggregator* aggregator, const ldp_distribution_options* options,
+                              ldp_density_estimate* out, size_t capacity, size_t* count) LDP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

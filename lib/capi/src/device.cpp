@@ -9,6 +9,7 @@
 #include "ldp.h"
 #include "ldp/base/status.h"
 #include "ldp/device/context.h"
+#include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/kent_support.h"
 #include "ldp/device/mean.h"
@@ -17,6 +18,7 @@
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
+#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/oracle_params.h"
@@ -67,6 +69,7 @@ std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
     case family::unit_vector: return ldp::device::unit_vector_context::workspace_size(p);
     case family::projected_unit: return ldp::device::projected_unit_context::workspace_size(p);
     case family::string: return ldp::device::string_context::workspace_size(p);
+    case family::distribution: return ldp::device::distribution_context::workspace_size(p);
     case family::kent_support: return ldp::device::kent_support_context::workspace_size(p);
     case family::none:
     case family::sparse_projection:
@@ -249,6 +252,24 @@ ldp_status ldp_params_sfp(ldp_params* params, double epsilon, uint32_t length, u
   return publish(params, ldp::wire::make_sfp(epsilon, length, rows, columns, hash_seed, d));
 }
 
+ldp_status ldp_params_square_wave(ldp_params* params, double epsilon, uint32_t buckets, double lo, double hi,
+                                  uint32_t frac_bits, int64_t half_width) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_square_wave(epsilon, buckets, lo, hi, frac_bits, half_width));
+}
+
+ldp_status ldp_params_hierarchical(ldp_params* params, double epsilon, uint32_t buckets, uint32_t branching, double lo,
+                                   double hi, uint32_t frac_bits) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_hierarchical(epsilon, buckets, branching, lo, hi, frac_bits));
+}
+
+ldp_status ldp_params_haar(ldp_params* params, double epsilon, uint32_t buckets, double lo, double hi,
+                           uint32_t frac_bits) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_haar(epsilon, buckets, lo, hi, frac_bits));
+}
+
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
   const params_context* context = live<params_context>(params);
   if (context == nullptr || out == nullptr || !context->block.has(ldp::wire::field::frac_bits)) {
@@ -302,6 +323,10 @@ ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x
                                size_t* written) noexcept {
   const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
   if (!call.ok) return code(status::invalid_argument);
+  // The distribution family's inner OLH needs no workspace, so neither does any of its blocks.
+  if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::distribution) {
+    return randomize_with<ldp::device::distribution_context>(call, x, nullptr, 0, out, capacity, written);
+  }
   return randomize_with<ldp::device::mean_context>(call, x, nullptr, 0, out, capacity, written);
 }
 

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "context.h"
 #include "ldp/server/aggregator.h"
+#include "ldp/server/distribution.h"
 #include "ldp/server/string_discovery.h"
 #include "ldp/wire/string_block.h"
 #include "ldp_server.h"
@@ -33,6 +35,36 @@ ldp_status publish(status s, std::unique_ptr<aggregator> created, ldp_aggregator
 }
 
 bool bad_buffer(const void* data, size_t size) noexcept { return data == nullptr && size != 0; }
+
+// The distribution aggregator behind `a` (null for another family or a null `a`).
+const ldp::server::distribution_aggregator* distribution(const ldp_aggregator* a) noexcept {
+  return a == nullptr ? nullptr : dynamic_cast<const ldp::server::distribution_aggregator*>(impl(a));
+}
+
+ldp::server::distribution_options options_of(const ldp_distribution_options* o) noexcept {
+  ldp::server::distribution_options out;
+  if (o != nullptr) {
+    out.confidence = o->confidence;
+    out.consistency = o->consistency != 0;
+    out.bootstrap = o->bootstrap;
+    out.seed = o->seed;
+  }
+  return out;
+}
+
+// Runs a distribution query on a's aggregator: invalid_argument for a null `a`, invalid_parameters for
+// another family, overflow when memory runs out (the query's own vectors, or the caller's copies).
+template <class Query>
+ldp_status distribution_query(const ldp_aggregator* a, Query&& query) noexcept {
+  if (a == nullptr) return code(status::invalid_argument);
+  const ldp::server::distribution_aggregator* d = distribution(a);
+  if (d == nullptr) return code(status::invalid_parameters);
+  try {
+    return code(query(*d));
+  } catch (...) {  // std::bad_alloc of the query list
+    return code(status::overflow);
+  }
+}
 
 }  // namespace
 
@@ -157,6 +189,62 @@ ldp_status ldp_server_discover(const ldp_aggregator* a, uint32_t k, uint32_t kee
     *count = 0;
     return code(status::overflow);
   }
+}
+
+void ldp_distribution_options_default(ldp_distribution_options* o) noexcept {
+  if (o == nullptr) return;
+  const ldp::server::distribution_options d;
+  *o = ldp_distribution_options{d.confidence, d.consistency ? 1 : 0, d.bootstrap, d.seed};
+}
+
+ldp_status ldp_server_ranges(const ldp_aggregator* a, const double* lo, const double* hi, size_t count,
+                             const ldp_distribution_options* options, ldp_range_estimate* out) noexcept {
+  if (bad_buffer(lo, count) || bad_buffer(hi, count) || bad_buffer(out, count)) return code(status::invalid_argument);
+  return distribution_query(a, [&](const ldp::server::distribution_aggregator& d) {
+    std::vector<std::pair<double, double>> queries(count);
+    for (std::size_t i = 0; i < count; ++i) queries[i] = {lo[i], hi[i]};
+    std::vector<ldp::server::range_estimate> found;
+    const status s = d.ranges(queries, options_of(options), &found);
+    if (s != status::ok) return s;
+    for (std::size_t i = 0; i < count; ++i) {
+      const ldp::server::range_estimate& e = found[i];
+      out[i] = ldp_range_estimate{e.lo, e.hi, e.estimate, e.variance, e.ci_low, e.ci_high};
+    }
+    return status::ok;
+  });
+}
+
+ldp_status ldp_server_quantiles(const ldp_aggregator* a, const double* q, size_t count,
+                                const ldp_distribution_options* options, ldp_quantile_estimate* out) noexcept {
+  if (bad_buffer(q, count) || bad_buffer(out, count)) return code(status::invalid_argument);
+  return distribution_query(a, [&](const ldp::server::distribution_aggregator& d) {
+    std::vector<ldp::server::quantile_estimate> found;
+    const status s = d.quantiles({q, count}, options_of(options), &found);
+    if (s != status::ok) return s;
+    for (std::size_t i = 0; i < count; ++i) {
+      const ldp::server::quantile_estimate& e = found[i];
+      out[i] = ldp_quantile_estimate{e.q, e.value, e.ci_low, e.ci_high};
+    }
+    return status::ok;
+  });
+}
+
+ldp_status ldp_server_density(const ldp_aggregator* a, const ldp_distribution_options* options,
+                              ldp_density_estimate* out, size_t capacity, size_t* count) noexcept {
+  if (count == nullptr || bad_buffer(out, capacity)) return code(status::invalid_argument);
+  *count = 0;
+  return distribution_query(a, [&](const ldp::server::distribution_aggregator& d) {
+    std::vector<ldp::server::density_estimate> found;
+    const status s = d.density(options_of(options), &found);
+    if (s != status::ok) return s;
+    *count = found.size();
+    if (found.size() > capacity) return status::buffer_too_small;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      const ldp::server::density_estimate& e = found[i];
+      out[i] = ldp_density_estimate{e.x, e.value, e.ci_low, e.ci_high};
+    }
+    return status::ok;
+  });
 }
 
 }  // extern "C"

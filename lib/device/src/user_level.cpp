@@ -4,6 +4,7 @@
 #include "ldp/device/coins.h"
 #include "ldp/device/mean.h"
 #include "ldp/kernels/kernel_table.h"
+#include "ldp/wire/fixed_trig.h"
 #include "ldp/wire/vector_params.h"
 
 namespace ldp::device {
@@ -34,6 +35,17 @@ int64_t local_mean(span<const int64_t> observations, std::size_t stride, std::si
     sum += x < lo ? lo : x > hi ? hi : x;
   }
   return nearest_quotient(sum, used);
+}
+
+// M5 (C.1 P5): the rounded mean of feature j (wire::basis_feature, Q30) over the first `used`
+// observations, on the grid of f fraction bits. One rounding, of the exact Q30 sum S: to
+// S 2^(f-30) / used for f >= 30 (|S| 2^(f-30) <= used 2^f < 2^63 on valid blocks), else to
+// S / (used 2^(30-f)) (a divisor below 2^62).
+int64_t feature_mean(span<const int64_t> observations, uint32_t j, std::size_t used, unsigned f) {
+  int64_t sum = 0;  // |sum| <= used 2^30 < 2^62
+  for (std::size_t t = 0; t < used; ++t) sum += wire::basis_feature(j, observations[t], f);
+  if (f >= wire::trig_bits) return nearest_quotient(sum * (int64_t{1} << (f - wire::trig_bits)), used);
+  return nearest_quotient(sum, uint64_t{used} << (wire::trig_bits - f));
 }
 
 // floor(v / 2^k) for |v| < 2^62.
@@ -104,7 +116,8 @@ status user_level_context::value(span<const int64_t> observations, int64_t* valu
   *value = 0;
   if (!block_.ready) return status::invalid_argument;
   const wire::params& p = block_.params;
-  const bool vector = p.has(field::vector_dim);
+  const bool basis = p.has(field::basis);  // M5: one real per observation, whatever k
+  const bool vector = p.has(field::vector_dim) && !basis;
   const auto d = static_cast<std::size_t>(vector ? p.get(field::vector_dim) : 1);
   if (observations.size() == 0 || observations.size() % d != 0) return status::invalid_argument;
   // P6: the first T~ observations only; nothing after them is read.
@@ -112,6 +125,11 @@ status user_level_context::value(span<const int64_t> observations, int64_t* valu
   const auto cap = static_cast<std::size_t>(p.get(field::observations));
   const std::size_t used = count < cap ? count : cap;
   if (is_rotated(p)) return rotated_value(observations, d, used, value);
+  if (basis) {
+    *value = feature_mean(observations, static_cast<uint32_t>(p.get(field::fold_coordinate)), used,
+                          static_cast<unsigned>(p.get(field::frac_bits)));
+    return status::ok;
+  }
   const auto coordinate = static_cast<std::size_t>(vector ? p.get(field::fold_coordinate) : 0);
   const int64_t lo = p.get_signed(field::clip_lo), hi = p.get_signed(field::clip_hi);
   *value = local_mean(observations, d, coordinate, used, lo, hi);

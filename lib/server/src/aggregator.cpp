@@ -27,6 +27,7 @@
 
 #include "estimation.h"
 #include "family.h"
+#include "group_state.h"
 #include "kernel_access.h"
 #include "ldp/base/bits.h"
 #include "ldp/wire/batch.h"
@@ -65,7 +66,10 @@ constexpr detail::family winsorized_sums_family{detail::make_winsorized_sums_agg
                                                 detail::winsorized_sums_body_size};
 constexpr detail::family kent_support_family{detail::make_kent_support_aggregator, detail::kent_support_body_size};
 constexpr detail::family string_discovery_family{detail::make_string_discovery_aggregator,
-                                                 detail::string_discovery_body_size, true};
+                                                 detail::group_state::body_size, true, false};
+// Square Wave's body has a fixed length, the tree forms' is bounded (docs/wire_format.md 7.5).
+constexpr detail::family distribution_family{detail::make_distribution_aggregator, detail::distribution_body_size,
+                                             true};
 
 }  // namespace
 
@@ -84,7 +88,7 @@ const detail::family* detail::family_of(wire::mechanism m) noexcept {
     case wire::mechanism_family::winsorized_sums: return &winsorized_sums_family;
     case wire::mechanism_family::unit_vector: return &unit_vector_family;
     case wire::mechanism_family::string_discovery: return &string_discovery_family;
-    case wire::mechanism_family::distribution: break;  // PLACEHOLDER until distribution lands (issue 16)
+    case wire::mechanism_family::distribution: return &distribution_family;
     case wire::mechanism_family::user_level_support: return &kent_support_family;  // C.1 P4
   }
   return nullptr;
@@ -102,6 +106,7 @@ const char* variance_kind_name(variance_kind k) noexcept {
     case variance_kind::exact: return "exact";
     case variance_kind::average: return "average";
     case variance_kind::bound: return "bound";
+    case variance_kind::bootstrap: return "bootstrap";
   }
   return "unknown";
 }
@@ -268,10 +273,11 @@ status state_bytes(const wire::params& p, uint64_t reports, uint64_t* bytes) noe
 status aggregator_bytes(const wire::params& p, uint64_t* bytes) noexcept {
   const status s = state_bytes(p, 0, bytes);
   if (s != status::ok) return s;
-  if (detail::family_of(p.mech)->grouped) return status::ok;  // no estimate_all() list (family.h)
-  // Estimates: one per item (d) or coordinate (d, or the padded K of HR and the vectors). They also
-  // cover the d support counts (8 bytes each) a BLH/OLH aggregator holds once it has loaded or
-  // merged a counts-form state, whose empty state is only the fixed part (docs/wire_format.md 7.1).
+  if (!detail::family_of(p.mech)->lists_estimates) return status::ok;  // family.h
+  // Estimates: one per item (d, a distribution's buckets) or coordinate (d, or the padded K of HR
+  // and the vectors). They also cover the d support counts (8 bytes each) a BLH/OLH aggregator holds
+  // once it has loaded or merged a counts-form state, whose empty state is only the fixed part
+  // (docs/wire_format.md 7.1).
   static_assert(sizeof(estimate) >= sizeof(uint64_t), "the estimates bound BLH/OLH's counts");
   const uint64_t items = std::max({uint64_t{1}, p.get(wire::field::domain), p.get(wire::field::hadamard_dim)});
   uint64_t estimates = 0;

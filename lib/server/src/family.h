@@ -17,13 +17,16 @@ namespace ldp::server::detail {
 // reports (false when it does not fit in 64 bits), computed from the block alone so that a saved
 // state is length-checked before its block sizes any allocation.
 using make_function = status (*)(const wire::params& p, std::unique_ptr<aggregator>* out);
-// The string-discovery family (grouped) holds a body of inner group states whose BLH/OLH bodies
-// depend on how the n reports split over groups: its body_size() is an upper bound, read_body()
-// checks the exact length group by group, and estimate_all() lists nothing (aggregator_bytes).
+// The grouped families (string discovery, distribution) hold a body of inner group states whose
+// BLH/OLH bodies depend on how the n reports split over groups: their body_size() is an upper
+// bound and read_body() checks the exact length group by group. estimate_all() lists one estimate
+// per item or coordinate, which aggregator_bytes counts, unless lists_estimates is false (string
+// discovery lists nothing).
 struct family {
   make_function make;
   bool (*body_size)(const wire::params& p, uint64_t n, uint64_t* bytes);
   bool grouped = false;
+  bool lists_estimates = true;
 };
 
 // The family serving m (from the mechanism table's family, wire/mechanism_table.h), or null.
@@ -82,9 +85,12 @@ template <class Family>
 [[nodiscard]] status make_winsorized_sums_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool winsorized_sums_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 
-// string_discovery_state.cpp
+// string_discovery_state.cpp (its body size is group_state::body_size, group_state.h)
 [[nodiscard]] status make_string_discovery_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
-[[nodiscard]] bool string_discovery_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+
+// distribution_state.cpp
+[[nodiscard]] status make_distribution_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool distribution_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 
 // kent_support_state.cpp
 [[nodiscard]] status make_kent_support_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);

@@ -1,6 +1,7 @@
 // What the discovery algorithms share (docs/mechanisms.md F.1): the group estimates scaled to all n
-// reports, the selection of the best candidates and TreeHist/SFP's noise threshold
-// (string_groups.cpp), and the two searches (prefix_discovery.cpp, sfp_discovery.cpp).
+// reports (also the tree forms' levels, G.2 and G.3: tree_estimation.cpp), the selection of the best
+// candidates and TreeHist/SFP's noise threshold (string_groups.cpp), and the two searches
+// (prefix_discovery.cpp, sfp_discovery.cpp).
 #ifndef LDP_SERVER_SRC_STRING_GROUPS_H
 #define LDP_SERVER_SRC_STRING_GROUPS_H
 
@@ -19,12 +20,15 @@
 
 namespace ldp::server::detail {
 
-// The groups of one aggregator, read-only, with their estimates scaled from group g's n_g reports to
-// all n: count (n / n_g) c_g, variance (n / n_g)^2 Var(c_g) + c (1 - c / n) (n / n_g - 1) with c the
-// scaled count clipped to [0, n], normal interval. The second term is what the uniform group draw
+// The groups of one aggregator (string discovery's groups, a tree form's levels), read-only, with
+// their estimates scaled from group g's n_g reports to all n: count (n / n_g) c_g, variance
+// (n / n_g)^2 Var(c_g) + c (1 - c / n) (n / n_g - 1) with c the scaled count clipped to [0, n],
+// normal interval. The second term is what the uniform group draw
 // adds given n_g: the holders among group g's n_g users are hypergeometric, variance
 // n_g (c / n)(1 - c / n)(n - n_g) / (n - 1), times (n / n_g)^2 (n / (n - 1) taken as 1). For a rare
-// string it is c (n / n_g - 1), the binomial figure.
+// string it is c (n / n_g - 1), the binomial figure. That term is one item's: a sum over several
+// items or groups draws them together, and its draw term is the sum's own (string_pool below, and
+// the tree forms' ranges, tree_estimation.cpp).
 class group_view {
  public:
   group_view(const wire::params& p, const std::vector<std::unique_ptr<frequency_aggregator>>& groups, uint64_t n)

@@ -33,7 +33,7 @@ uint32_t reliable_cap(uint64_t voters, double alpha, double log_term, double c_h
 }
 
 bool same_shape(const wire::kent_shape& a, const wire::kent_shape& b) {
-  if (a.frac_bits != b.frac_bits || a.clip_lo != b.clip_lo || a.clip_hi != b.clip_hi ||
+  if (a.basis != b.basis || a.frac_bits != b.frac_bits || a.clip_lo != b.clip_lo || a.clip_hi != b.clip_hi ||
       a.observations != b.observations || a.vector_dim != b.vector_dim || a.fold_coordinate != b.fold_coordinate ||
       a.hadamard_dim != b.hadamard_dim || (a.rotation_seed == nullptr) != (b.rotation_seed == nullptr)) {
     return false;
@@ -43,9 +43,35 @@ bool same_shape(const wire::kent_shape& a, const wire::kent_shape& b) {
 
 }  // namespace
 
-status user_level_protocol::create(const user_level_config& c, user_level_protocol* out) noexcept {
+uint32_t user_level_protocol::m5_basis_size(uint64_t users, uint32_t observations, uint32_t cap, double alpha,
+                                            double smoothness, double constant) noexcept {
+  if (!wire::valid_epsilon(alpha) || users == 0 || observations == 0 || !(smoothness > 0) || !(constant > 0)) {
+    return 0;
+  }
+  const double t = cap != 0 && cap < observations ? cap : observations;
+  const double signal = static_cast<double>(users) * alpha * alpha;
+  const double balance = std::pow(signal * t, 1 / (2 * smoothness + 2));
+  const double folds = signal / (constant * std::max(1.0, std::log(signal)));
+  const double k = std::floor(std::min({balance, folds, 4294967295.0}));
+  if (!(k >= 3)) return 3;
+  const auto odd = static_cast<uint32_t>(k);
+  return odd % 2 == 1 ? odd : odd - 1;
+}
+
+status user_level_protocol::create(const user_level_config& given, user_level_protocol* out) noexcept {
   if (out == nullptr) return status::invalid_argument;
   try {
+    user_level_config c = given;
+    if (c.method == user_level_method::m5) {  // the features' range and count (user_level.h)
+      const uint32_t k = c.basis_size != 0
+                             ? c.basis_size
+                             : m5_basis_size(c.users, c.observations, c.cap, c.alpha, c.smoothness, c.basis_constant);
+      if (k < 2) return status::invalid_argument;
+      c.basis_size = k;
+      c.dimension = k - 1;
+      c.lo = -1;
+      c.hi = 1;
+    }
     user_level_protocol p;
     p.config_ = c;
     const uint32_t d = c.dimension;
@@ -66,6 +92,7 @@ status user_level_protocol::create(const user_level_config& c, user_level_protoc
         p.folds_ = cs.empty() ? d : static_cast<uint32_t>(cs.size());
         break;
       }
+      case user_level_method::m5: p.folds_ = d; break;
       case user_level_method::m3:
         if (c.lo != -c.hi) return status::invalid_argument;
         p.folds_ = random::padded_dim(d);
@@ -148,6 +175,7 @@ wire::kent_shape user_level_protocol::shape(uint32_t fold) const noexcept {
     s.hadamard_dim = folds_;
     s.rotation_seed = config_.rotation_seed;
   }
+  if (config_.method == user_level_method::m5) s.basis = 1;
   return s;
 }
 
@@ -216,6 +244,49 @@ status user_level_protocol::estimate_all(span<const aggregator* const> refines, 
       const bool flip = ((signs[i / 32] >> (i % 32)) & 1u) != 0;
       const double value = (flip ? -theta[i] : theta[i]) * scale;
       out->push_back(detail::make_estimate(i, value, variance / folds_, z, variance_kind::exact));
+    }
+    return status::ok;
+  } catch (...) {
+    out->clear();
+    return status::overflow;
+  }
+}
+
+// f-hat(x) = 1 + 2 sum_j theta-hat_j c_j(x), Var = 4 sum_j c_j(x)^2 Var(theta-hat_j) (user_level.h);
+// c_j in double here: the server needs no bit identity with the devices for it.
+status user_level_protocol::density(span<const estimate> features, uint32_t points, double confidence, bool clip,
+                                    std::vector<density_point>* out) const noexcept {
+  if (out == nullptr) return status::invalid_argument;
+  try {
+    out->clear();
+    if (config_.method != user_level_method::m5 || points == 0 || features.size() != folds_) {
+      return status::invalid_argument;
+    }
+    const double z = detail::confidence_z(confidence);
+    const double two_pi = 2 * std::acos(-1.0);
+    out->resize(points);
+    for (uint32_t i = 0; i < points; ++i) {
+      density_point& d = (*out)[i];
+      d.x = (i + 0.5) / points;
+      d.value = 1;
+      for (uint32_t j = 0; j < folds_; ++j) {
+        const double angle = two_pi * (j / 2 + 1) * d.x;
+        const double c = j % 2 == 0 ? std::cos(angle) : std::sin(angle);
+        d.value += 2 * features[j].value * c;
+        d.variance += 4 * c * c * features[j].variance;
+      }
+      const double half = z * std::sqrt(d.variance);
+      d.ci_low = d.value - half;
+      d.ci_high = d.value + half;
+    }
+    if (!clip) return status::ok;
+    double mass = 0;
+    for (const density_point& d : *out) mass += std::max(d.value, 0.0) / points;
+    if (!(mass > 0)) return status::ok;  // nothing positive to renormalize: left unclipped
+    for (density_point& d : *out) {
+      d.value = std::max(d.value, 0.0) / mass;
+      d.ci_low = std::max(d.ci_low, 0.0) / mass;
+      d.ci_high = std::max(d.ci_high, 0.0) / mass;
     }
     return status::ok;
   } catch (...) {

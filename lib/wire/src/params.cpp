@@ -6,19 +6,20 @@
 #include "ldp/base/bits.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
+#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/kent_support_params.h"
 #include "ldp/wire/oracle_params.h"
-#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/string_params.h"
 
 namespace ldp::wire {
 namespace {
 
-// The optional groups of the Kent blocks (wire_format.md 3.2): M1 blocks have neither, M2 blocks
-// the fold, M3 blocks the fold and the rotation.
+// The optional groups of the Kent blocks (wire_format.md 3.2): M1 blocks have none, M2 blocks
+// the fold, M3 blocks the fold and the rotation, M5 blocks the fold and the basis.
 constexpr field_set kent_fold = field_bits(field::vector_dim, field::fold_coordinate);
 constexpr field_set kent_rotation = field_bits(field::hadamard_dim, field::rotation_seed);
+constexpr field_set kent_basis = field_bit(field::basis);
 
 constexpr bool is_kent(mechanism m) {
   return in_family(m, mechanism_family::user_level_vote) || in_family(m, mechanism_family::user_level_refine);
@@ -31,7 +32,8 @@ bool fields_match(const params& p) {
   if (memo_fields(p.mech) != 0 && p.present == (required | memo_fields(p.mech))) return true;               // E.1
   if (p.mech == mechanism::hr && p.present == (required | field_bit(field::hadamard_blocks))) return true;  // A.5
   return is_kent(p.mech) &&
-         (p.present == (required | kent_fold) || p.present == (required | kent_fold | kent_rotation));
+         (p.present == (required | kent_fold) || p.present == (required | kent_fold | kent_rotation) ||
+          p.present == (required | kent_fold | kent_basis));
 }
 
 // The Kent devices (docs/mechanisms.md C.1) sum T~ observations clamped to [clip_lo, clip_hi] in int64,
@@ -54,6 +56,10 @@ bool kent_ranges_hold(const params& p) {
     if (d < 1 || d > (uint64_t{1} << 30)) return false;
     const uint64_t folds = p.has(field::hadamard_dim) ? p.get(field::hadamard_dim) : d;
     if (p.get(field::fold_coordinate) >= folds) return false;
+  }
+  // M5 (C.1 P5): basis 1, the trigonometric basis; the features' range [-1, 1] is the block's.
+  if (p.has(field::basis) && (p.get(field::basis) != 1 || hi != int64_t{1} << p.get(field::frac_bits) || lo != -hi)) {
+    return false;
   }
   if (p.has(field::hadamard_dim)) {
     uint64_t bound = 0;

@@ -30,6 +30,7 @@ void add_shape(params& p, const kent_shape& s) {
   }
   if (s.hadamard_dim != 0) p.set(field::hadamard_dim, s.hadamard_dim);
   if (s.rotation_seed != nullptr) p.set_seed(field::rotation_seed, s.rotation_seed);
+  if (s.basis != 0) p.set(field::basis, s.basis);
 }
 
 }  // namespace
@@ -73,6 +74,7 @@ kent_shape shape_of(const params& p) noexcept {
   s.fold_coordinate = static_cast<uint32_t>(p.get(field::fold_coordinate));
   s.hadamard_dim = static_cast<uint32_t>(p.get(field::hadamard_dim));
   s.rotation_seed = p.has(field::rotation_seed) ? p.rotation_seed : nullptr;
+  s.basis = static_cast<uint32_t>(p.get(field::basis));
   return s;
 }
 

@@ -202,3 +202,30 @@ TEST_CASE("golden digests of the string-discovery family, on every table (docs/m
     }
   }
 }
+
+TEST_CASE("golden digests of the distribution family, on every table (docs/mechanisms.md G)") {
+  // Values (input - 100) * 3000 on the grid of f = 16: below, across and above [-10, 30].
+  const struct {
+    ldp::wire::derived_params block;
+    uint64_t expected;
+  } golden[] = {
+      {ldp::wire::make_square_wave(1.0, 1024, -10, 30, 16), 0x738a3baf3e13403fu},
+      {ldp::wire::make_hierarchical(2.0, 1024, 0, -10, 30, 16), 0x618a62ce2239ab3bu},
+      {ldp::wire::make_haar(1.0, 256, -10, 30, 16), 0x7bcfe61f4b5fd1fau},
+  };
+  for (const auto& g : golden) {
+    REQUIRE(g.block.code == ldp::status::ok);
+    const ldp::wire::params& p = g.block.block;
+    for (const auto* t : ldp::test::runnable_tables()) {
+      const std::string name = ldp::wire::mechanism_name(p.mech), table_name = t->name;
+      CAPTURE(name);
+      CAPTURE(table_name);
+      const uint64_t h = digest_of<ldp::device::distribution_context>(
+          p, *t, 1000, [](auto& c, uint32_t input, auto& rng, auto& out, auto* size) {
+            const int64_t x = (static_cast<int64_t>(input) - 100) * 3000;
+            return c.randomize(x, rng, out, ldp::device::framing::report, size);
+          });
+      CHECK(h == g.expected);
+    }
+  }
+}

@@ -4,6 +4,7 @@
 
 #include "ldp/device/coins.h"
 #include "ldp/device/context.h"
+#include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/kent_support.h"
 #include "ldp/device/ledger.h"

@@ -3,6 +3,7 @@
 #define LDP_SERVER_H
 
 #include "ldp/server/central.h"
+#include "ldp/server/distribution.h"
 #include "ldp/server/frequency.h"
 #include "ldp/server/kent_sparse.h"
 #include "ldp/server/kent_support.h"

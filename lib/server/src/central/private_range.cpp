@@ -189,6 +189,27 @@ double rotated_tau(double tau, uint64_t rotated_dim, uint64_t n, double gamma, t
   return std::min(tau, bound);
 }
 
+double user_mean_tau(double width, uint64_t dim, uint64_t samples, uint64_t users, double gamma) noexcept {
+  if (!(width > 0) || !std::isfinite(width) || dim == 0 || samples == 0 || users == 0 || !(gamma > 0 && gamma < 1)) {
+    return nan;
+  }
+  const auto d = static_cast<double>(dim), m = static_cast<double>(samples), n = static_cast<double>(users);
+  // Each coordinate of a user's mean is the average of m independent values in an interval of
+  // length width: Hoeffding gives |mean - mu| <= width sqrt(ln(2 / g) / (2 m)) with probability
+  // 1 - g; g = gamma / (n d) covers every user and coordinate, and the l2 norm adds sqrt(d).
+  const double hoeffding = width * std::sqrt(d * std::log(2 * n * d / gamma) / (2 * m));
+  return std::min(width * std::sqrt(d) / 2, hoeffding);
+}
+
+uint64_t rotated_bin_half_width(double tau, uint64_t rotated_dim, uint64_t users, double beta, unsigned frac_bits,
+                                uint64_t range) noexcept {
+  const double rotated = rotated_tau(tau, rotated_dim, users, beta, tau_rule::hoeffding);
+  if (!std::isfinite(rotated) || frac_bits > 62) return 0;
+  const double grid =
+      std::ceil(std::ldexp(rotated * std::sqrt(static_cast<double>(rotated_dim)), static_cast<int>(frac_bits)));
+  return static_cast<uint64_t>(std::clamp(grid, 1.0, static_cast<double>(std::max<uint64_t>(range, 1))));
+}
+
 status winsorized_session::create(double epsilon, double delta, uint64_t queries, uint64_t rotated_dim,
                                   budget_rule rule, winsorized_session* out) noexcept {
   *out = winsorized_session{};
@@ -212,15 +233,19 @@ status winsorized_session::next_query(double* eps_coordinate) noexcept {
   return status::ok;
 }
 
-privacy_loss winsorized_session::loss(double per_coordinate) const noexcept {
+privacy_loss composed_loss(double per_coordinate, uint64_t mechanisms, double delta) noexcept {
   privacy_loss spent;
-  spent.epsilon = per_coordinate * static_cast<double>(mechanisms());
+  spent.epsilon = per_coordinate * static_cast<double>(mechanisms);
   spent.basic = true;
-  if (delta_ > 0) {
-    const double advanced = advanced_composition(per_coordinate, mechanisms(), delta_);
-    if (advanced < spent.epsilon) spent = {advanced, delta_, false};
+  if (delta > 0 && mechanisms > 0) {
+    const double advanced = advanced_composition(per_coordinate, mechanisms, delta);
+    if (advanced < spent.epsilon) spent = {advanced, delta, false};
   }
   return spent;
+}
+
+privacy_loss winsorized_session::loss(double per_coordinate) const noexcept {
+  return composed_loss(per_coordinate, mechanisms(), delta_);
 }
 
 bool winsorized_session::within_budget(const privacy_loss& spent) const noexcept {

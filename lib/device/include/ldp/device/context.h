@@ -32,6 +32,7 @@ enum class family : uint8_t {
   unit_vector,
   projected_unit,  // the unit-vector family's projunit and fastprojunit (projected_unit.h)
   string,          // pem, treehist and sfp (string.h)
+  distribution,    // square-wave, hierarchical and haar (distribution.h)
   kent_support,    // Kent M4a's support vote (kent_support.h)
 };
 
@@ -65,7 +66,7 @@ enum class family : uint8_t {
       break;
     case wire::mechanism_family::string_discovery: return family::string;
     case wire::mechanism_family::user_level_support: return family::kent_support;
-    case wire::mechanism_family::distribution: break;  // PLACEHOLDER until distribution.h lands (issue 16)
+    case wire::mechanism_family::distribution: return family::distribution;
   }
   return family::none;  // a value outside the enumerations
 }

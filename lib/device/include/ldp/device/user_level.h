@@ -1,5 +1,5 @@
 // Device side of the user-level protocols of Kent, Berrett and Yu (docs/mechanisms.md C.1: P1 vote, P2
-// refine, P3 rotation, P6 observation cap) for M1, M2 and M3. A device holds its T observations
+// refine, P3 rotation, P5 basis, P6 observation cap) for M1, M2, M3 and M5. A device holds its T observations
 // and speaks once, in the round its block names: kent-vote (round 1) or kent-refine (round 2,
 // whose block is the server's broadcast). No heap, no exceptions, no floating point.
 //
@@ -14,6 +14,9 @@
 //   on z = round(t_j / sqrt(d~)) (ties up), coordinate j of U x with U = d~^(-1/2) H D orthogonal,
 //   computed exactly with an integer square root when log2 d~ is odd. |z| <= R for data in the
 //   l2 ball of radius R; z is clamped to [-R, R] for data outside it.
+// - M5 (blocks with basis = 1): one real per observation, clamped to [0, 1]; the value is the mean
+//   of trigonometric feature j = fold_coordinate (wire/fixed_trig.h, integer arithmetic, Q30) over
+//   the first T~ observations, rounded once onto the grid (ties to even).
 // - Round 1 votes for the cell of that value (wire::range_cell) by SUE over the N cells (the unary
 //   encoding of frequency.h); round 2 adds discrete Laplace noise after clamping to the broadcast
 //   interval (mean.h's laplace_noisy).
@@ -63,7 +66,7 @@ class user_level_context {
   uint64_t fingerprint() const noexcept { return block_.fingerprint; }
 
   // The fixed-point value the device reports on (see the top of this file). `observations` holds
-  // T >= 1 observations, each of d = vector_dim coordinates (1 for M1) one after the other:
+  // T >= 1 observations, each of d = vector_dim coordinates (1 for M1 and M5) one after the other:
   // coordinate i of observation t is observations[t * d + i]. invalid_argument for a size that is 0
   // or not a multiple of d.
   [[nodiscard]] status value(span<const int64_t> observations, int64_t* value) noexcept;

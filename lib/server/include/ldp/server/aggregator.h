@@ -20,7 +20,9 @@
 
 namespace ldp::server {
 
-class string_discovery_aggregator;
+namespace detail {
+struct group_state;
+}
 
 // What an estimate's variance is (docs/mechanisms.md 0 "Variance kinds" lists which kind each family
 // gives). The plug-ins of unknown counts or means, which every family uses, do not change
@@ -30,9 +32,11 @@ enum class variance_kind : uint8_t {
             // (hash family, rotation, public seeds, windows)
   average,  // an average over a public value the server knows but does not condition on
   bound,    // an upper bound of the closed form
+  bootstrap,  // no closed form: a parametric bootstrap's spread at the fitted model (square-wave's EMS,
+              // docs/mechanisms.md G.1)
 };
 
-// "exact", "average", "bound" (the JSON spelling, docs/cli.md); "unknown" for another value.
+// "exact", "average", "bound", "bootstrap" (the JSON spelling, docs/cli.md); "unknown" for another value.
 [[nodiscard]] const char* variance_kind_name(variance_kind k) noexcept;
 
 // One estimated quantity: an item's count for frequency oracles, a coordinate's mean for the
@@ -140,8 +144,9 @@ class aggregator {
   // All estimates; z is the normal quantile of the requested confidence.
   virtual std::vector<estimate> estimate_impl(double z) const = 0;
 
-  // It holds one frequency aggregator per group and drives their ingestion, bodies and counts.
-  friend class string_discovery_aggregator;
+  // The group_round families (string discovery, the distribution tree forms) hold one frequency
+  // aggregator per group; it drives their ingestion, bodies and counts.
+  friend struct detail::group_state;
 
   wire::params params_;
   uint64_t fingerprint_ = 0;
@@ -161,8 +166,8 @@ class aggregator {
 // The bytes of the saved state (serialize()) of an aggregator of block p holding `reports`
 // reports, from the block alone: the size of what create() and the counts will hold, so a caller
 // can refuse a block before allocating for it (docs/cli.md "simulate", --max-state-bytes).
-// String discovery over OLH (pem): an upper bound, since its length depends on how the reports
-// split over the groups (docs/wire_format.md 7.4). invalid_parameters / unknown_mechanism as create(); overflow when it does not fit 64 bits.
+// String discovery over OLH (pem) and the distribution tree forms: an upper bound, since the length
+// depends on how the reports split over the groups (docs/wire_format.md 7.4, 7.5). invalid_parameters / unknown_mechanism as create(); overflow when it does not fit 64 bits.
 [[nodiscard]] status state_bytes(const wire::params& p, uint64_t reports, uint64_t* bytes) noexcept;
 
 // What an aggregator of block p needs before its first report, from the block alone: its empty

@@ -11,5 +11,6 @@
 #include "ldp/server/central/l1_projection.h"
 #include "ldp/server/central/sparse_projection.h"
 #include "ldp/server/central/winsorized.h"
+#include "ldp/server/central/winsorized_queries.h"
 
 #endif

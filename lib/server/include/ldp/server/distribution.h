@@ -23,7 +23,8 @@ namespace ldp::server {
 struct distribution_options {
   double confidence = 0.95;  // of every interval
   bool consistency = true;   // hierarchical: Hay et al.'s constrained inference (G.2); the others ignore it
-  uint32_t bootstrap = 200;  // square-wave: parametric bootstrap replicates of its EMS estimate (G.1)
+  uint32_t bootstrap = 200;  // square-wave: parametric bootstrap replicates of its EMS estimate (G.1);
+                             // below 2, no variance (NaN variances and intervals)
   uint64_t seed = 0;         // square-wave: the bootstrap's (public) seed, so an estimate is reproducible
 };
 

@@ -1,8 +1,9 @@
 // How many threads the server may use for one call (docs/architecture.md "Threads"). Only work of
 // O(n d) or O(k d) splits over threads (BLH/OLH support counting in estimates and in the counts form
-// of the saved state, docs/performance.md 5; FLH's decode in estimates); the threads live for that
-// call only, and the result is the same to the bit for every setting (the parts are integer counts,
-// summed in a fixed order, or blocks of items each counted by one thread).
+// of the saved state, docs/performance.md 5; FLH's decode in estimates; Square Wave's bootstrap
+// replicates); the threads live for that call only, and the result is the same to the bit for every
+// setting (the parts are integer counts, summed in a fixed order, blocks of items each counted by
+// one thread, or replicates each drawn from its own DRBG).
 #ifndef LDP_SERVER_THREADS_H
 #define LDP_SERVER_THREADS_H
 

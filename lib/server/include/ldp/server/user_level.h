@@ -1,6 +1,7 @@
 // Server side of the user-level protocols of Kent, Berrett and Yu (docs/mechanisms.md C.1): the driver
-// of M1 (univariate), M2 (d coordinates in folds) and M3 (rotated coordinates in folds), and of
-// the single-stage baseline. Each user holds T observations and sends one report; the server
+// of M1 (univariate), M2 (d coordinates in folds), M3 (rotated coordinates in folds) and M5 (a
+// density on [0, 1]: M2 over the k - 1 non-constant trigonometric features), and of the
+// single-stage baseline. Each user holds T observations and sends one report; the server
 // speaks through parameter blocks: round 1 hands out kent-vote blocks, and from the votes it builds
 // the round-2 kent-refine blocks it broadcasts (docs/wire_format.md 3.2). Reports are aggregated by
 // the ordinary aggregators (aggregator::create: votes are counted as SUE, refine values summed
@@ -37,6 +38,16 @@
 //   in double precision (the folds hold different numbers of reports, so the means are not
 //   integers); the first d coordinates, each with variance (1/d~) sum_j Var(theta-hat_j).
 // - A fold without reports gives NaN estimates (its coordinate; every coordinate for M3).
+//
+// M5 [C.1 M5; impl]: each observation is a real in [0, 1]; fold j (j = 0 .. k - 2) runs M2's two
+// rounds on the local mean of feature j, cos(2 pi m x) for even j and sin(2 pi m x) for odd j,
+// m = j / 2 + 1 (phi_(j+2) / sqrt(2) of P5; the device computes it in fixed point,
+// wire/fixed_trig.h), on the range [-1, 1]; lo, hi and dimension of the configuration are ignored
+// (the protocol sets [-1, 1] and k - 1). k = basis_size, or the rule of m5_basis_size. The
+// density is f-hat(x) = 1 + 2 sum_j theta-hat_j c_j(x) (c_j the feature j, theta-hat_j its fold's
+// estimate of E c_j(X)), variance 4 sum_j c_j(x)^2 Var(theta-hat_j) (disjoint folds: independent),
+// conditional on the users' local means as above; it estimates the projection of the density on
+// the first k basis functions, whose truncation bias (the Sobolev tail) is not in the interval.
 // Device rounding (user_level.h) adds at most half a grid unit 2^-f of bias per coordinate.
 #ifndef LDP_SERVER_USER_LEVEL_H
 #define LDP_SERVER_USER_LEVEL_H
@@ -52,7 +63,7 @@
 
 namespace ldp::server {
 
-enum class user_level_method : uint8_t { m1, m2, m3 };
+enum class user_level_method : uint8_t { m1, m2, m3, m5 };
 enum class user_level_plan : uint8_t { choose, two_stage, single_stage };
 
 struct user_level_config {
@@ -69,9 +80,22 @@ struct user_level_config {
   unsigned char rotation_seed[wire::seed_size] = {};  // M3: the public seed of D
   double c_h = 2;
   uint32_t expansion = 2;  // e, in cells
+  // M5 only: k, the basis functions (0: m5_basis_size's rule), and the rule's beta and C.
+  uint32_t basis_size = 0;
+  double smoothness = 1;
+  double basis_constant = 100;
   // M2 only: fold f votes on and refines coordinate coordinates[f] (strictly increasing, < d), its
   // estimate's item; empty: fold f takes coordinate f. Kent M4a's stage on the selected support.
   std::vector<uint32_t> coordinates;
+};
+
+// One point of an M5 density estimate (real units): f-hat(x), its variance and its interval.
+struct density_point {
+  double x = 0;
+  double value = 0;
+  double variance = 0;
+  double ci_low = 0;
+  double ci_high = 0;
 };
 
 struct user_assignment {
@@ -81,6 +105,16 @@ struct user_assignment {
 
 class user_level_protocol {
  public:
+  // C.1 M5's k [reconstructed; impl constants]: min((n T alpha^2)^(1 / (2 beta + 2)),
+  // n alpha^2 / (C max(1, ln(n alpha^2)))) with T = min(observations, cap) (cap 0: none), the first
+  // term balancing the squared bias k^(-2 beta) of a density of Sobolev smoothness beta against M2's
+  // variance k^2 / (n T alpha^2), the second keeping C ln(n alpha^2) / alpha^2 users per fold (C =
+  // 100 leaves each fold's vote about 550 / alpha^2 voters, the count at which the
+  // vote-reliability rule allows about ten cells). Rounded down to an odd number (whole
+  // frequencies: a cos and a sin each), at least 3; 0 when alpha, n, T, beta or C are out of range.
+  [[nodiscard]] static uint32_t m5_basis_size(uint64_t users, uint32_t observations, uint32_t cap, double alpha,
+                                              double smoothness, double constant) noexcept;
+
   // invalid_argument for a configuration that admits no protocol (alpha, n, d, the range or the
   // fixed point out of bounds, M3 with lo != -hi, blocks breaking
   // docs/wire_format.md 3.3); overflow when memory runs out. Never throws.
@@ -112,6 +146,16 @@ class user_level_protocol {
   // memory runs out.
   [[nodiscard]] status estimate_all(span<const aggregator* const> refines, double confidence,
                                     std::vector<estimate>* out) const noexcept;
+
+  // M5: the density at the P midpoints x_i = (i + 1/2) / P of [0, 1] from estimate_all's k - 1
+  // feature estimates, at the given confidence. With `clip`, the post-processing of C.1 M5:
+  // value and interval ends become max(., 0) / Z, Z = the midpoint rule's integral of
+  // max(f-hat, 0) (exact for f-hat itself when P >= k, which integrates to 1); the variance is
+  // left as estimated, and the clipped interval is not an exact interval (Z is random).
+  // invalid_argument for another method, P = 0 or a count of features other than k - 1, overflow
+  // when memory runs out.
+  [[nodiscard]] status density(span<const estimate> features, uint32_t points, double confidence, bool clip,
+                               std::vector<density_point>* out) const noexcept;
 
  private:
   wire::kent_shape shape(uint32_t fold) const noexcept;

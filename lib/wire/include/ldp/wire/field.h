@@ -50,6 +50,7 @@ enum class field : uint8_t {
   string_length = 39,   // u32  L: string items have 1..L bytes, padded with zero bytes to L (mechanisms.md F.1)
   prefix_bits = 40,     // u32  eta: PEM and TreeHist extend the prefix by eta bits a group (F.2, F.3)
   branching = 41,       // u32  B: a hierarchical histogram's fan-out, domain = B^h (mechanisms.md G.2)
+  basis = 42,           // u32  1: a Kent M5 fold reports a trigonometric basis feature (mechanisms.md C.1 P5)
   vote_threshold = 43,  // u64  tau: a Kent M4 voter marks coordinate j when |local mean_j| >= tau (grid units, C.1)
 };
 

@@ -5,7 +5,10 @@
 // Both rounds carry the range [clip_lo, clip_hi] of the observations (fixed point, f = frac_bits)
 // and the observation cap T~ (observations), so that every device of a protocol computes the same
 // local mean. M2 blocks add the fold (vector_dim d, fold_coordinate j); M3 blocks add the rotation
-// too (hadamard_dim d~, rotation_seed), with the range [-R, R] of the rotated coordinates.
+// too (hadamard_dim d~, rotation_seed), with the range [-R, R] of the rotated coordinates. M5 blocks
+// (densities on [0, 1]) add the fold and basis = 1: the device's observations are reals in [0, 1],
+// fold j reports the local mean of the trigonometric feature j (fixed_trig.h's basis_feature), the
+// range is the features' [-1, 1] (clip_lo = -2^f, clip_hi = 2^f) and vector_dim is k - 1.
 //
 // The cells of a vote split [clip_lo, clip_hi] evenly (range_cells.h, shared with the distribution
 // family): C.1's cells of width h and N = ceil(2 / h) on [-1, 1] become cells of width W / N <= h.
@@ -31,6 +34,7 @@ struct kent_shape {
   uint32_t fold_coordinate = 0;                  // j: the coordinate the fold reports (M3: of the rotated mean)
   uint32_t hadamard_dim = 0;                     // M3 only: d~, a power of two >= d; 0 for M1 and M2
   const unsigned char* rotation_seed = nullptr;  // M3 only: the public seed of D (32 bytes)
+  uint32_t basis = 0;                            // M5 only: 1, the trigonometric basis of C.1 P5
 };
 
 // Round 1 (P1): a one-hot vote over `cells` cells by SUE at level alpha in (0, 40]: every bit is

@@ -1,6 +1,7 @@
 // Levy, Sun, Amin, Kale, Kulesza, Mohri, Suresh 2021, user-level central DP (docs/mechanisms.md C.2):
 // PrivateRange (Alg 6), WinsorizedMean1D (Alg 1), WinsorizedMeanHighD (Alg 2) with its device/server
-// split in two rounds that need only sums, and the K-adaptive-queries budget (Thm 3). Neighbours
+// split in two rounds that need only sums, and the K-adaptive-queries budget (Thm 3; the session
+// that runs K adaptively chosen query functions is winsorized_queries.h). Neighbours
 // replace one user's whole data; n is public. Privacy never depends on tau, gamma or the rotation:
 // only utility does.
 //
@@ -74,6 +75,21 @@ enum class window_rule : uint8_t { paper, safe };
 // ln(2 d~ n / gamma) / d~)), in tau's units. NaN for arguments out of range.
 [[nodiscard]] double rotated_tau(double tau, uint64_t rotated_dim, uint64_t n, double gamma, tau_rule rule) noexcept;
 
+// Levy et al. Cor. 1's concentration radius (docs/mechanisms.md C.2 "The default tau (Cor. 1)"):
+// the l2 radius around the population mean that holds the means of all `users` users' `samples`
+// i.i.d. samples of `dim` coordinates, each coordinate in an interval of length `width`, except
+// with probability gamma: Hoeffding per coordinate with a union bound over users x dim,
+// width sqrt(dim ln(2 users dim / gamma) / (2 samples)), capped at the whole box's width sqrt(dim) /
+// 2 (the box's centre always holds every mean). Real units. NaN for arguments out of range.
+[[nodiscard]] double user_mean_tau(double width, uint64_t dim, uint64_t samples, uint64_t users, double gamma) noexcept;
+
+// The bin half width in rotated grid units (central_params.h: Y = H D X, sqrt(d~) times the
+// normalized rotation, at 2^frac_bits per unit) for users' means within `tau` (l2, real units) of a
+// common point: ceil(rotated_tau(tau, d~, users, beta, hoeffding) sqrt(d~) 2^frac_bits), at least 1
+// and at most max(range, 1). 0 for arguments rotated_tau refuses.
+[[nodiscard]] uint64_t rotated_bin_half_width(double tau, uint64_t rotated_dim, uint64_t users, double beta,
+                                              unsigned frac_bits, uint64_t range) noexcept;
+
 // The window half width w for bins of half width tau: 2 tau (paper) or 3 tau (safe).
 [[nodiscard]] constexpr uint64_t window_half_width(uint64_t tau, window_rule rule) noexcept {
   return (rule == window_rule::paper ? 2 : 3) * tau;
@@ -85,6 +101,10 @@ struct privacy_loss {
   double delta = 0;
   bool basic = false;  // basic composition (pure DP), else advanced at the session's delta
 };
+
+// The loss of `mechanisms` per_coordinate-DP mechanisms (adaptively chosen): the smaller of basic
+// composition and, for delta > 0, advanced composition at delta.
+[[nodiscard]] privacy_loss composed_loss(double per_coordinate, uint64_t mechanisms, double delta) noexcept;
 
 // The budget of K adaptive queries (the session's accounting, Thm 3): each query is a
 // WinsorizedMeanHighD call with a fresh rotation seed over d~ coordinate mechanisms, each spending
