@@ -74,13 +74,15 @@ def case_kent_sparse() -> None:
 
 
 def case_kent_sparse_refused() -> None:
-    """Clear errors (exit 2) for --sparse without a vector, with l2 or --plan, and a stray method."""
+    """Clear errors (exit 2) for --sparse without a vector, with l2, --plan or --density, and a stray
+    method."""
     bad = ["simulate", "-m", "kent", "-e", "1", "--range", "-1:1", "--observations", "10", "--devices", "100",
            "--data", "uniform", "--seed", "1", "--out", path("x.ldpb")]
     fails(*bad, "--sparse", "2", message=r"--sparse needs --dim")
     fails(*bad, "--dim", "4", "--sparse", "5", message=r"--sparse must be in \[1, --dim\]")
     fails(*bad, "--dim", "4", "--sparse", "2", "--ball", "l2", message=r"--ball l2")
     fails(*bad, "--dim", "4", "--sparse", "2", "--plan", "two-stage", message=r"--plan")
+    fails(*bad, "--dim", "4", "--sparse", "2", "--density", message=r"--density \(M5\) and --sparse \(M4\)")
     fails(*bad, "--dim", "4", "--sparse-method", "select", message=r"--sparse-method applies")
     fails(*bad, "--dim", "4", "--sparse", "2", "--sparse-method", "first", message=r"--sparse-method")
 

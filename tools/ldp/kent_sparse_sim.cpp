@@ -27,52 +27,6 @@ server::sparse_method method_of(const std::string& name) {
   return server::sparse_method::choose;
 }
 
-// The M2 protocol p on its users v = 0 .. n-1, who are users[v] of `data`: each fold's two rounds in
-// memory, fold f's round-2 batch in indexed_path(out, "fold", f); the refine aggregators.
-std::vector<std::unique_ptr<server::aggregator>> run_folds(const server::user_level_protocol& p, const dataset& data,
-                                                           const std::vector<uint64_t>& users,
-                                                           const tool_mechanism& mech, const user_level_run& r,
-                                                           double* epsilon_impl) {
-  const uint32_t folds = p.folds();
-  std::vector<std::vector<uint64_t>> voters(folds), refiners(folds);
-  for (uint64_t v = 0; v < users.size(); ++v) {
-    const server::user_assignment a = p.assign(v);
-    (a.round == 1 ? voters : refiners)[a.fold].push_back(users[v]);
-  }
-  std::vector<std::unique_ptr<server::aggregator>> states(folds);
-  for (uint32_t f = 0; f < folds; ++f) {
-    const uint64_t seed = fold_seed_of(r.seed, f);
-    wire::params refine = p.single_stage_block(f);
-    if (p.two_stage()) {
-      const parameter_block vote = block_of(p.vote_block(f), mech);
-      std::unique_ptr<server::aggregator> votes;
-      const status s = server::aggregator::create(vote.params, &votes);
-      if (s != status::ok) fail("internal: no aggregator for the vote block: {}", describe(s));
-      batch_aggregator ingest(*votes, vote.params);
-      const std::unique_ptr<dataset> voting = subset(data, voters[f]);
-      run_fleet(vote, *voting, seed, seed_purpose::vote_block, r.threads,
-                [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
-      const status built = p.refine_block(f, *votes, &refine);
-      if (built != status::ok) fail("internal: no round-2 block from the votes: {}", describe(built));
-      *epsilon_impl = std::max(*epsilon_impl, vote.epsilon_impl);
-    }
-    const parameter_block block = block_of(refine, mech);
-    *epsilon_impl = std::max(*epsilon_impl, block.epsilon_impl);
-    const status s = server::aggregator::create(block.params, &states[f]);
-    if (s != status::ok) fail("internal: no aggregator for the refine block: {}", describe(s));
-    batch_aggregator ingest(*states[f], block.params);
-    const std::unique_ptr<dataset> refining = subset(data, refiners[f]);
-    const std::string out = indexed_path(r.out, "fold", f);
-    const simulated_batch batch = simulate_to_file(
-        out, block, *refining, seed, seed_purpose::device_block, r.threads, r.bar(fmt::format("fold {}", f)),
-        [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
-    fmt::print(r.log, "fold {} (coordinate {}): {} users; wrote {}: {}\n", f,
-               block.params.get(wire::field::fold_coordinate), format_count(voters[f].size() + refiners[f].size()), out,
-               format_bytes(batch.bytes));
-  }
-  return states;
-}
-
 std::vector<const server::aggregator*> views_of(const std::vector<std::unique_ptr<server::aggregator>>& states) {
   std::vector<const server::aggregator*> views;
   for (const auto& s : states) views.push_back(s.get());
@@ -88,6 +42,7 @@ void simulate_kent_sparse(const mechanism_options& m, const user_level_run& r, c
   if (m.sparse > d) fail("--sparse must be in [1, --dim], got {}", m.sparse);
   if (m.ball == "l2") fail("--sparse takes the l-infinity shape (M2 folds), not --ball l2");
   if (given(m, "--plan") || given(m, "--public-seed")) fail("--plan and --public-seed do not apply to --sparse");
+  if (m.density) fail("--density (M5) and --sparse (M4) are different protocols: give one");
   if (uint64_t{d} * m.observations > (uint64_t{1} << 24)) {
     fail("--dim {} times --observations {} is above 2^24 reals per user", d, m.observations);
   }
@@ -123,6 +78,9 @@ void simulate_kent_sparse(const mechanism_options& m, const user_level_run& r, c
              protocol.selects() ? "M4a, support selection" : "M4b, thresholded M2", protocol.predicted_error(true),
              protocol.predicted_error(false), protocol.vote_reliable() ? "reliable" : "not reliable");
 
+  // --round1-out takes M4a's support vote, so the M2 folds keep their round 1 in memory.
+  user_level_run folds_run = r;
+  folds_run.round1_out.clear();
   double epsilon_impl = 0;
   uint32_t used = m.observations;  // T~ of the M2 folds that ran, for the exact answer
   std::vector<server::estimate> all;
@@ -156,7 +114,10 @@ void simulate_kent_sparse(const mechanism_options& m, const user_level_run& r, c
     if (!selected.empty()) {
       const status staged = protocol.stage(selected, &stage);
       if (staged != status::ok) fail("internal: no M2 stage on the selection: {}", describe(staged));
-      states = run_folds(stage, *data, others, mech, r, &epsilon_impl);
+      const std::unique_ptr<dataset> stage_users = subset(*data, others);  // the stage's user v is others[v]
+      fold_run run = run_folds(stage, *stage_users, mech, folds_run, "coordinate");
+      epsilon_impl = std::max(epsilon_impl, run.epsilon_impl);
+      states = std::move(run.refine_states);
       used = stage.used_observations();
     }
     const std::vector<const server::aggregator*> views = views_of(states);
@@ -164,9 +125,9 @@ void simulate_kent_sparse(const mechanism_options& m, const user_level_run& r, c
         protocol.estimate_selected(selected, selected.empty() ? nullptr : &stage, views, confidence, &all);
     if (estimated != status::ok) fail("internal: no estimates: {}", describe(estimated));
   } else {
-    std::vector<uint64_t> everyone(data->devices());
-    for (uint64_t u = 0; u < everyone.size(); ++u) everyone[u] = u;
-    states = run_folds(protocol.dense(), *data, everyone, mech, r, &epsilon_impl);
+    fold_run run = run_folds(protocol.dense(), *data, mech, folds_run, "coordinate");
+    epsilon_impl = run.epsilon_impl;
+    states = std::move(run.refine_states);
     used = protocol.dense().used_observations();
     const std::vector<const server::aggregator*> views = views_of(states);
     const status estimated = protocol.estimate_thresholded(views, confidence, &all);

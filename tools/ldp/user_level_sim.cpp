@@ -95,18 +95,6 @@ truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double 
   return t;
 }
 
-// What run_folds leaves: every fold's refine aggregator and the totals of the release.
-struct fold_run {
-  std::vector<std::unique_ptr<server::aggregator>> refine_states;
-  double epsilon_impl = 0;  // the largest over the folds' blocks
-  uint64_t reports = 0;
-  nlohmann::ordered_json fingerprints = nlohmann::ordered_json::array();
-};
-
-// Every fold's two rounds in memory (M2, M3, M5): the users split by the protocol's assignment,
-// fold f's votes aggregated, its round-2 block built from them, its refine batch written to
-// fold_path(--out, f) (round 1's to fold_path(--round1-out, f)) and aggregated. `unit` names what a
-// fold reports in the log.
 fold_run run_folds(const server::user_level_protocol& protocol, const dataset& data, const tool_mechanism& mech,
                    const user_level_run& r, const char* unit) {
   const uint32_t folds = protocol.folds();
@@ -153,8 +141,9 @@ fold_run run_folds(const server::user_level_protocol& protocol, const dataset& d
         [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
     run.reports += run.refine_states[f]->reports();
     run.fingerprints.push_back(fmt::format("{:016x}", block.fingerprint));
-    fmt::print(r.log, "fold {} ({} {}): {}{} refine; wrote {}: {}\n", f, unit, f, voted,
-               format_count(refiners[f].size()), out, format_bytes(batch.bytes));
+    fmt::print(r.log, "fold {} ({} {}): {}{} refine; wrote {}: {}\n", f, unit,
+               block.params.get(wire::field::fold_coordinate), voted, format_count(refiners[f].size()), out,
+               format_bytes(batch.bytes));
   }
 
   return run;
