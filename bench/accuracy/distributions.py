@@ -16,25 +16,26 @@ estimate` (--runs times, seeds 1, 2, ...) and reports, averaged over the runs:
   range MSE   the mean squared error of the fraction of all ranges of width D / 10 buckets that start
               at a bucket edge (923 ranges), x 10^4
   W1          the Wasserstein-1 distance between the estimated and the true bucket distributions, in
-              the data's units (the estimate's negative masses clipped and the rest renormalised)
+              the data's units: the integral of |F-hat - F| with F-hat the estimated distribution
+              function made monotone and clipped to [0, 1] as the server's quantiles take it (G.4)
   q error     the mean absolute error of the 0.1, 0.25, 0.5, 0.75 and 0.9 quantiles, in the data's units
   coverage    the share of the range answers whose 95 % interval holds the truth
 
 The baseline `oue` is ldpkit's OUE over the bucket indices: ranges are sums of its bucket estimates
-(variance the sum of theirs), quantiles and W1 from its clipped, renormalised histogram.
+(variance the sum of theirs), quantiles and W1 from its distribution function as above.
 
     bench/accuracy/distributions.py --ldp build/host/tools/ldp --cache /tmp/vega --work /tmp/dist-work
 """
 import argparse
 import json
-import math
 import os
 import subprocess
-import tarfile
 from typing import Dict, List, Tuple
 
 import numpy as np
 import pandas as pd
+
+import vega
 
 BUCKETS = 1024
 WIDTH = BUCKETS // 10
@@ -43,24 +44,10 @@ MECHANISMS = ["square-wave", "hierarchical", "haar", "oue"]
 DATASETS = {"delay": (-60.0, 180.0), "distance": (0.0, 2400.0), "time": (0.0, 24.0)}
 
 
-def fetch(cache: str, name: str) -> str:
-    """The path of package/data/<name>, fetching vega-datasets 2.8.0 with npm when missing."""
-    target = os.path.join(cache, "package", "data", name)
-    if os.path.exists(target):
-        return target
-    os.makedirs(cache, exist_ok=True)
-    tgz = os.path.join(cache, "vega-datasets-2.8.0.tgz")
-    if not os.path.exists(tgz):
-        subprocess.run(["npm", "pack", "vega-datasets@2.8.0"], cwd=cache, check=True, stdout=subprocess.DEVNULL)
-    with tarfile.open(tgz) as archive:
-        archive.extract(f"package/data/{name}", cache)
-    return target
-
-
 def load(cache: str) -> Dict[str, np.ndarray]:
     """The three columns of the module docstring, as float arrays."""
-    flights = pd.read_csv(fetch(cache, "flights-3m.csv"))
-    times = pd.read_json(fetch(cache, "flights-200k.json"))
+    flights = pd.read_csv(vega.fetch(cache, "flights-3m.csv"))
+    times = pd.read_json(vega.fetch(cache, "flights-200k.json"))
     return {"delay": flights["delay"].to_numpy(float), "distance": flights["distance"].to_numpy(float),
             "time": times["time"].to_numpy(float)}
 
@@ -71,21 +58,19 @@ def buckets_of(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.minimum(np.floor((x - lo) / (hi - lo) * BUCKETS).astype(np.int64), BUCKETS - 1)
 
 
-def cdf_quantile(masses: np.ndarray, q: float, lo: float, hi: float) -> float:
-    """The smallest value where the piecewise-linear distribution function of the masses reaches q."""
-    cdf = np.concatenate([[0.0], np.cumsum(masses)])
-    k = int(np.searchsorted(cdf, q, side="left"))
+def monotone_cdf(masses: np.ndarray) -> np.ndarray:
+    """The distribution function at the D + 1 bucket edges as the server's quantiles take it (mechanisms.md
+    G.4): cumulative masses, made monotone by a running maximum and clipped to [0, 1]."""
+    return np.clip(np.maximum.accumulate(np.concatenate([[0.0], np.cumsum(masses)])), 0.0, 1.0)
+
+
+def cdf_quantile(cdf: np.ndarray, q: float, lo: float, hi: float) -> float:
+    """The smallest value where the piecewise-linear distribution function reaches q (as G.4)."""
+    k = int(np.argmax(cdf >= q)) if np.any(cdf >= q) else BUCKETS
     if k == 0:
         return lo
-    k = min(k, BUCKETS)
-    inside = (q - cdf[k - 1]) / masses[k - 1] if masses[k - 1] > 0 else 1.0
+    inside = (q - cdf[k - 1]) / (cdf[k] - cdf[k - 1]) if cdf[k] > cdf[k - 1] else 1.0
     return lo + (k - 1 + inside) * (hi - lo) / BUCKETS
-
-
-def clipped(masses: np.ndarray) -> np.ndarray:
-    """Negative masses set to 0, the rest renormalised to 1."""
-    m = np.maximum(masses, 0.0)
-    return m / m.sum() if m.sum() > 0 else np.full(BUCKETS, 1.0 / BUCKETS)
 
 
 def run(ldp: str, work: str, mechanism: str, epsilon: float, values: np.ndarray, lo: float, hi: float,
@@ -110,7 +95,7 @@ def run(ldp: str, work: str, mechanism: str, epsilon: float, values: np.ndarray,
         csum, vsum = np.concatenate([[0.0], np.cumsum(masses)]), np.concatenate([[0.0], np.cumsum(variances)])
         est = np.array([csum[k + WIDTH] - csum[k] for k in starts])
         sd = np.sqrt(np.array([vsum[k + WIDTH] - vsum[k] for k in starts]))
-        quantiles = np.array([cdf_quantile(clipped(masses), q, lo, hi) for q in QUANTILES])
+        quantiles = np.array([cdf_quantile(monotone_cdf(masses), q, lo, hi) for q in QUANTILES])
         return est, est - 1.96 * sd, est + 1.96 * sd, masses, quantiles
     data = os.path.join(work, "values.csv")
     np.savetxt(data, values, fmt="%.6f")
@@ -166,7 +151,7 @@ def main() -> int:
                                                             seed)
                     mse.append(float(np.mean((est - truth_ranges) ** 2)))
                     cover.append(float(np.mean((low <= truth_ranges) & (truth_ranges <= high))))
-                    w1.append(float(np.sum(np.abs(np.cumsum(clipped(masses)) - np.cumsum(truth_masses))) * step))
+                    w1.append(float(np.sum(np.abs(monotone_cdf(masses) - tcum)) * step))
                     qerr.append(float(np.mean(np.abs(quantiles - truth_q))))
                 print(f"| {name} | {epsilon:g} | {mechanism} | {1e4 * np.mean(mse):.3g} | {np.mean(w1):.3g} | "
                       f"{np.mean(qerr):.3g} | {np.mean(cover):.3f} |", flush=True)

@@ -29,27 +29,14 @@ import os
 import random
 import subprocess
 import sys
-import tarfile
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
+import vega
+
 ORACLES = ["grr", "sue", "oue", "olh", "blh", "hr", "hcms"]
 DELAY_CLASSES = 17
-
-
-def fetch_flights(cache: str) -> str:
-    """Returns the path of flights-3m.csv, fetching vega-datasets 2.8.0 with npm when missing."""
-    target = os.path.join(cache, "package", "data", "flights-3m.csv")
-    if os.path.exists(target):
-        return target
-    os.makedirs(cache, exist_ok=True)
-    tgz = os.path.join(cache, "vega-datasets-2.8.0.tgz")
-    if not os.path.exists(tgz):
-        subprocess.run(["npm", "pack", "vega-datasets@2.8.0"], cwd=cache, check=True, stdout=subprocess.DEVNULL)
-    with tarfile.open(tgz) as archive:
-        archive.extract("package/data/flights-3m.csv", cache)
-    return target
 
 
 def load_datasets(path: str) -> Dict[str, Tuple[np.ndarray, int]]:
@@ -154,7 +141,7 @@ def main() -> int:
     if args.peer:
         sys.path.insert(0, os.path.abspath(args.peer))
     os.makedirs(args.work, exist_ok=True)
-    data = load_datasets(fetch_flights(args.cache))
+    data = load_datasets(vega.fetch(args.cache, "flights-3m.csv"))
     results = {}
     print("| data | d | ε | oracle | ldpkit MSE | peer MSE | ldpkit / peer | ldpkit MSE / variance | 95 % coverage |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")

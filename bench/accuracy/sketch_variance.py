@@ -25,18 +25,9 @@ import json
 import math
 import os
 import subprocess
-import tarfile
 from typing import Dict, List, Sequence, Tuple
 
-
-def fetch_flights(work: str) -> str:
-    """Path of flights-3m.csv, after ``npm pack vega-datasets@2.8.0`` into ``work`` if needed."""
-    path = os.path.join(work, "package", "data", "flights-3m.csv")
-    if not os.path.exists(path):
-        subprocess.run(["npm", "pack", "vega-datasets@2.8.0"], cwd=work, check=True, capture_output=True)
-        with tarfile.open(os.path.join(work, "vega-datasets-2.8.0.tgz")) as tar:
-            tar.extract("package/data/flights-3m.csv", path=work)
-    return path
+import vega
 
 
 def write_items(rows: Sequence[str], path: str) -> int:
@@ -50,7 +41,7 @@ def write_items(rows: Sequence[str], path: str) -> int:
 
 def datasets(work: str) -> List[Tuple[str, str, int]]:
     """(name, items CSV, domain d) of the two categoricals."""
-    with open(fetch_flights(work)) as f:
+    with open(vega.fetch(work, "flights-3m.csv")) as f:
         flights = list(csv.DictReader(f))
     airport = os.path.join(work, "airport.csv")
     route = os.path.join(work, "route.csv")

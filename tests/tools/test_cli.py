@@ -74,7 +74,7 @@ WIRE_NAMES = {"vector-mean": "vector-duchi", "vector-mean/laplace": "vector-lapl
 # 8 x 64 family over 50 items is dense (16 d > k m), so they keep the average over families.
 VARIANCE_KINDS = {"flh": "average", "cms": "average", "hcms": "average", "duchi": "bound", "vector-mean": "bound",
                   "vector-mean/laplace": "bound", "sparse-projection": "bound", "l2-ball": "bound",
-                  "privunitg": "bound", "projunit": "average", "fastprojunit": "average"}
+                  "privunitg": "bound", "projunit": "average", "fastprojunit": "average", "square-wave": "bootstrap"}
 
 # Bound on RMSE / predicted RMSE over k estimates: each error is about normal with the predicted
 # variance (or less: some variances are conservative), so the ratio squared is at most a

@@ -32,9 +32,12 @@ distribution_report make_distribution_report(const server::aggregator& agg, cons
   distribution_report r;
   r.confidence = q.options.confidence;
   r.reports = agg.reports();
-  if (!q.ranges.empty()) require(d.ranges(q.ranges, q.options, &r.ranges), "ranges");
-  if (!q.quantiles.empty()) require(d.quantiles(q.quantiles, q.options, &r.quantiles), "quantiles");
-  if (q.density) require(d.density(q.options, &r.density), "density");
+  const server::distribution_query asked{q.ranges, q.quantiles, q.density};
+  server::distribution_answer found;
+  require(d.answer(asked, q.options, &found), "distribution");  // one fit of the model for every question
+  r.ranges = std::move(found.ranges);
+  r.quantiles = std::move(found.quantiles);
+  r.density = std::move(found.density);
   return r;
 }
 

@@ -40,19 +40,33 @@ class distribution_base : public distribution_aggregator {
   status ranges(span<const std::pair<double, double>> queries, const distribution_options& o,
                 std::vector<range_estimate>* out) const final {
     if (out == nullptr || !detail::valid_ranges(queries)) return status::invalid_argument;
-    return answer(o, out,
-                  [&](const range_model* m, double z) { return detail::answer_ranges(params_, m, queries, z); });
+    return from_model(o, out,
+                      [&](const range_model* m, double z) { return detail::answer_ranges(params_, m, queries, z); });
   }
 
   status quantiles(span<const double> qs, const distribution_options& o,
                    std::vector<quantile_estimate>* out) const final {
     if (out == nullptr || !detail::valid_quantiles(qs)) return status::invalid_argument;
-    return answer(o, out, [&](const range_model* m, double z) { return detail::answer_quantiles(params_, m, qs, z); });
+    return from_model(o, out,
+                      [&](const range_model* m, double z) { return detail::answer_quantiles(params_, m, qs, z); });
   }
 
   status density(const distribution_options& o, std::vector<density_estimate>* out) const final {
     if (out == nullptr) return status::invalid_argument;
-    return answer(o, out, [&](const range_model* m, double z) { return detail::answer_density(params_, m, z); });
+    return from_model(o, out, [&](const range_model* m, double z) { return detail::answer_density(params_, m, z); });
+  }
+
+  status answer(const distribution_query& q, const distribution_options& o, distribution_answer* out) const final {
+    if (out == nullptr || !detail::valid_ranges(q.ranges) || !detail::valid_quantiles(q.quantiles)) {
+      return status::invalid_argument;
+    }
+    return from_model(o, out, [&](const range_model* m, double z) {
+      distribution_answer a;
+      if (!q.ranges.empty()) a.ranges = detail::answer_ranges(params_, m, q.ranges, z);
+      if (!q.quantiles.empty()) a.quantiles = detail::answer_quantiles(params_, m, q.quantiles, z);
+      if (q.density) a.density = detail::answer_density(params_, m, z);
+      return a;
+    });
   }
 
  protected:
@@ -70,8 +84,8 @@ class distribution_base : public distribution_aggregator {
  private:
   // Without reports there is no model (every estimate is NaN); `make` answers from the model.
   template <class Result, class Make>
-  status answer(const distribution_options& o, std::vector<Result>* out, Make make) const {
-    out->clear();
+  status from_model(const distribution_options& o, Result* out, Make make) const {
+    *out = Result{};
     if (!(o.confidence >= 0 && o.confidence <= 1)) return status::invalid_argument;
     try {
       std::unique_ptr<range_model> m;
@@ -82,7 +96,7 @@ class distribution_base : public distribution_aggregator {
       *out = make(m.get(), detail::confidence_z(o.confidence));
       return status::ok;
     } catch (...) {  // std::bad_alloc, std::length_error
-      out->clear();
+      *out = Result{};
       return status::overflow;
     }
   }

@@ -28,7 +28,6 @@ derived_params fail() {
 using detail::finish;
 using detail::set_range;
 
-
 bool magnitude_fits(int64_t v) { return v >= -laplace_max_magnitude && v <= laplace_max_magnitude; }
 
 derived_params make_scaled(params p, double epsilon) {

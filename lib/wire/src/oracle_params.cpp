@@ -6,9 +6,9 @@
 #include "derivation.h"
 #include "ldp/base/bits.h"
 #include "ldp/wire/det_math.h"
+#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/kent_support_params.h"
-#include "ldp/wire/distribution_params.h"
 #include "ldp/wire/string_params.h"
 
 namespace ldp::wire {

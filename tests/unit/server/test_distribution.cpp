@@ -439,3 +439,47 @@ TEST_CASE("distribution: every form answers through the aggregator, NaN while a 
     CHECK(total == doctest::Approx(2001));  // the buckets add up to n
   }
 }
+
+TEST_CASE("distribution: answer() gives every question what its own call gives, from one model") {
+  for (const params& p : distribution_blocks()) {
+    CAPTURE(ldp::wire::mechanism_name(p.mech));
+    distribution a = make_distribution(p);
+    for (const bytes& b : fleet(p, "distribution answer", 1500)) REQUIRE(a->add_report(b) == status::ok);
+    distribution_options o;
+    o.bootstrap = 16;
+    o.seed = 7;
+    ldp::server::distribution_query q;
+    q.ranges = {{-1, 0.25}, {-0.5, 0.5}};
+    q.quantiles = {0.25, 0.75};
+    q.density = true;
+    ldp::server::distribution_answer all;
+    REQUIRE(a->answer(q, o, &all) == status::ok);
+    std::vector<range_estimate> r;
+    std::vector<ldp::server::quantile_estimate> qs;
+    std::vector<ldp::server::density_estimate> d;
+    REQUIRE(a->ranges(q.ranges, o, &r) == status::ok);
+    REQUIRE(a->quantiles(q.quantiles, o, &qs) == status::ok);
+    REQUIRE(a->density(o, &d) == status::ok);
+    REQUIRE(all.ranges.size() == r.size());
+    REQUIRE(all.quantiles.size() == qs.size());
+    REQUIRE(all.density.size() == d.size());
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      CHECK(all.ranges[i].estimate == r[i].estimate);
+      CHECK(all.ranges[i].variance == r[i].variance);
+    }
+    for (std::size_t i = 0; i < qs.size(); ++i) {
+      CHECK(all.quantiles[i].value == qs[i].value);
+      CHECK(all.quantiles[i].ci_low == qs[i].ci_low);
+      CHECK(all.quantiles[i].ci_high == qs[i].ci_high);
+    }
+    for (std::size_t i = 0; i < d.size(); ++i) CHECK(all.density[i].ci_high == d[i].ci_high);
+    // Parts not asked for stay empty; a bad quantile refuses the whole call.
+    q.density = false;
+    q.ranges.clear();
+    REQUIRE(a->answer(q, o, &all) == status::ok);
+    CHECK(all.ranges.empty());
+    CHECK(all.density.empty());
+    q.quantiles.push_back(1.5);
+    CHECK(a->answer(q, o, &all) == status::invalid_argument);
+  }
+}

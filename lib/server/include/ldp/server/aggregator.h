@@ -28,10 +28,10 @@ struct group_state;
 // gives). The plug-ins of unknown counts or means, which every family uses, do not change
 // the kind.
 enum class variance_kind : uint8_t {
-  exact,    // the closed form of the implemented mechanism, conditional on every public value in use
-            // (hash family, rotation, public seeds, windows)
-  average,  // an average over a public value the server knows but does not condition on
-  bound,    // an upper bound of the closed form
+  exact,      // the closed form of the implemented mechanism, conditional on every public value in use
+              // (hash family, rotation, public seeds, windows)
+  average,    // an average over a public value the server knows but does not condition on
+  bound,      // an upper bound of the closed form
   bootstrap,  // no closed form: a parametric bootstrap's spread at the fitted model (square-wave's EMS,
               // docs/mechanisms.md G.1)
 };

@@ -57,6 +57,20 @@ struct density_estimate {
   double ci_high = 0;
 };
 
+// Several questions of one state (each part optional), answered from one fit of its model: square-wave's
+// EMS and bootstrap run once rather than once per kind of question.
+struct distribution_query {
+  std::vector<std::pair<double, double>> ranges;
+  std::vector<double> quantiles;
+  bool density = false;
+};
+
+struct distribution_answer {
+  std::vector<range_estimate> ranges;
+  std::vector<quantile_estimate> quantiles;
+  std::vector<density_estimate> density;
+};
+
 class distribution_aggregator : public aggregator {
  public:
   // As aggregator::create / deserialize, for square-wave, hierarchical and haar blocks;
@@ -76,6 +90,10 @@ class distribution_aggregator : public aggregator {
                                          std::vector<quantile_estimate>* out) const = 0;
   // The D buckets' densities, as ranges().
   [[nodiscard]] virtual status density(const distribution_options& o, std::vector<density_estimate>* out) const = 0;
+  // Every question of q, as the three calls above would answer them, from one model (out's parts
+  // that q does not ask for are empty).
+  [[nodiscard]] virtual status answer(const distribution_query& q, const distribution_options& o,
+                                      distribution_answer* out) const = 0;
 
  protected:
   using aggregator::aggregator;

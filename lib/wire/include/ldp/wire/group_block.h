@@ -17,14 +17,12 @@ namespace ldp::wire {
 // The groups G of a group_round block (0 for other blocks).
 [[nodiscard]] constexpr uint32_t group_count(const params& p) noexcept {
   if (kind_of(p.mech) != payload_kind::group_round) return 0;
-  return in_family(p.mech, mechanism_family::string_discovery) ? string_groups(p)
-                                                                           : distribution_levels(p);
+  return in_family(p.mech, mechanism_family::string_discovery) ? string_groups(p) : distribution_levels(p);
 }
 
 // The inner oracle's block of a group_round block.
 [[nodiscard]] constexpr params group_inner_block(const params& p) noexcept {
-  return in_family(p.mech, mechanism_family::string_discovery) ? string_inner_block(p)
-                                                                           : distribution_inner_block(p);
+  return in_family(p.mech, mechanism_family::string_discovery) ? string_inner_block(p) : distribution_inner_block(p);
 }
 
 }  // namespace ldp::wire

@@ -75,8 +75,8 @@ enum class payload_kind : uint8_t {
   sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
   unit_vector,       // d int16 coordinates: l2_ball's unit direction times 2^14, privunitg's Z / 2^15
   projected_unit,    // 64-bit projection seed + k int16 coordinates: projunit, fastprojunit
-  group_round,  // group in [0, G) + the inner oracle's payload: pem, hierarchical, haar (hash_bucket), treehist
-                // (sketch_cell), sfp (sketch_row)
+  group_round,       // group in [0, G) + the inner oracle's payload: pem, hierarchical, haar (hash_bucket), treehist
+                     // (sketch_cell), sfp (sketch_row)
   seeded_value,      // 64-bit seed + one zigzag varint: kent_support (the seed of its public signs, the noisy sum)
 };
 
@@ -92,7 +92,7 @@ enum class mechanism_family : uint8_t {
   winsorized_sums,    // C.2 round 2: the rotated mean clipped to the windows (server/winsorized.h)
   unit_vector,        // B.6: vectors in an L2 ball, reported as a scaled direction (server/unit_vector.h)
   string_discovery,   // F: byte strings, one group's derived item through an inner oracle (server/string_discovery.h)
-  distribution,       // G: values in a range, as a histogram of buckets: densities, ranges, quantiles (server/distribution.h)
+  distribution,  // G: values in a range, as a histogram of buckets: densities, ranges, quantiles (server/distribution.h)
   user_level_support,  // C.1 P4: a user's hashed support vote (server/kent_support.h)
 };
 
@@ -105,7 +105,7 @@ enum class mean_member : uint8_t { laplace, laplace_vector, duchi };            
 enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
 enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
 enum class string_member : uint8_t { pem, treehist, sfp };                                        // F.2-F.4
-enum class distribution_member : uint8_t { square_wave, hierarchical, haar };                    // G.1-G.3
+enum class distribution_member : uint8_t { square_wave, hierarchical, haar };                     // G.1-G.3
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {

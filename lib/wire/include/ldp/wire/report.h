@@ -11,9 +11,9 @@
 
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
+#include "ldp/wire/group_block.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/params.h"
-#include "ldp/wire/group_block.h"
 
 namespace ldp::wire {
 
