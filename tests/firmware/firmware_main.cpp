@@ -244,6 +244,28 @@ int main() {
     return 71;
   }
   sink = refine_report[report_size - 1];
+  // Kent M4a's support vote (docs/mechanisms.md C.1 P4) on the same observations as 6 coordinates:
+  // the at most 2 whose local mean over the first 16 reaches 1/8, hashed with the public signs of
+  // the report's seed, plus discrete Laplace noise of scale 2 s / alpha = 4 (alpha = 1).
+  constexpr ldp::wire::params support = [] {
+    ldp::wire::params p;
+    p.mech = ldp::wire::mechanism::kent_support;
+    p.set(ldp::wire::field::domain, 6).set(ldp::wire::field::sparsity, 2);
+    p.set(ldp::wire::field::observations, 16).set(ldp::wire::field::vote_threshold, 8192);
+    p.set(ldp::wire::field::frac_bits, 16).set_signed(ldp::wire::field::clip_lo, -65536);
+    p.set_signed(ldp::wire::field::clip_hi, 65536);
+    p.set(ldp::wire::field::scale_num, 4 * 65536 + 1).set(ldp::wire::field::scale_den, 65536);
+    return p;
+  }();
+  alignas(ldp::device::workspace_alignment)
+      std::byte support_workspace[ldp::device::kent_support_context::workspace_size(support)];
+  unsigned char support_report[ldp::wire::max_report_size(support)];
+  ldp::device::kent_support_context supporter;
+  if (ldp::device::kent_support_context::init(support_workspace, support, &supporter) != ldp::status::ok ||
+      supporter.randomize(observations, rng, support_report, report, &report_size) != ldp::status::ok) {
+    return 72;
+  }
+  sink = support_report[report_size - 1];
   // String-discovery reports (docs/mechanisms.md F) from blocks derived on the device: a pem word of
   // at most 16 bytes (OLH, 8 bits a group, no workspace) and an sfp word of at most 8 bytes (CMS with
   // 16 rows of 256 columns: 32 bytes of sign bits); the group first, then the inner oracle's report.

@@ -101,6 +101,7 @@ mechanism representative(payload_kind k) {
     case payload_kind::unit_vector: return mechanism::l2_ball;
     case payload_kind::projected_unit: return mechanism::projunit;
     case payload_kind::group_round: return mechanism::pem;
+    case payload_kind::seeded_value: return mechanism::kent_support;
   }
   return mechanism::none;
 }
@@ -190,7 +191,7 @@ std::vector<golden_case> all_cases() {
           status::ok);
 
   // Every kind: one byte short, one byte extra, and the three header checks.
-  for (int k = 0; k <= static_cast<int>(payload_kind::group_round); ++k) {
+  for (int k = 0; k <= static_cast<int>(payload_kind::seeded_value); ++k) {
     const mechanism m = representative(static_cast<payload_kind>(k));
     const bytes valid = example(params(m));
     bytes shorter(valid.begin(), valid.end() - 1), longer = valid;
@@ -344,6 +345,14 @@ std::vector<golden_case> all_cases() {
           status::malformed_report);
   payload(mechanism::kent_refine, "unterminated_varint", "a varint whose last byte has the continuation bit",
           builder().raw({0x90, 0x80}), status::wrong_length);
+
+  // seeded_value: an 8-byte seed, then one canonical zigzag varint (Kent M4a's vote, C.1 P4).
+  payload(mechanism::kent_support, "valid_extremes", "seed 2^64 - 1, value INT64_MIN",
+          builder().le(0xffffffffffffffffu, 8).varint(std::numeric_limits<int64_t>::min()), status::ok);
+  payload(mechanism::kent_support, "overlong_varint", "seed 7, value 0 as 80 00", builder().le(7, 8).raw({0x80, 0x00}),
+          status::malformed_report);
+  payload(mechanism::kent_support, "seed_only", "the 8-byte seed without its value", builder().le(7, 8),
+          status::wrong_length);
 
   // fixed_vector: d = 4 varints.
   payload(mechanism::laplace_vector, "overlong_varint", "third of four entries encoded as 80 00",

@@ -169,6 +169,12 @@ wire::params example_params(mechanism m) {
       p.set(field::threshold_bits, 32).set(field::threshold_keep, 2613049760u).set(field::cap_threshold, 23396352u);
       p.set(field::output_scale, m == mechanism::projunit ? 92320109879u : 89755662383u).set(field::projection_dim, 4);
       break;
+    case mechanism::kent_support:
+      // d = 1000, s = 4, T~ = 64, tau = 1/4 on [-1, 1]; t = 2 s / alpha = 8 at alpha 1 (C.1 P4).
+      p.set(field::domain, 1000).set(field::sparsity, 4).set(field::observations, 64);
+      p.set(field::vote_threshold, 16384).set(field::scale_num, 8 * 65536 + 1).set(field::scale_den, 65536);
+      range();
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;
@@ -220,6 +226,10 @@ example_report make_report(const wire::params& p, unsigned variant) {
       for (uint64_t i = 0; i < unit_payload_count(p); ++i)
         e.values.push_back(static_cast<int64_t>(i * 3000) - 10000 + static_cast<int64_t>(v));
       r.values = e.values;
+      break;
+    case wire::payload_kind::seeded_value:
+      r.seed = 0x5eed5eed00000000u + v;
+      r.value = (v % 2 ? -1 : 1) * static_cast<int64_t>(7 + 3 * v);
       break;
     case wire::payload_kind::bit: r.bit = static_cast<uint8_t>(1 - (v & 1)); break;
     case wire::payload_kind::coordinate_bit:
@@ -308,6 +318,10 @@ std::string describe(const wire::params& p, const wire::report& r) {
       add("bit", std::to_string(r.bit));
       break;
     case wire::payload_kind::fixed_value: add("value", std::to_string(r.value)); break;
+    case wire::payload_kind::seeded_value:
+      add("seed", std::to_string(r.seed));
+      add("value", std::to_string(r.value));
+      break;
     case wire::payload_kind::fixed_vector:
     case wire::payload_kind::projected_unit:
     case wire::payload_kind::unit_vector: {

@@ -53,6 +53,7 @@ const char* field_name(field f) {
     case field::prefix_bits: return "prefix_bits";
     case field::branching: return "branching";
     case field::basis: return "basis";
+    case field::vote_threshold: return "vote_threshold";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }
@@ -60,7 +61,7 @@ const char* field_name(field f) {
 // Fixed-point fields (value * 2^frac_bits), printed also as reals.
 bool is_fixed_point(field f) {
   return f == field::clip_lo || f == field::clip_hi || f == field::interval_lo || f == field::interval_hi ||
-         f == field::radius;
+         f == field::radius || f == field::vote_threshold;
 }
 
 }  // namespace

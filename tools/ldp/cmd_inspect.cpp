@@ -74,6 +74,7 @@ std::string describe_report(const wire::params& p, const wire::report& r) {
     case wire::payload_kind::sketch_cell:
       return fmt::format("row={} column={} sign={}", r.index, r.column, r.bit ? "+1" : "-1");
     case wire::payload_kind::fixed_value: return fmt::format("value={}", r.value);
+    case wire::payload_kind::seeded_value: return fmt::format("seed={:016x} value={}", r.seed, r.value);
     case wire::payload_kind::bit: return fmt::format("bit={}", r.bit);
     case wire::payload_kind::coordinate_bit: return fmt::format("coordinate={} bit={}", r.index, r.bit);
     case wire::payload_kind::coordinate_value: return fmt::format("coordinate={} value={}", r.index, r.value);

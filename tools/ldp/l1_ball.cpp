@@ -21,7 +21,8 @@ bool projects_onto_l1_ball(wire::mechanism m) {
     case device::family::user_level:
     case device::family::winsorized:
     case device::family::string:
-    case device::family::distribution: return false;
+    case device::family::distribution:
+    case device::family::kent_support: return false;  // scores of the support vote, not a vector (C.1 P4)
   }
   return false;  // a value outside the enumeration
 }

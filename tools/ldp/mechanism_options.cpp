@@ -234,8 +234,9 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"fastprojunit", input_kind::vector, "--dim --radius", "--projection-dim --frac-bits",
      "--dim d --radius r [--projection-dim k] [--frac-bits f]"},
     {"kent", input_kind::observations, "--range --observations",
-     "--dim --ball --plan --cap --frac-bits --public-seed --density",
-     "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P] | --density] "
+     "--dim --ball --plan --cap --frac-bits --public-seed --sparse --sparse-method --density",
+     "--range lo:hi --observations T [--dim d [--ball linf|l2] [--public-seed P] "
+     "[--sparse s [--sparse-method choose|select|threshold]] | --density] "
      "[--plan choose|two-stage|single-stage] [--cap T*] [--frac-bits f]"},
     {"sparse-projection", input_kind::sparse, "--dim --sparsity --radius", "--delta --frac-bits",
      "--dim d --sparsity s --radius L [--delta D] [--frac-bits f]"},
@@ -332,6 +333,10 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
                      ->check(CLI::IsMember({"choose", "two-stage", "single-stage"}))},
       {"--sparsity",
        app.add_option("--sparsity", o.sparsity, "sparse-projection: non-zero coordinates s a device keeps")},
+      {"--sparse", app.add_option("--sparse", o.sparse, "kent with --dim d: the mean is s-sparse (M4)")},
+      {"--sparse-method", app.add_option("--sparse-method", o.sparse_method,
+                                         "kent --sparse: choose (default: the rule), select (M4a) or threshold (M4b)")
+                              ->check(CLI::IsMember({"choose", "select", "threshold"}))},
       {"--delta", app.add_option("--delta", o.delta,
                                  "sparse-projection, winsorized-mean: delta of (epsilon, delta)-DP (default 0: pure)")},
       {"--tau", app.add_option("--tau", o.tau,

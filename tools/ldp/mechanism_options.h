@@ -82,6 +82,11 @@ struct mechanism_options {
   uint32_t branching = 0;                                 // hierarchical: B (0: wire::default_branching)
   int64_t half_width = -1;                                // square-wave: b (-1: wire::square_wave_half_width)
 
+  // kent --sparse s (M4, s-sparse means): s (0: none) and the method, choose, select (M4a) or
+  // threshold (M4b).
+  uint32_t sparse = 0;
+  std::string sparse_method = "choose";
+
   // Set by add_mechanism_options: which options the command line gave, and whether the values
   // above are defaults that stand for missing required options (the demo).
   std::vector<std::pair<const char*, CLI::Option*>> given;

@@ -8,6 +8,7 @@
 #include "ldp/base/int128.h"
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
+#include "ldp/device/kent_support.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
 #include "ldp/device/sparse_projection.h"
@@ -145,6 +146,7 @@ using winsorized_program = context_program<device::winsorized_context, device_in
 using unit_vector_program = context_program<device::unit_vector_context, device_input>;
 using projected_unit_program = context_program<device::projected_unit_context, device_input>;
 using string_program = context_program<device::string_context, string_input>;
+using kent_support_program = context_program<device::kent_support_context, device_input>;
 
 // kent-vote, kent-refine: the device's T observations.
 class user_level_program final : public context_program<device::user_level_context, device_input> {
@@ -189,6 +191,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::projected_unit: return std::make_unique<projected_unit_program>(p, device_input(p, data));
     case device::family::string: return std::make_unique<string_program>(p, string_input(data));
     case device::family::distribution: return std::make_unique<distribution_program>(p, value_input(p, data));
+    case device::family::kent_support: return std::make_unique<kent_support_program>(p, device_input(p, data));
     case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));

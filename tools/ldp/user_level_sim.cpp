@@ -15,6 +15,7 @@
 #include "estimates.h"
 #include "files.h"
 #include "fleet.h"
+#include "kent_sparse_sim.h"
 #include "ldp/server/user_level.h"
 #include "mechanism_options.h"
 #include "output.h"
@@ -75,9 +76,8 @@ class ball_view final : public dataset {
   double radius_;
 };
 
-// The mean over users of their local means of the first `used` observations, each coordinate
-// clamped to [lo, hi], in real arithmetic (the devices' fixed-point rounding moves it by at most
-// 2^-f per coordinate).
+}  // namespace
+
 truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double lo, double hi) {
   truth_table t;
   t.means = true;
@@ -95,18 +95,6 @@ truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double 
   return t;
 }
 
-// What run_folds leaves: every fold's refine aggregator and the totals of the release.
-struct fold_run {
-  std::vector<std::unique_ptr<server::aggregator>> refine_states;
-  double epsilon_impl = 0;  // the largest over the folds' blocks
-  uint64_t reports = 0;
-  nlohmann::ordered_json fingerprints = nlohmann::ordered_json::array();
-};
-
-// Every fold's two rounds in memory (M2, M3, M5): the users split by the protocol's assignment,
-// fold f's votes aggregated, its round-2 block built from them, its refine batch written to
-// fold_path(--out, f) (round 1's to fold_path(--round1-out, f)) and aggregated. `unit` names what a
-// fold reports in the log.
 fold_run run_folds(const server::user_level_protocol& protocol, const dataset& data, const tool_mechanism& mech,
                    const user_level_run& r, const char* unit) {
   const uint32_t folds = protocol.folds();
@@ -153,12 +141,15 @@ fold_run run_folds(const server::user_level_protocol& protocol, const dataset& d
         [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); });
     run.reports += run.refine_states[f]->reports();
     run.fingerprints.push_back(fmt::format("{:016x}", block.fingerprint));
-    fmt::print(r.log, "fold {} ({} {}): {}{} refine; wrote {}: {}\n", f, unit, f, voted,
-               format_count(refiners[f].size()), out, format_bytes(batch.bytes));
+    fmt::print(r.log, "fold {} ({} {}): {}{} refine; wrote {}: {}\n", f, unit,
+               block.params.get(wire::field::fold_coordinate), voted, format_count(refiners[f].size()), out,
+               format_bytes(batch.bytes));
   }
 
   return run;
 }
+
+namespace {
 
 // M2 (--ball linf) and M3 (--ball l2) for --dim d > 1: every fold's two rounds in memory, fold f's
 // batches in fold_path(--out, f) (and fold_path(--round1-out, f)), the d estimates combined by the
@@ -404,6 +395,8 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   if (m.observations < 1) fail("--observations must be at least 1, got {}", m.observations);
   if (m.frac_bits > 62) fail("--frac-bits must be at most 62, got {}", m.frac_bits);
   if (given(m, "--dim") && m.dim < 1) fail("--dim must be at least 1, got {}", m.dim);
+  if (given(m, "--sparse-method") && m.sparse == 0) fail("--sparse-method applies to kent --sparse s only");
+  if (m.sparse > 0) return simulate_kent_sparse(m, r, mech, lo, hi);  // M4 (C.1)
   if (m.density) return simulate_density(m, r, mech, lo, hi);
   if (m.dim > 1) return simulate_folds(m, r, mech, lo, hi);
   if (!m.ball.empty()) fail("--ball applies to kent with --dim d > 1 only");

@@ -12,11 +12,18 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "datasets.h"
 #include "ldp/base/span.h"
+#include "ldp/server/aggregator.h"
+#include "ldp/server/user_level.h"
 #include "mechanism_options.h"
+#include "truth.h"
 
 namespace ldp::tools {
 
@@ -43,6 +50,28 @@ struct user_level_run {
 std::unique_ptr<dataset> run_dataset(const user_level_run& r, const data_shape& shape);
 
 void simulate_user_level(const mechanism_options& m, const user_level_run& r);
+
+// What run_folds leaves: every fold's refine aggregator and the totals of the release.
+struct fold_run {
+  std::vector<std::unique_ptr<server::aggregator>> refine_states;
+  double epsilon_impl = 0;  // the largest over the folds' blocks
+  uint64_t reports = 0;
+  nlohmann::ordered_json fingerprints = nlohmann::ordered_json::array();
+};
+
+// Every fold's two rounds in memory, for every protocol made of M2 folds (M2, M3, M5, and M4's M2
+// stages in kent_sparse_sim.cpp): the users of `data` split by the protocol's assignment (user u is
+// the protocol's user u), fold f's votes aggregated, its round-2 block built from them, its refine
+// batch written to --out with ".fold<f>" (round 1's to --round1-out with ".fold<f>" when given) and
+// aggregated, with fold f's seed S_f (docs/cli.md "kent with --dim"). The log names each fold's
+// coordinate (its block's fold_coordinate) as `unit`.
+fold_run run_folds(const server::user_level_protocol& protocol, const dataset& data, const tool_mechanism& mech,
+                   const user_level_run& r, const char* unit);
+
+// The mean over users of their local means of the first `used` observations (d reals each), each
+// coordinate clamped to [lo, hi], in real arithmetic (the devices' fixed-point rounding moves it
+// by at most 2^-f per coordinate).
+truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double lo, double hi);
 
 }  // namespace ldp::tools
 

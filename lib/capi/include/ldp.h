@@ -87,7 +87,8 @@ enum ldp_mechanism_id {
   LDP_MECH_SFP = 31,
   LDP_MECH_SQUARE_WAVE = 32,
   LDP_MECH_HIERARCHICAL = 33,
-  LDP_MECH_HAAR = 34
+  LDP_MECH_HAAR = 34,
+  LDP_MECH_KENT_SUPPORT = 35 /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
@@ -301,7 +302,9 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
 /* kent-vote or kent-refine (docs/mechanisms.md C.1, the user-level protocols): the one report of a
  * device holding `count` fixed-point observations (d coordinates each, one observation after the
  * other; d = 1 for a scalar) in the round the block names; only the first `observations` of the
- * block count. Round 1 votes for the cell of the local mean, round 2 adds noise to it. */
+ * block count. Round 1 votes for the cell of the local mean, round 2 adds noise to it.
+ * kent-support (C.1 P4, Kent M4a's round 1): the hashed vote for the at most s coordinates whose
+ * local mean reaches the block's threshold; its workspace holds d sign bits and s entries. */
 ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,
                                       void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
                                       size_t* written) LDP_NOEXCEPT;

@@ -11,6 +11,7 @@
 #include "ldp/device/context.h"
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
+#include "ldp/device/kent_support.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
 #include "ldp/device/string.h"
@@ -69,6 +70,7 @@ std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
     case family::projected_unit: return ldp::device::projected_unit_context::workspace_size(p);
     case family::string: return ldp::device::string_context::workspace_size(p);
     case family::distribution: return ldp::device::distribution_context::workspace_size(p);
+    case family::kent_support: return ldp::device::kent_support_context::workspace_size(p);
     case family::none:
     case family::sparse_projection:
     case family::winsorized: return 0;  // no randomizer of ldp.h takes these blocks
@@ -350,6 +352,10 @@ ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, co
                                       size_t* written) noexcept {
   const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
   if (!call.ok || (observations == nullptr && count != 0)) return code(status::invalid_argument);
+  if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::kent_support) {  // C.1 M4a's vote
+    return randomize_with<ldp::device::kent_support_context>(call, ldp::span<const int64_t>(observations, count),
+                                                             workspace, workspace_size, out, capacity, written);
+  }
   return randomize_with<ldp::device::user_level_context>(call, ldp::span<const int64_t>(observations, count), workspace,
                                                          workspace_size, out, capacity, written);
 }

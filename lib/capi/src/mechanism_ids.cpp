@@ -46,6 +46,7 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_SQUARE_WAVE, "square-wave"},
     {LDP_MECH_HIERARCHICAL, "hierarchical"},
     {LDP_MECH_HAAR, "haar"},
+    {LDP_MECH_KENT_SUPPORT, "kent-support"},
 };
 
 constexpr bool every_constant_is_its_row() {

@@ -76,7 +76,7 @@ status user_level_protocol::create(const user_level_config& given, user_level_pr
     p.config_ = c;
     const uint32_t d = c.dimension;
     if (!wire::valid_epsilon(c.alpha) || c.observations == 0 || !(c.c_h > 0) || !(c.lo < c.hi) || d == 0 ||
-        d > (uint32_t{1} << 30)) {
+        d > (uint32_t{1} << 30) || (c.method != user_level_method::m2 && !c.coordinates.empty())) {
       return status::invalid_argument;
     }
     switch (c.method) {
@@ -84,7 +84,14 @@ status user_level_protocol::create(const user_level_config& given, user_level_pr
         if (d != 1) return status::invalid_argument;
         p.folds_ = 1;
         break;
-      case user_level_method::m2:
+      case user_level_method::m2: {
+        const std::vector<uint32_t>& cs = c.coordinates;
+        for (std::size_t i = 0; i < cs.size(); ++i) {
+          if (cs[i] >= d || (i > 0 && cs[i] <= cs[i - 1])) return status::invalid_argument;
+        }
+        p.folds_ = cs.empty() ? d : static_cast<uint32_t>(cs.size());
+        break;
+      }
       case user_level_method::m5: p.folds_ = d; break;
       case user_level_method::m3:
         if (c.lo != -c.hi) return status::invalid_argument;
@@ -162,7 +169,7 @@ wire::kent_shape user_level_protocol::shape(uint32_t fold) const noexcept {
   s.observations = used_;
   if (config_.method != user_level_method::m1) {
     s.vector_dim = config_.dimension;
-    s.fold_coordinate = fold;
+    s.fold_coordinate = coordinate(fold);
   }
   if (config_.method == user_level_method::m3) {
     s.hadamard_dim = folds_;
@@ -212,7 +219,7 @@ status user_level_protocol::estimate_all(span<const aggregator* const> refines, 
       const std::vector<estimate> one = refines[f]->estimate_all(confidence);
       if (one.size() != 1) return status::overflow;
       folds[f] = one[0];
-      folds[f].item = f;
+      folds[f].item = coordinate(f);
     }
     if (config_.method != user_level_method::m3) {
       *out = std::move(folds);

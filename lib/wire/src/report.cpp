@@ -25,6 +25,7 @@ uint64_t index_bound(const params& p) {
     case payload_kind::unit_vector:
     case payload_kind::projected_unit:
     case payload_kind::sparse_pairs:
+    case payload_kind::seeded_value:
     case payload_kind::group_round: break;  // the group's bound, then the inner block's (below)
   }
   return 0;
@@ -82,6 +83,7 @@ status encode_fields(const params& p, const report& r, writer& w) {
     case payload_kind::unit_vector:
     case payload_kind::projected_unit:
     case payload_kind::sparse_pairs:
+    case payload_kind::seeded_value:
     case payload_kind::group_round: break;
   }
   switch (kind) {
@@ -101,6 +103,10 @@ status encode_fields(const params& p, const report& r, writer& w) {
     case payload_kind::coordinate_bit:
       if (r.bit > 1) return status::out_of_range;
       w.put_le(r.bit, 1);
+      break;
+    case payload_kind::seeded_value:
+      w.put_le(r.seed, 8);
+      w.put_varint(r.value);
       break;
     case payload_kind::fixed_value:
     case payload_kind::coordinate_value: w.put_varint(r.value); break;
@@ -201,7 +207,9 @@ void read_fields(const params& p, reader& in, report& r) {
     return;
   }
   const uint64_t bound = index_bound(p);
-  if (kind == payload_kind::hash_bucket || kind == payload_kind::projected_unit) r.seed = in.get_le(8);
+  if (kind == payload_kind::hash_bucket || kind == payload_kind::projected_unit || kind == payload_kind::seeded_value) {
+    r.seed = in.get_le(8);
+  }
   if (bound != 0) {
     const uint64_t index = in.get_le(index_bytes(bound));
     if (in.error == status::ok && index >= bound) in.fail(status::out_of_range);
@@ -230,7 +238,8 @@ void read_fields(const params& p, reader& in, report& r) {
       break;
     }
     case payload_kind::fixed_value:
-    case payload_kind::coordinate_value: r.value = in.get_varint(); break;
+    case payload_kind::coordinate_value:
+    case payload_kind::seeded_value: r.value = in.get_varint(); break;
     case payload_kind::fixed_vector: {
       const unsigned char* first = in.at;
       const uint64_t d = p.get(field::domain);

@@ -88,6 +88,9 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
       if (m != mechanism::sfp) p.set(field::prefix_bits, uint64_t{1} << pick(0, 3));
       break;
     }
+    case payload_kind::seeded_value:  // kent-support: d and s (the payload does not depend on them)
+      p.set(field::domain, d).set(field::sparsity, pick(1, 40));
+      break;
     case payload_kind::fixed_value:
     case payload_kind::bit: break;  // no size to draw: the example's range stays
   }
@@ -127,6 +130,10 @@ ldp::test::example_report random_report(const ldp::wire::params& p, ldp::random:
       r.bit = static_cast<uint8_t>(below(2));
       break;
     case payload_kind::fixed_value: r.value = any_value(); break;
+    case payload_kind::seeded_value:
+      r.seed = rng.next_u64();
+      r.value = any_value();
+      break;
     case payload_kind::fixed_vector:
       e.values.clear();
       for (uint64_t i = 0; i < d; ++i) e.values.push_back(any_value());
@@ -189,7 +196,8 @@ TEST_CASE("property: random parameters and payloads survive encode and decode") 
       CHECK(bytes.size() <= ldp::wire::max_report_size(p));
       const payload_kind kind = ldp::wire::kind_of(m);
       const bool fixed_size = kind != payload_kind::fixed_value && kind != payload_kind::fixed_vector &&
-                              kind != payload_kind::coordinate_value && kind != payload_kind::sparse_pairs;
+                              kind != payload_kind::coordinate_value && kind != payload_kind::sparse_pairs &&
+                              kind != payload_kind::seeded_value;
       if (fixed_size) CHECK(bytes.size() == ldp::wire::max_report_size(p));
       ldp::wire::report r;
       REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), bytes, &r) == status::ok);

@@ -5,6 +5,8 @@
 #include "ldp/server/central.h"
 #include "ldp/server/distribution.h"
 #include "ldp/server/frequency.h"
+#include "ldp/server/kent_sparse.h"
+#include "ldp/server/kent_support.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/string_discovery.h"
 #include "ldp/server/threads.h"

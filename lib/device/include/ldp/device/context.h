@@ -33,6 +33,7 @@ enum class family : uint8_t {
   projected_unit,  // the unit-vector family's projunit and fastprojunit (projected_unit.h)
   string,          // pem, treehist and sfp (string.h)
   distribution,    // square-wave, hierarchical and haar (distribution.h)
+  kent_support,    // Kent M4a's support vote (kent_support.h)
 };
 
 // Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
@@ -64,6 +65,7 @@ enum class family : uint8_t {
       }
       break;
     case wire::mechanism_family::string_discovery: return family::string;
+    case wire::mechanism_family::user_level_support: return family::kent_support;
     case wire::mechanism_family::distribution: return family::distribution;
   }
   return family::none;  // a value outside the enumerations

@@ -84,6 +84,9 @@ struct user_level_config {
   uint32_t basis_size = 0;
   double smoothness = 1;
   double basis_constant = 100;
+  // M2 only: fold f votes on and refines coordinate coordinates[f] (strictly increasing, < d), its
+  // estimate's item; empty: fold f takes coordinate f. Kent M4a's stage on the selected support.
+  std::vector<uint32_t> coordinates;
 };
 
 // One point of an M5 density estimate (real units): f-hat(x), its variance and its interval.
@@ -156,6 +159,9 @@ class user_level_protocol {
 
  private:
   wire::kent_shape shape(uint32_t fold) const noexcept;
+  uint32_t coordinate(uint32_t fold) const noexcept {
+    return config_.coordinates.empty() ? fold : config_.coordinates[fold];
+  }
 
   user_level_config config_;
   uint32_t folds_ = 0;

@@ -51,9 +51,10 @@ enum class field : uint8_t {
   prefix_bits = 40,     // u32  eta: PEM and TreeHist extend the prefix by eta bits a group (F.2, F.3)
   branching = 41,       // u32  B: a hierarchical histogram's fan-out, domain = B^h (mechanisms.md G.2)
   basis = 42,           // u32  1: a Kent M5 fold reports a trigonometric basis feature (mechanisms.md C.1 P5)
+  vote_threshold = 43,  // u64  tau: a Kent M4 voter marks coordinate j when |local mean_j| >= tau (grid units, C.1)
 };
 
-inline constexpr int field_max = 42;
+inline constexpr int field_max = 43;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -78,14 +79,15 @@ inline constexpr std::size_t seed_size = 32;
     case field::instant_keep:
     case field::instant_other:
     case field::output_flip:
-    case field::output_scale: return 8;
+    case field::output_scale:
+    case field::vote_threshold: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;
     default: return 4;
   }
 }
 
-// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 40).
+// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 43).
 using field_set = uint64_t;
 
 [[nodiscard]] constexpr field_set field_bit(field f) noexcept { return field_set{1} << static_cast<int>(f); }

@@ -94,6 +94,7 @@ constexpr bool members_are_consistent() noexcept {
       case mechanism_family::sparse_projection:
       case mechanism_family::winsorized_bins:
       case mechanism_family::winsorized_sums:
+      case mechanism_family::user_level_support:
         if (v != 0) return false;
         break;
     }

@@ -56,6 +56,7 @@ enum class mechanism : uint8_t {
   square_wave = 32,        // G.1 Square Wave (Li et al.): a bucket of a window around the value, or any other
   hierarchical = 33,       // G.2 hierarchical histogram (Cormode et al.): one level's node through OLH
   haar = 34,               // G.3 Haar wavelet: one level's coefficient node and sign through OLH
+  kent_support = 35,       // C.1 P4, round 1 of Kent M4a: the hashed vote for a user's sparse support
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -76,6 +77,7 @@ enum class payload_kind : uint8_t {
   projected_unit,    // 64-bit projection seed + k int16 coordinates: projunit, fastprojunit
   group_round,       // group in [0, G) + the inner oracle's payload: pem, hierarchical, haar (hash_bucket), treehist
                      // (sketch_cell), sfp (sketch_row)
+  seeded_value,      // 64-bit seed + one zigzag varint: kent_support (the seed of its public signs, the noisy sum)
 };
 
 // What a mechanism estimates, and so which server aggregator counts its reports.
@@ -91,6 +93,7 @@ enum class mechanism_family : uint8_t {
   unit_vector,        // B.6: vectors in an L2 ball, reported as a scaled direction (server/unit_vector.h)
   string_discovery,   // F: byte strings, one group's derived item through an inner oracle (server/string_discovery.h)
   distribution,  // G: values in a range, as a histogram of buckets: densities, ranges, quantiles (server/distribution.h)
+  user_level_support,  // C.1 P4: a user's hashed support vote (server/kent_support.h)
 };
 
 // The members of the families that have more than one (the table's member column). The
@@ -236,6 +239,11 @@ inline constexpr mechanism_row mechanism_table[] = {
      distribution_member::hierarchical, required_group::buckets | field_bits(field::hash_range, field::branching), true},
     {mechanism::haar, "haar", "haar", payload_kind::group_round, mechanism_family::distribution,
      distribution_member::haar, required_group::buckets | field_bits(field::hash_range), true},
+    {mechanism::kent_support, "kent-support", "kent", payload_kind::seeded_value, mechanism_family::user_level_support,
+     {},
+     field_bits(field::domain, field::sparsity, field::observations, field::vote_threshold) | required_group::range |
+         required_group::scale,
+     true},
     // clang-format on
 };
 

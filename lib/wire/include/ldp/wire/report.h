@@ -65,6 +65,7 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
     case payload_kind::sketch_cell:
       return index_bytes(p.get(field::sketch_rows)) + index_bytes(p.get(field::sketch_columns)) + 1;
     case payload_kind::fixed_value: return varint_max_size;
+    case payload_kind::seeded_value: return 8 + varint_max_size;
     case payload_kind::fixed_vector: return static_cast<std::size_t>(d) * varint_max_size;
     case payload_kind::bit: return 1;
     case payload_kind::coordinate_bit: return index_bytes(p.get(field::hadamard_dim)) + 1;
@@ -94,9 +95,9 @@ struct report {
   uint32_t group = 0;                 // group_round: the device's group, before the inner oracle's fields
   uint32_t index = 0;                 // index, bucket, row, or coordinate
   uint32_t column = 0;                // sketch_cell
-  uint64_t seed = 0;                  // hash_bucket, projected_unit
+  uint64_t seed = 0;                  // hash_bucket, projected_unit, seeded_value
   uint8_t bit = 0;                    // sketch_cell sign, bit, coordinate_bit
-  int64_t value = 0;                  // fixed_value, coordinate_value
+  int64_t value = 0;                  // fixed_value, coordinate_value, seeded_value
   span<const unsigned char> bits;     // unary_bits (d bits), sketch_row (m bits), packed LSB first
   span<const int64_t> values;         // encode: fixed_vector, unit_vector (d), projected_unit (k), sparse_pairs
   span<const uint32_t> indices;       // encode: sparse_pairs indices, strictly increasing
