@@ -106,7 +106,8 @@ TEST_CASE("consistent_tree: adjoint range weights equal the forward map on unit 
     const std::vector<std::pair<double, double>> ranges = {
         {0, leaves},          {0, 1},   {1, leaves - 1}, {0.25, 0.75},
         {0.5, leaves - 0.25}, {1.5, 2}, {0, 0},          {leaves / 3, leaves / 2}};
-    for (const auto& [a, b] : ranges) {
+    for (const auto& range : ranges) {
+      const double a = range.first, b = range.second;  // not a structured binding: CAPTURE's lambda (clang)
       CAPTURE(a);
       CAPTURE(b);
       const levels_t w = t.weights(a, b);
@@ -222,7 +223,8 @@ TEST_CASE("make_tree_model: hierarchical with consistency is the consistent tree
     }
   }
   const consistent_tree t(3, value, variance);
-  for (const auto& [a, b] : std::vector<std::pair<double, double>>{{0, 27}, {0, 10}, {2.5, 20.25}, {4, 4.5}, {9, 18}}) {
+  for (const auto& range : std::vector<std::pair<double, double>>{{0, 27}, {0, 10}, {2.5, 20.25}, {4, 4.5}, {9, 18}}) {
+    const double a = range.first, b = range.second;  // not a structured binding: CAPTURE's lambda (clang)
     CAPTURE(a);
     CAPTURE(b);
     const double answer = leaf_answer(t, a, b);
