@@ -91,18 +91,8 @@ void simulate_kent_sparse(const mechanism_options& m, const user_level_run& r, c
     for (uint64_t u = 0; u < data->devices(); ++u) (u < protocol.voters() ? voters : others).push_back(u);
     const parameter_block vote = block_of(protocol.support_block(), mech);
     epsilon_impl = vote.epsilon_impl;
-    std::unique_ptr<server::aggregator> votes;
-    const status s = server::aggregator::create(vote.params, &votes);
-    if (s != status::ok) fail("internal: no aggregator for the support block: {}", describe(s));
-    batch_aggregator ingest(*votes, vote.params);
-    const std::unique_ptr<dataset> voting = subset(*data, voters);
-    const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
-    if (!r.round1_out.empty()) {
-      simulate_to_file(r.round1_out, vote, *voting, r.seed, seed_purpose::vote_block, r.threads, r.bar("support vote"),
-                       sink);
-    } else {
-      run_fleet(vote, *voting, r.seed, seed_purpose::vote_block, r.threads, sink);
-    }
+    const std::unique_ptr<server::aggregator> votes =
+        run_vote_round(vote, *subset(*data, voters), r.seed, r.round1_out, r, "support vote");
     std::vector<uint32_t> selected;
     const status chosen = protocol.select(*votes, &selected);
     if (chosen != status::ok) fail("internal: no selection from the votes: {}", describe(chosen));

@@ -95,6 +95,22 @@ truth_table vector_truth(const dataset& data, uint32_t d, uint32_t used, double 
   return t;
 }
 
+std::unique_ptr<server::aggregator> run_vote_round(const parameter_block& vote, const dataset& voters, uint64_t seed,
+                                                   const std::string& out, const user_level_run& r,
+                                                   const std::string& bar) {
+  std::unique_ptr<server::aggregator> votes;
+  const status s = server::aggregator::create(vote.params, &votes);
+  if (s != status::ok) fail("internal: no aggregator for the vote block: {}", describe(s));
+  batch_aggregator ingest(*votes, vote.params);
+  const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
+  if (!out.empty()) {
+    simulate_to_file(out, vote, voters, seed, seed_purpose::vote_block, r.threads, r.bar(bar), sink);
+  } else {
+    run_fleet(vote, voters, seed, seed_purpose::vote_block, r.threads, sink);
+  }
+  return votes;
+}
+
 fold_run run_folds(const server::user_level_protocol& protocol, const dataset& data, const tool_mechanism& mech,
                    const user_level_run& r, const char* unit) {
   const uint32_t folds = protocol.folds();
@@ -112,18 +128,9 @@ fold_run run_folds(const server::user_level_protocol& protocol, const dataset& d
     std::string voted;
     if (protocol.two_stage()) {
       const parameter_block vote = block_of(protocol.vote_block(f), mech);
-      std::unique_ptr<server::aggregator> votes;
-      const status s = server::aggregator::create(vote.params, &votes);
-      if (s != status::ok) fail("internal: no aggregator for the vote block: {}", describe(s));
-      batch_aggregator ingest(*votes, vote.params);
-      const std::unique_ptr<dataset> voting = subset(data, voters[f]);
-      const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
-      if (!r.round1_out.empty()) {
-        simulate_to_file(fold_path(r.round1_out, f), vote, *voting, seed, seed_purpose::vote_block, r.threads,
-                         r.bar(fmt::format("fold {} round 1", f)), sink);
-      } else {
-        run_fleet(vote, *voting, seed, seed_purpose::vote_block, r.threads, sink);
-      }
+      const std::unique_ptr<server::aggregator> votes =
+          run_vote_round(vote, *subset(data, voters[f]), seed, r.round1_out.empty() ? "" : fold_path(r.round1_out, f),
+                         r, fmt::format("fold {} round 1", f));
       const status built = protocol.refine_block(f, *votes, &refine);
       if (built != status::ok) fail("internal: no round-2 block from the votes: {}", describe(built));
       run.epsilon_impl = std::max(run.epsilon_impl, vote.epsilon_impl);
@@ -437,18 +444,8 @@ void simulate_user_level(const mechanism_options& m, const user_level_run& r) {
   wire::params refine = protocol.single_stage_block(0);
   if (protocol.two_stage()) {
     const parameter_block vote = block_of(protocol.vote_block(0), mech);
-    std::unique_ptr<server::aggregator> votes;
-    const status s = server::aggregator::create(vote.params, &votes);
-    if (s != status::ok) fail("internal: no aggregator for the vote block: {}", describe(s));
-    batch_aggregator ingest(*votes, vote.params);
-    const std::unique_ptr<dataset> voting = subset(*data, voters);
-    const auto sink = [&](span<const unsigned char> chunks, uint64_t) { ingest.add(chunks); };
-    if (!r.round1_out.empty()) {
-      simulate_to_file(r.round1_out, vote, *voting, r.seed, seed_purpose::vote_block, r.threads, r.bar("round 1"),
-                       sink);
-    } else {
-      run_fleet(vote, *voting, r.seed, seed_purpose::vote_block, r.threads, sink);
-    }
+    const std::unique_ptr<server::aggregator> votes =
+        run_vote_round(vote, *subset(*data, voters), r.seed, r.round1_out, r, "round 1");
     const status built = protocol.refine_block(0, *votes, &refine);
     if (built != status::ok) fail("internal: no round-2 block from the votes: {}", describe(built));
     fmt::print(r.log, "round 1: {} users vote over {} cells of width {:g} (kent-vote, epsilon {:.15g} implemented){}\n",

@@ -51,6 +51,13 @@ std::unique_ptr<dataset> run_dataset(const user_level_run& r, const data_shape& 
 
 void simulate_user_level(const mechanism_options& m, const user_level_run& r);
 
+// A vote round of a two-stage protocol (M1's, each M2 fold's, M4a's support vote): the voters'
+// reports of `vote` under `seed` (the vote seed purpose) aggregated in memory, and written to `out`
+// too unless it is empty; `bar` labels the progress bar. The aggregator of the votes.
+std::unique_ptr<server::aggregator> run_vote_round(const parameter_block& vote, const dataset& voters, uint64_t seed,
+                                                   const std::string& out, const user_level_run& r,
+                                                   const std::string& bar);
+
 // What run_folds leaves: every fold's refine aggregator and the totals of the release.
 struct fold_run {
   std::vector<std::unique_ptr<server::aggregator>> refine_states;
