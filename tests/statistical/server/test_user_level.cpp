@@ -20,15 +20,7 @@
 #include "user_level.h"
 #include "user_level_runs.h"
 
-using ldp::status;
-using ldp::server::aggregator;
-using ldp::server::user_level_config;
-using ldp::server::user_level_method;
-using ldp::server::user_level_plan;
-using ldp::server::user_level_protocol;
-using ldp::wire::field;
-using ldp::wire::params;
-using namespace ldp::test::kent;
+using namespace ldp::test::kent;  // its names: status, aggregator, the user-level config, field, params
 
 namespace {
 
