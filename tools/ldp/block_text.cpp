@@ -54,6 +54,12 @@ const char* field_name(field f) {
     case field::branching: return "branching";
     case field::basis: return "basis";
     case field::vote_threshold: return "vote_threshold";
+    case field::grid_size: return "grid_size";
+    case field::loss: return "loss";
+    case field::marginal_order: return "marginal_order";
+    case field::degree: return "degree";
+    case field::public_strings: return "public_strings";
+    case field::users: return "users";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }

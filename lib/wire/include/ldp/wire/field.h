@@ -52,9 +52,15 @@ enum class field : uint8_t {
   branching = 41,       // u32  B: a hierarchical histogram's fan-out, domain = B^h (mechanisms.md G.2)
   basis = 42,           // u32  1: a Kent M5 fold reports a trigonometric basis feature (mechanisms.md C.1 P5)
   vote_threshold = 43,  // u64  tau: a Kent M4 voter marks coordinate j when |local mean_j| >= tau (grid units, C.1)
+  grid_size = 44,       // u32  k: the public grid {0, 1/k, ..., 1}^p of the Bernstein learners (mechanisms.md H.1-H.3)
+  loss = 45,            // u32  the loss a Bernstein device evaluates (wire::loss_kind, mechanisms.md H.0)
+  marginal_order = 46,  // u32  k: conjunctions of at most k attributes (k-way marginals, mechanisms.md H.5)
+  degree = 47,          // u32  t: Chebyshev degrees 0..t-1 per attribute (smooth queries, mechanisms.md H.6)
+  public_strings = 48,  // u32  T: public samples per user of the GenProt learner (mechanisms.md H.3)
+  users = 49,           // u32  n: users of a public partition into groups (mechanisms.md H.2, H.3)
 };
 
-inline constexpr int field_max = 43;
+inline constexpr int field_max = 49;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -87,7 +93,7 @@ inline constexpr std::size_t seed_size = 32;
   }
 }
 
-// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 43).
+// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 49).
 using field_set = uint64_t;
 
 [[nodiscard]] constexpr field_set field_bit(field f) noexcept { return field_set{1} << static_cast<int>(f); }
