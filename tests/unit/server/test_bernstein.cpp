@@ -13,6 +13,7 @@
 #include "ldp/random/drbg.h"
 #include "ldp/server/bernstein.h"
 #include "ldp/wire/loss.h"
+#include "tables.h"
 
 using ldp::server::bernstein_grid;
 
@@ -41,19 +42,8 @@ double surrogate(bernstein_grid g, uint32_t h, const std::vector<double>& values
   return ldp::server::bernstein_value(g, coef, w);
 }
 
-class uniform01 {
- public:
-  explicit uniform01(unsigned char tag) : rng_(key(tag)) {}
-  double operator()() { return static_cast<double>(rng_.next_u64() >> 11) * 0x1p-53; }
-
- private:
-  static const unsigned char* key(unsigned char tag) {
-    static unsigned char k[ldp::random::drbg::seed_size];
-    std::fill(k, k + sizeof k, tag);
-    return k;
-  }
-  ldp::random::drbg rng_;
-};
+// Uniform in [0, 1) with 53 bits.
+double uniform(ldp::random::drbg& rng) { return static_cast<double>(rng.next_u64() >> 11) * 0x1p-53; }
 
 }  // namespace
 
@@ -133,7 +123,8 @@ TEST_CASE("noiseless quadratic loss: the surrogate's minimizer is (2 k^h xbar - 
 
 TEST_CASE("the noise gain is ||A_h||_inf^p <= (2^h - 1)^p and bounds sup|L~ - L| (Thm 17's proof)") {
   const auto loss = [](const double* w) { return std::log1p(std::exp(2 * w[0] - 3 * w[1] + 0.5)) / 4; };
-  uniform01 u(7);
+  auto rng = ldp::test::seeded_drbg("bernstein sup bound");
+  const auto u = [&] { return uniform(rng); };
   for (const bernstein_grid g : {bernstein_grid{1, 8}, bernstein_grid{2, 6}}) {
     const uint64_t n = ldp::server::grid_points(g);
     const std::vector<double> exact = grid_values(g, loss);
@@ -197,7 +188,8 @@ TEST_CASE("bernstein_variance is sum_v var_v c_v(w)^2 for independent grid value
   // excess kurtosis is in [-1.2, 0] (a weighted sum of uniforms), so the sample variance has relative
   // standard deviation at most sqrt(2 / R) = 1.0 %; 5.2 % is 5 standard deviations (false failure
   // about 2e-7 with the normal approximation).
-  uniform01 u(11);
+  auto rng = ldp::test::seeded_drbg("bernstein variance");
+  const auto u = [&] { return uniform(rng); };
   const uint32_t h = 2;
   std::vector<double> variances(n);
   for (double& v : variances) v = 0.5 + 1.5 * u();
