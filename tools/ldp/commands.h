@@ -26,6 +26,7 @@ command add_inspect(CLI::App& parent);
 command add_mechanisms(CLI::App& parent);
 command add_demo(CLI::App& parent);
 command add_ledger(CLI::App& parent);
+command add_train(CLI::App& parent);
 
 }  // namespace ldp::tools
 

@@ -240,4 +240,89 @@ void read_csv(const std::string& path, const std::string& column, std::size_t wi
   }
 }
 
+namespace {
+
+bool is_column_number(const std::string& column) {
+  return !column.empty() && column.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// The 0-based indices of `columns` in a line of `fields` (names looked up in the header line).
+std::vector<std::size_t> column_indices(const std::string& path, const std::vector<std::string>& columns,
+                                        const std::vector<field_view>* header) {
+  std::vector<std::size_t> out;
+  for (const std::string& column : columns) {
+    if (is_column_number(column)) {
+      const unsigned long long number = std::strtoull(column.c_str(), nullptr, 10);
+      if (number == 0 || number > (uint64_t{1} << 32)) {
+        fail("CSV file {}: column numbers start at 1, got {}", path, escaped(column, 40));
+      }
+      out.push_back(static_cast<std::size_t>(number - 1));
+      continue;
+    }
+    std::size_t i = 0;
+    while (header != nullptr && i < header->size() && (*header)[i].str() != column) ++i;
+    if (header == nullptr || i == header->size()) {
+      fail("CSV file {}: no column named '{}' in the header line", path, escaped(column, 40));
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+void read_csv_columns(const std::string& path, const std::vector<std::string>& columns,
+                      const std::function<void(span<const double> values, uint64_t line)>& row,
+                      const csv_limits& limits) {
+  line_reader in(path, limits);
+  const bool named =
+      std::any_of(columns.begin(), columns.end(), [](const std::string& c) { return !is_column_number(c); });
+  std::vector<std::size_t> index;
+  std::vector<double> values(columns.size());
+  const char *begin = nullptr, *end = nullptr;
+  uint64_t number = 0;
+  bool seen_first = false;
+  while (in.next(&begin, &end, number + 1)) {
+    ++number;
+    const field_view whole = trim(begin, end);
+    if (whole.begin == whole.end) continue;
+    const std::vector<field_view> fields = split(begin, end);
+    if (!seen_first) {
+      seen_first = true;
+      index = column_indices(path, columns, named ? &fields : nullptr);
+      double probe = 0;
+      bool header = named;
+      const std::size_t needed = index.empty() ? 0 : *std::max_element(index.begin(), index.end()) + 1;
+      for (std::size_t i = 0; i < fields.size() && !header; ++i) {
+        const bool selected = std::find(index.begin(), index.end(), i) != index.end();
+        header = (selected || fields.size() < needed) && !parse_number(fields[i], &probe);
+      }
+      if (header) continue;
+    }
+    for (std::size_t j = 0; j < index.size(); ++j) {
+      if (index[j] >= fields.size()) {
+        fail("CSV file {} line {}: needs column {}, has {} field(s)", path, number, index[j] + 1, fields.size());
+      }
+      if (!parse_number(fields[index[j]], &values[j])) {
+        fail("CSV file {} line {} column {}: '{}' is not a number", path, number, index[j] + 1,
+             escaped(fields[index[j]].str(), 40));
+      }
+    }
+    row(span<const double>(values.data(), values.size()), number);
+  }
+}
+
+std::vector<std::string> csv_first_line(const std::string& path, const csv_limits& limits) {
+  line_reader in(path, limits);
+  const char *begin = nullptr, *end = nullptr;
+  std::vector<std::string> out;
+  for (uint64_t number = 1; in.next(&begin, &end, number); ++number) {
+    const field_view whole = trim(begin, end);
+    if (whole.begin == whole.end) continue;
+    for (const field_view& f : split(begin, end)) out.push_back(f.str());
+    break;
+  }
+  return out;
+}
+
 }  // namespace ldp::tools

@@ -52,6 +52,19 @@ void read_csv(const std::string& path, const std::string& column, std::size_t wi
               const std::function<void(span<const double> values, uint64_t line)>& row, const csv_limits& limits = {},
               std::string* header = nullptr);
 
+// Calls row(values, line) for every data row with the numbers of `columns` (each a header name or
+// a 1-based number), in that order (ldp train, docs/cli.md "ldp train"). The first line is a header
+// when a selected field of it is not a number, or when it is too short for the selection and has a
+// field that is not a number (scikit-learn's bundled CSVs begin "569,30,malignant,benign"). Throws
+// cli_error naming the file and line of a bad field, or a name the header does not have.
+void read_csv_columns(const std::string& path, const std::vector<std::string>& columns,
+                      const std::function<void(span<const double> values, uint64_t line)>& row,
+                      const csv_limits& limits = {});
+
+// The fields of the first non-empty line of a CSV file, trimmed as read_csv trims them (none for an
+// empty file): a header's column names.
+std::vector<std::string> csv_first_line(const std::string& path, const csv_limits& limits = {});
+
 // Splits "<path>[:<column>]" at the last ':' when what follows names a column, not part of the
 // path (no '/').
 void split_csv_spec(const std::string& spec, std::string* path, std::string* column);

@@ -63,8 +63,9 @@ int main(int argc, char** argv) {
         "ldp"};
     app.require_subcommand(1, 1);
     app.set_version_flag("--version", "ldp (ldpkit) 0.1.0");
-    const std::vector<command> commands = {add_simulate(app), add_aggregate(app),  add_merge(app), add_estimate(app),
-                                           add_inspect(app),  add_mechanisms(app), add_demo(app),  add_ledger(app)};
+    const std::vector<command> commands = {add_simulate(app), add_aggregate(app), add_merge(app),
+                                           add_estimate(app), add_inspect(app),   add_mechanisms(app),
+                                           add_demo(app),     add_ledger(app),    add_train(app)};
     check_integer_options(app);
     try {
       app.parse(argc, argv);

@@ -26,6 +26,8 @@ namespace ldp::tools {
 // simulate --days (docs/cli.md "Several days"): device i's 32-byte memoization secret is
 // derive_seed(--seed, device_secret, i), the same every day; day k's value changes draw from
 // derive_seed(--seed, value_change, k).
+// ldp train (docs/cli.md "ldp train"): the held-out split shuffles with derive_seed(--seed, train_split,
+// 0); the users' devices draw, in user order, from derive_seed(--seed, device_block, 0).
 enum class seed_purpose : uint64_t {
   device_block = 1,
   hash_seed = 2,
@@ -37,7 +39,8 @@ enum class seed_purpose : uint64_t {
   randomizer_call = 8,
   device_secret = 9,
   value_change = 10,
-  string_draw = 11
+  string_draw = 11,
+  train_split = 12
 };
 
 // Devices per seeding block.

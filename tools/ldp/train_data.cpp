@@ -1,0 +1,152 @@
+#include "train_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "csv.h"
+#include "errors.h"
+#include "files.h"
+#include "ldp/random/samplers.h"
+#include "output.h"
+#include "seeding.h"
+
+namespace ldp::tools {
+namespace {
+
+bool is_number(const std::string& column) {
+  return !column.empty() && column.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// --features, or the first --dim columns other than the label (header names when the label is a
+// name, column numbers otherwise).
+std::vector<std::string> feature_columns(const train_data_options& o, const std::string& path) {
+  if (!o.features.empty()) {
+    if (o.dim != 0) fail("give --features or --dim, not both");
+    for (const std::string& f : o.features) {
+      if (f == o.label) fail("--features names the label column {}", escaped(f, 40));
+    }
+    return o.features;
+  }
+  if (o.dim == 0) fail("ldp train needs --features a,b,c or --dim p");
+  std::vector<std::string> out;
+  if (is_number(o.label)) {
+    const uint64_t label = std::strtoull(o.label.c_str(), nullptr, 10);
+    for (uint64_t c = 1; out.size() < o.dim; ++c) {
+      if (c != label) out.push_back(std::to_string(c));
+    }
+    return out;
+  }
+  for (const std::string& name : csv_first_line(path)) {
+    if (name != o.label && out.size() < o.dim) out.push_back(name);
+  }
+  if (out.size() < o.dim) fail("--dim {}: the header of {} names only {} other columns", o.dim, path, out.size());
+  return out;
+}
+
+// Fisher-Yates under the split's DRBG: row order[i] is the i-th of the shuffled file.
+std::vector<uint64_t> shuffled_rows(uint64_t rows, uint64_t seed) {
+  std::vector<uint64_t> order(rows);
+  for (uint64_t i = 0; i < rows; ++i) order[i] = i;
+  random::drbg rng = seeded_drbg(seed, seed_purpose::train_split, 0);
+  for (uint64_t i = rows; i > 1; --i) std::swap(order[i - 1], order[random::uniform_below64(rng, i)]);
+  return order;
+}
+
+struct bounds {
+  double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+  void add(double v) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  // v mapped to [0, 1] (clamped: held-out rows may pass the training split's bounds); a constant
+  // column maps to 0.
+  double scaled(double v) const { return hi > lo ? std::clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0; }
+};
+
+}  // namespace
+
+train_data load_train_data(const train_data_options& o, wire::loss_kind loss) {
+  if (o.data.rfind("csv:", 0) != 0) fail("--data must be csv:<path>, got '{}'", escaped(o.data, 200));
+  const std::string path = o.data.substr(4);
+  if (path.empty()) fail("--data csv: needs a file name");
+  if (o.label.empty()) fail("--label must name a column");
+  if (!(o.test_fraction >= 0 && o.test_fraction < 1))
+    fail("--test-fraction must be in [0, 1), got {}", o.test_fraction);
+  const std::vector<std::string> features = feature_columns(o, path);
+  std::vector<std::string> columns = features;
+  columns.push_back(o.label);
+  const std::size_t width = columns.size();
+  std::vector<double> table;  // the file's selected columns, row-major, the label last
+  read_csv_columns(path, columns, [&](span<const double> values, uint64_t) {
+    table.insert(table.end(), values.begin(), values.end());
+  });
+  const uint64_t rows = table.size() / width;
+  const uint64_t test_rows = static_cast<uint64_t>(std::floor(o.test_fraction * static_cast<double>(rows) + 0.5));
+  if (rows < test_rows + 2)
+    fail("{} has {} data rows: too few for a split with --test-fraction {}", path, rows, o.test_fraction);
+
+  const std::vector<uint64_t> order = shuffled_rows(rows, o.seed);
+  const auto value = [&](uint64_t shuffled, std::size_t column) { return table[order[shuffled] * width + column]; };
+  const uint64_t train_rows = rows - test_rows;  // shuffled rows [0, train_rows) train, the rest test
+  std::vector<bounds> range(width);
+  for (uint64_t i = 0; i < train_rows; ++i) {
+    for (std::size_t c = 0; c < width; ++c) range[c].add(value(i, c));
+  }
+
+  // The label as the loss takes it (wire/loss.h): squared scales it like a feature; the
+  // classification losses take class 1 = the --positive value, or every value above the smallest
+  // label of the file.
+  const bool classify = loss != wire::loss_kind::squared;
+  double positive = 0;
+  train_data out;
+  if (classify && !o.positive.empty()) {
+    char* end = nullptr;
+    positive = std::strtod(o.positive.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(positive))
+      fail("--positive must be a number, got '{}'", escaped(o.positive, 40));
+    out.label_rule = fmt::format("class 1: label = {}", o.positive);
+  } else if (classify) {
+    positive = table[width - 1];
+    for (uint64_t r = 0; r < rows; ++r) positive = std::min(positive, table[r * width + width - 1]);
+    out.label_rule = fmt::format("class 1: label > {}", positive);
+  } else if (!o.positive.empty()) {
+    fail("--positive applies to --loss logistic and hinge only");
+  } else {
+    out.label_rule = fmt::format("label scaled from [{}, {}] to [0, 1]", range[width - 1].lo, range[width - 1].hi);
+  }
+  const auto label = [&](uint64_t shuffled) {
+    const double y = value(shuffled, width - 1);
+    if (!classify) return range[width - 1].scaled(y);
+    if (!o.positive.empty()) return y == positive ? 1.0 : 0.0;
+    return y > positive ? 1.0 : 0.0;
+  };
+
+  const uint32_t p = static_cast<uint32_t>(features.size()) + (o.intercept ? 1 : 0);
+  const auto fill = [&](examples& e, uint64_t shuffled) {
+    for (std::size_t c = 0; c + 1 < width; ++c) e.x.push_back(range[c].scaled(value(shuffled, c)));
+    if (o.intercept) e.x.push_back(1.0);
+    e.y.push_back(label(shuffled));
+  };
+  out.train.p = out.test.p = p;
+  const uint64_t users = o.users == 0 ? train_rows : o.users;
+  for (uint64_t u = 0; u < users; ++u) fill(out.train, u % train_rows);
+  for (uint64_t i = train_rows; i < rows; ++i) fill(out.test, i);
+  if (classify) {
+    const auto ones = std::count(out.train.y.begin(), out.train.y.end(), 1.0);
+    if (ones == 0 || static_cast<uint64_t>(ones) == users) {
+      fail("--label {}: the training users hold one class only ({}); see --positive", escaped(o.label, 40),
+           out.label_rule);
+    }
+  }
+  out.file_rows = rows;
+  out.train_rows = train_rows;
+  out.feature_names = features;
+  if (o.intercept) out.feature_names.push_back("intercept");
+  return out;
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,43 @@
+#include "train_methods.h"
+
+#include <fmt/format.h>
+
+#include "errors.h"
+#include "output.h"
+#include "train_objective.h"
+#include "train_sgd.h"
+
+namespace ldp::tools {
+namespace {
+
+// --method nonprivate: the optimum the private methods are measured against, as a method of its
+// own (no reports, no privacy).
+train_result solve_nonprivate(const examples& train, const train_settings& s) {
+  train_result out;
+  out.w = nonprivate_minimum(s.loss, train, s.seed);
+  out.summary = "no privacy: server::minimize_on_box on the training rows themselves";
+  out.details = nlohmann::ordered_json::object();
+  return out;
+}
+
+}  // namespace
+
+const std::vector<train_method>& train_methods() {
+  static const std::vector<train_method> methods = {
+      {"nonprivate", "the non-private optimum over C = [0, 1]^p (no reports)", "", "", solve_nonprivate},
+      {"ldp-sgd", "interactive LDP SGD, the gradients through a vector-mean mechanism (privunitg)",
+       "--epsilon --steps --sgd-mechanism", "--epsilon", solve_ldp_sgd},
+  };
+  return methods;
+}
+
+const train_method& find_train_method(const std::string& name) {
+  std::string known;
+  for (const train_method& m : train_methods()) {
+    if (name == m.name) return m;
+    known += (known.empty() ? "" : ", ") + std::string(m.name);
+  }
+  fail("unknown --method '{}' (known: {})", escaped(name, 40), known);
+}
+
+}  // namespace ldp::tools

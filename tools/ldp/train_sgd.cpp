@@ -1,0 +1,113 @@
+#include "train_sgd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "datasets.h"
+#include "errors.h"
+#include "ldp/server/aggregator.h"
+#include "mechanism_options.h"
+#include "randomizers.h"
+#include "seeding.h"
+#include "train_objective.h"
+#include "train_users.h"
+
+namespace ldp::tools {
+namespace {
+
+parameter_block gradient_block(const train_settings& s, uint32_t p, double radius) {
+  mechanism_options o;
+  o.name = s.sgd_mechanism.empty() ? default_sgd_mechanism : s.sgd_mechanism;
+  const std::string listed = std::string(" ") + sgd_mechanisms + " ";
+  if (listed.find(" " + o.name + " ") == std::string::npos) {
+    fail("--sgd-mechanism must be one of {}, got '{}'", sgd_mechanisms, o.name);
+  }
+  o.epsilon = s.epsilon;
+  o.dim = p;
+  o.radius = radius;
+  return build_block(o);
+}
+
+// The gradients of users [first, first + count) at w, each clipped to the ball of the block
+// (rounding may pass the analytic bound by an ulp).
+std::vector<double> gradients(const examples& train, const train_settings& s, const std::vector<double>& w,
+                              uint64_t first, uint64_t count, double radius) {
+  const uint32_t p = train.p;
+  std::vector<double> out(count * p);
+  for (uint64_t i = 0; i < count; ++i) {
+    double* g = out.data() + i * p;
+    loss_gradient(s.loss, w.data(), train.row(first + i), p, train.y[first + i], g);
+    double norm = 0;
+    for (uint32_t j = 0; j < p; ++j) norm += g[j] * g[j];
+    norm = std::sqrt(norm);
+    if (norm > radius) {
+      for (uint32_t j = 0; j < p; ++j) g[j] *= radius / norm;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+train_result solve_ldp_sgd(const examples& train, const train_settings& s) {
+  const uint32_t p = train.p;
+  const uint64_t n = train.size();
+  const uint64_t steps =
+      s.steps != 0 ? s.steps : std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::sqrt(double(n)))));
+  if (steps > n) fail("--steps {} is more than the {} users (each speaks once)", steps, n);
+  const double radius = gradient_bound(s.loss, p);
+  const parameter_block block = gradient_block(s, p, radius);
+  const data_shape shape = shape_of(block);
+
+  train_result out;
+  out.epsilon_impl = block.epsilon_impl;
+  device_cost cost;
+  random::drbg rng = seeded_drbg(s.seed, seed_purpose::device_block, 0);
+  std::vector<double> w(p, 0.5), mean(p, 0.0);
+  double step_size = 0;
+  for (uint64_t t = 0; t < steps; ++t) {
+    const uint64_t first = n * t / steps, count = n * (t + 1) / steps - first;
+    const std::vector<double> g = gradients(train, s, w, first, count, radius);
+    const std::unique_ptr<dataset> data = value_array(span<const double>(g.data(), g.size()), shape);
+    const std::unique_ptr<device_program> program = make_device_program(block, *data, s.seed);
+    std::unique_ptr<server::aggregator> agg;
+    const status created = server::aggregator::create(block.params, &agg);
+    if (created != status::ok) fail("internal: no aggregator for {}: {}", block.mechanism->name, describe(created));
+    run_users(
+        first, count,
+        [&](uint64_t user, random::drbg& r, span<unsigned char> payload, std::size_t* written) {
+          return program->run(user - first, r, payload, written);
+        },
+        rng, *agg, cost);
+    const std::vector<server::estimate> estimate = agg->estimate_all();
+    if (estimate.size() != p)
+      fail("internal: {} estimated {} coordinates, not {}", block.mechanism->name, estimate.size(), p);
+    if (t == 0) {
+      // The step of projected SGD for a convex loss over a set of diameter sqrt(p) with gradient
+      // estimates of second moment G^2 = R^2 + the estimate's variance (public: it follows from the
+      // block and the batch size), averaged over T iterates.
+      double variance = 0;
+      for (const server::estimate& e : estimate) variance += e.variance;
+      step_size = std::sqrt(double(p) / (double(steps) * (radius * radius + variance)));
+    }
+    for (uint32_t j = 0; j < p; ++j) {
+      w[j] = std::clamp(w[j] - step_size * estimate[j].value, 0.0, 1.0);
+      mean[j] += w[j] / double(steps);
+    }
+  }
+  out.w = mean;
+  out.reports = cost.reports;
+  out.report_bytes = cost.report_bytes;
+  out.device_seconds = cost.device_seconds;
+  out.summary = fmt::format("{} steps of {} users, gradients through {} (R = {:.6g}), step size {:.6g}", steps,
+                            n / steps, block.mechanism->name, radius, step_size);
+  out.details = {
+      {"steps", steps}, {"mechanism", block.mechanism->name}, {"gradient_radius", radius}, {"step_size", step_size}};
+  return out;
+}
+
+}  // namespace ldp::tools
