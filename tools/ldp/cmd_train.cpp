@@ -74,12 +74,12 @@ void run(train_options& o) {
   const examples& train = data.train;
   const bool classify = s.loss != wire::loss_kind::squared, tested = data.test.size() > 0;
 
-  const std::vector<double> optimum = nonprivate_minimum(s.loss, train, s.seed);
+  const std::vector<double> optimum = nonprivate_minimum(s.loss, data.objective, s.seed);
   const auto start = std::chrono::steady_clock::now();
-  const train_result r = method.solve(train, s);
+  const train_result r = method.solve(data, s);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double loss = empirical_risk(s.loss, train, r.w.data());
-  const double best = empirical_risk(s.loss, train, optimum.data());
+  const double loss = empirical_risk(s.loss, data.objective, r.w.data());
+  const double best = empirical_risk(s.loss, data.objective, optimum.data());
   const double n = static_cast<double>(train.size());
   const bool reported = r.reports > 0;
 

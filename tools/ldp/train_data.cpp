@@ -131,9 +131,13 @@ train_data load_train_data(const train_data_options& o, wire::loss_kind loss) {
     if (o.intercept) e.x.push_back(1.0);
     e.y.push_back(label(shuffled));
   };
-  out.train.p = out.test.p = p;
+  out.train.p = out.test.p = out.objective.p = p;
   const uint64_t users = o.users == 0 ? train_rows : o.users;
   for (uint64_t u = 0; u < users; ++u) fill(out.train, u % train_rows);
+  for (uint64_t i = 0; i < std::min(users, train_rows); ++i) {
+    fill(out.objective, i);
+    out.objective.weight.push_back(static_cast<double>(users / train_rows + (i < users % train_rows ? 1 : 0)));
+  }
   for (uint64_t i = train_rows; i < rows; ++i) fill(out.test, i);
   if (classify) {
     const auto ones = std::count(out.train.y.begin(), out.train.y.end(), 1.0);

@@ -31,13 +31,15 @@ struct examples {
   uint32_t p = 0;
   std::vector<double> x;  // row-major, size() rows of p
   std::vector<double> y;
+  std::vector<double> weight;  // how many users hold each row (empty: one each)
   std::size_t size() const { return y.size(); }
   const double* row(std::size_t i) const { return x.data() + i * p; }
 };
 
 struct train_data {
-  examples train;  // one row per user
-  examples test;   // the held-out rows (scaled by the training split's bounds, clamped to [0, 1])
+  examples train;      // one row per user: what the devices hold
+  examples objective;  // the distinct training rows, weighted by their users: the same empirical risk, cheaper
+  examples test;       // the held-out rows (scaled by the training split's bounds, clamped to [0, 1])
   uint64_t file_rows = 0;
   uint64_t train_rows = 0;                 // distinct training rows (train.size() differs with --users)
   std::vector<std::string> feature_names;  // as given, "intercept" for the added one

@@ -12,9 +12,9 @@ namespace {
 
 // --method nonprivate: the optimum the private methods are measured against, as a method of its
 // own (no reports, no privacy).
-train_result solve_nonprivate(const examples& train, const train_settings& s) {
+train_result solve_nonprivate(const train_data& data, const train_settings& s) {
   train_result out;
-  out.w = nonprivate_minimum(s.loss, train, s.seed);
+  out.w = nonprivate_minimum(s.loss, data.objective, s.seed);
   out.summary = "no privacy: server::minimize_on_box on the training rows themselves";
   out.details = nlohmann::ordered_json::object();
   return out;

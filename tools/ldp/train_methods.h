@@ -44,7 +44,7 @@ struct train_method {
   const char* description;  // for --help and the unknown-method error
   const char* options;      // the options it takes beyond the data's, space-separated; others are refused
   const char* required;     // the options it needs
-  train_result (*solve)(const examples& train, const train_settings& settings);
+  train_result (*solve)(const train_data& data, const train_settings& settings);  // on data.train's users
 };
 
 // Every method, in the order of docs/cli.md's table.

@@ -17,9 +17,13 @@ double margin(const double* w, const double* x, uint32_t p) {
 }  // namespace
 
 double empirical_risk(wire::loss_kind loss, const examples& data, const double* w) {
-  double sum = 0;
-  for (std::size_t i = 0; i < data.size(); ++i) sum += wire::loss_value(loss, w, data.row(i), data.p, data.y[i]);
-  return sum / static_cast<double>(data.size());
+  double sum = 0, total = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const double weight = data.weight.empty() ? 1.0 : data.weight[i];
+    sum += weight * wire::loss_value(loss, w, data.row(i), data.p, data.y[i]);
+    total += weight;
+  }
+  return sum / total;
 }
 
 void loss_gradient(wire::loss_kind loss, const double* w, const double* x, uint32_t p, double y, double* gradient) {

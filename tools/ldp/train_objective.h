@@ -12,7 +12,7 @@
 
 namespace ldp::tools {
 
-// The mean normalized loss over the examples at w (p values in [0, 1]).
+// The mean normalized loss over the examples at w (p values in [0, 1]), weighted by their weights.
 double empirical_risk(wire::loss_kind loss, const examples& data, const double* w);
 
 // The gradient in w of one example's normalized loss (wire/loss.h's map: theta = 2 w - 1, margin

@@ -53,7 +53,8 @@ std::vector<double> gradients(const examples& train, const train_settings& s, co
 
 }  // namespace
 
-train_result solve_ldp_sgd(const examples& train, const train_settings& s) {
+train_result solve_ldp_sgd(const train_data& data, const train_settings& s) {
+  const examples& train = data.train;
   const uint32_t p = train.p;
   const uint64_t n = train.size();
   const uint64_t steps =
@@ -68,12 +69,12 @@ train_result solve_ldp_sgd(const examples& train, const train_settings& s) {
   device_cost cost;
   random::drbg rng = seeded_drbg(s.seed, seed_purpose::device_block, 0);
   std::vector<double> w(p, 0.5), mean(p, 0.0);
-  double step_size = 0;
+  double squared_sum = 0, last_step = 0;
   for (uint64_t t = 0; t < steps; ++t) {
     const uint64_t first = n * t / steps, count = n * (t + 1) / steps - first;
     const std::vector<double> g = gradients(train, s, w, first, count, radius);
-    const std::unique_ptr<dataset> data = value_array(span<const double>(g.data(), g.size()), shape);
-    const std::unique_ptr<device_program> program = make_device_program(block, *data, s.seed);
+    const std::unique_ptr<dataset> batch = value_array(span<const double>(g.data(), g.size()), shape);
+    const std::unique_ptr<device_program> program = make_device_program(block, *batch, s.seed);
     std::unique_ptr<server::aggregator> agg;
     const status created = server::aggregator::create(block.params, &agg);
     if (created != status::ok) fail("internal: no aggregator for {}: {}", block.mechanism->name, describe(created));
@@ -86,27 +87,28 @@ train_result solve_ldp_sgd(const examples& train, const train_settings& s) {
     const std::vector<server::estimate> estimate = agg->estimate_all();
     if (estimate.size() != p)
       fail("internal: {} estimated {} coordinates, not {}", block.mechanism->name, estimate.size(), p);
-    if (t == 0) {
-      // The step of projected SGD for a convex loss over a set of diameter sqrt(p) with gradient
-      // estimates of second moment G^2 = R^2 + the estimate's variance (public: it follows from the
-      // block and the batch size), averaged over T iterates.
-      double variance = 0;
-      for (const server::estimate& e : estimate) variance += e.variance;
-      step_size = std::sqrt(double(p) / (double(steps) * (radius * radius + variance)));
-    }
+    // AdaGrad-norm steps (Streeter, McMahan 2010; Ward, Wu, Bottou 2019): sqrt(p) / sqrt(2 sum_s
+    // ||g_s||^2) over the server's estimates so far, the diameter of [0, 1]^p over their scale. The
+    // estimates are already private, so the step costs no privacy, and it adapts to gradients far
+    // below the bound R of the normalized losses, which a step from R alone would crawl along.
+    for (const server::estimate& e : estimate) squared_sum += e.value * e.value;
+    const double step = squared_sum > 0 ? std::sqrt(double(p) / (2 * squared_sum)) : 0.0;
     for (uint32_t j = 0; j < p; ++j) {
-      w[j] = std::clamp(w[j] - step_size * estimate[j].value, 0.0, 1.0);
-      mean[j] += w[j] / double(steps);
+      w[j] = std::clamp(w[j] - step * estimate[j].value, 0.0, 1.0);
+      if (t >= steps / 2) mean[j] += w[j] / double(steps - steps / 2);
     }
+    last_step = step;
   }
   out.w = mean;
   out.reports = cost.reports;
   out.report_bytes = cost.report_bytes;
   out.device_seconds = cost.device_seconds;
-  out.summary = fmt::format("{} steps of {} users, gradients through {} (R = {:.6g}), step size {:.6g}", steps,
-                            n / steps, block.mechanism->name, radius, step_size);
-  out.details = {
-      {"steps", steps}, {"mechanism", block.mechanism->name}, {"gradient_radius", radius}, {"step_size", step_size}};
+  out.summary = fmt::format("{} steps of {} users, gradients through {} (R = {:.6g}), last step size {:.6g}", steps,
+                            n / steps, block.mechanism->name, radius, last_step);
+  out.details = {{"steps", steps},
+                 {"mechanism", block.mechanism->name},
+                 {"gradient_radius", radius},
+                 {"last_step_size", last_step}};
   return out;
 }
 

@@ -13,9 +13,9 @@ inline constexpr const char* default_sgd_mechanism = "privunitg";
 
 // --method ldp-sgd: the users split into T consecutive batches (T = --steps, default round(sqrt n));
 // batch t's devices randomize their gradient at the current w (clipped to the L2 ball of the
-// loss's gradient bound), the server's mean estimate takes a projected step on [0, 1]^p, and the
-// solution is the average of the T iterates.
-train_result solve_ldp_sgd(const examples& train, const train_settings& settings);
+// loss's gradient bound), the server's mean estimate takes a projected AdaGrad-norm step on
+// [0, 1]^p, and the solution is the average of the last T - floor(T/2) iterates.
+train_result solve_ldp_sgd(const train_data& data, const train_settings& settings);
 
 }  // namespace ldp::tools
 
