@@ -303,3 +303,15 @@ TEST_CASE("invalid grids, orders and lengths give empty coefficients and NaN") {
   CHECK(none.w.empty());
   CHECK(std::isnan(none.value));
 }
+
+TEST_CASE("to_grid_estimate takes the mean aggregator's value and variance per coordinate") {
+  std::vector<ldp::server::estimate> coordinates(3);
+  for (uint32_t l = 0; l < 3; ++l) coordinates[l] = {l, 0.1 * (l + 1), 0.01 * (l + 2), 0, 1};
+  const auto grid = ldp::server::to_grid_estimate(coordinates);
+  REQUIRE(grid.value.size() == 3);
+  REQUIRE(grid.variance.size() == 3);
+  for (uint32_t l = 0; l < 3; ++l) {
+    CHECK(grid.value[l] == coordinates[l].value);
+    CHECK(grid.variance[l] == coordinates[l].variance);
+  }
+}
