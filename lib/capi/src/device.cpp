@@ -8,6 +8,7 @@
 #include "context.h"
 #include "ldp.h"
 #include "ldp/base/status.h"
+#include "ldp/device/bernstein.h"
 #include "ldp/device/context.h"
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
@@ -18,6 +19,7 @@
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
+#include "ldp/wire/bernstein_params.h"
 #include "ldp/wire/distribution_params.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/mechanism.h"
@@ -39,6 +41,10 @@ using ldp::status;
 static_assert(LDP_STATUS_COUNT == ldp::status_count);
 static_assert(LDP_PARAMS_MAX_ENCODED_SIZE >= ldp::wire::params_max_size);
 static_assert(LDP_DEVICE_SECRET_SIZE == ldp::device::device_secret_size);
+static_assert(LDP_LOSS_CALLER == static_cast<int>(ldp::wire::loss_kind::caller) &&
+              LDP_LOSS_SQUARED == static_cast<int>(ldp::wire::loss_kind::squared) &&
+              LDP_LOSS_LOGISTIC == static_cast<int>(ldp::wire::loss_kind::logistic) &&
+              LDP_LOSS_HINGE == static_cast<int>(ldp::wire::loss_kind::hinge));
 
 namespace ldp::capi {
 
@@ -64,7 +70,9 @@ std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
   switch (ldp::device::family_of(p.mech)) {
     case family::frequency: return ldp::device::frequency_context::workspace_size(p);
     case family::mean: return ldp::device::mean_context::workspace_size(p);
-    case family::vector_mean: return ldp::device::vector_mean_context::workspace_size(p);
+    case family::vector_mean:  // bernstein: its N loss values first (bernstein_randomizer)
+      return ldp::device::bernstein_value_count(p) * sizeof(int64_t) +
+             ldp::device::vector_mean_context::workspace_size(p);
     case family::user_level: return ldp::device::user_level_context::workspace_size(p);
     case family::unit_vector: return ldp::device::unit_vector_context::workspace_size(p);
     case family::projected_unit: return ldp::device::projected_unit_context::workspace_size(p);
@@ -110,6 +118,22 @@ ldp_status randomize_with(const randomizer_call& call, Input x, void* workspace,
   return on_context<Context>(call, workspace, workspace_size, [&](Context& context) {
     return context.randomize(x, call.r->rng, {out, capacity}, ldp::device::framing::report, written);
   });
+}
+
+// The bernstein randomizers (docs/mechanisms.md H.1): the workspace holds the N loss values, then the
+// vector context's; report(context, values) computes the values and randomizes them.
+template <class Report>
+ldp_status bernstein_randomizer(const randomizer_call& call, void* workspace, size_t workspace_size,
+                                Report report) noexcept {
+  const std::size_t n = ldp::device::bernstein_value_count(call.p->block);
+  if (n == 0) return code(status::invalid_argument);
+  const std::size_t value_bytes = n * sizeof(int64_t);
+  if (workspace_size < value_bytes) return code(status::workspace_too_small);
+  const ldp::span<int64_t> values(static_cast<int64_t*>(workspace), n);
+  using ldp::device::vector_mean_context;
+  return on_context<vector_mean_context>(call, static_cast<std::byte*>(workspace) + value_bytes,
+                                         workspace_size - value_bytes,
+                                         [&](vector_mean_context& context) { return report(context, values); });
 }
 
 // The builders' common end: the block in *params, or a cleared context and the builder's status.
@@ -195,6 +219,16 @@ ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, 
                                      double epsilon) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
   return publish(params, ldp::wire::make_laplace_vector(d, lo, hi, frac_bits, epsilon));
+}
+
+ldp_status ldp_params_bernstein(ldp_params* params, uint32_t p, uint32_t k, uint32_t loss, uint32_t frac_bits,
+                                double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  if (!ldp::wire::is_loss_kind(loss)) {
+    clear(params);
+    return code(status::invalid_argument);
+  }
+  return publish(params, ldp::wire::make_bernstein(p, k, static_cast<ldp::wire::loss_kind>(loss), frac_bits, epsilon));
 }
 
 ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
@@ -345,6 +379,30 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
   }
   return randomize_with<ldp::device::vector_mean_context>(call, input, workspace, workspace_size, out, capacity,
                                                           written);
+}
+
+ldp_status ldp_randomize_bernstein(const ldp_params* params, ldp_rng* rng, const double* x, uint32_t p, double y,
+                                   void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                   size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (x == nullptr && p != 0)) return code(status::invalid_argument);
+  return bernstein_randomizer(call, workspace, workspace_size, [&](auto& context, ldp::span<int64_t> values) {
+    return ldp::device::randomize_bernstein(context, ldp::span<const double>(x, p), y, values, call.r->rng,
+                                            {out, capacity}, ldp::device::framing::report, written);
+  });
+}
+
+ldp_status ldp_randomize_bernstein_loss(const ldp_params* params, ldp_rng* rng, ldp_loss_fn loss, const void* user,
+                                        void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                        size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || loss == nullptr) return code(status::invalid_argument);
+  const auto dim = static_cast<uint32_t>(call.p->block.get(ldp::wire::field::vector_dim));
+  return bernstein_randomizer(call, workspace, workspace_size, [&](auto& context, ldp::span<int64_t> values) {
+    return ldp::device::randomize_caller_loss(
+        context, [&](const double* w) { return loss(w, dim, user); }, values, call.r->rng, {out, capacity},
+        ldp::device::framing::report, written);
+  });
 }
 
 ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,

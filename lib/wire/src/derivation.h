@@ -25,6 +25,12 @@ namespace ldp::wire::detail {
 // (mean_params.cpp).
 [[nodiscard]] bool set_range(params& p, double lo, double hi, unsigned frac_bits) noexcept;
 
+// A laplace-vector block (B.1): p's mechanism and fields plus domain = d coordinates in [lo, hi] on
+// the grid of frac_bits, the L1 sensitivity d * Q <= 2^62 and the scale for epsilon
+// (mean_params.cpp); the laplace-vector members of chapter H add their fields to p first.
+[[nodiscard]] derived_params make_coordinate_laplace(params p, uint64_t d, double lo, double hi, unsigned frac_bits,
+                                                     double epsilon) noexcept;
+
 // The derivation's result for a block: its ε_impl, and invalid_argument unless validate() accepts it
 // (mean_params.cpp; the numeric and unit-vector derivations end with it).
 [[nodiscard]] derived_params finish(const params& p) noexcept;
@@ -59,6 +65,10 @@ namespace ldp::wire::detail {
 // The rules of docs/wire_format.md 3.3 for unit-vector blocks (B.6): 1 <= d <= 65536, R^2 d~ < 2^62,
 // 2^(w-1) < T < 2^w, output_scale >= 2^32 (unit_vector_params.cpp).
 [[nodiscard]] bool unit_vector_rules_hold(const params& p) noexcept;
+
+// The rules of docs/wire_format.md 3.3 for bernstein blocks (H.1): p >= 1, k >= 1, domain =
+// (k + 1)^p <= 65536, a known loss, the range [0, 2^f] with f <= 32 (bernstein_params.cpp).
+[[nodiscard]] bool bernstein_rules_hold(const params& p) noexcept;
 
 // ProjUnit / FastProjUnit (B.8): 1 <= projection_dim <= d (projunit_params.cpp).
 [[nodiscard]] bool projection_rules_hold(const params& p) noexcept;

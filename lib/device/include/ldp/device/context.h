@@ -37,7 +37,7 @@ enum class family : uint8_t {
 };
 
 // Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
-// a vector, so the vector context randomizes it).
+// a vector, so the vector context randomizes it, and so the bernstein member's grid losses).
 [[nodiscard]] constexpr family family_of(wire::mechanism m) noexcept {
   const wire::mechanism_row* row = wire::find_mechanism(m);
   if (row == nullptr) return family::none;
@@ -47,7 +47,8 @@ enum class family : uint8_t {
       switch (wire::mean_of(m)) {
         case wire::mean_member::laplace:
         case wire::mean_member::duchi: return family::mean;
-        case wire::mean_member::laplace_vector: return family::vector_mean;
+        case wire::mean_member::laplace_vector:
+        case wire::mean_member::bernstein: return family::vector_mean;  // H.1: a laplace-vector of grid losses
       }
       break;
     case wire::mechanism_family::vector_mean: return family::vector_mean;

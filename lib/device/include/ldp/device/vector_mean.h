@@ -100,7 +100,7 @@ class vector_mean_context {
     placement at;
     if (is_rotated(p)) {
       at.rotation = place_rotation(at.bytes, static_cast<uint32_t>(p.get(wire::field::hadamard_dim)));
-    } else if (p.mech == wire::mechanism::laplace_vector) {
+    } else if (wire::is_coordinate_laplace(p.mech)) {
       at.noisy = at.bytes.place<int64_t>(static_cast<std::size_t>(p.get(wire::field::domain)));
     }
     return at;
@@ -118,7 +118,7 @@ status vector_mean_context::fields(span<const int64_t> x, Rng& rng, wire::report
   *r = wire::report{};
   r->mech = block_.params.mech;
   if (!block_.ready || x.size() != block_.params.get(wire::field::domain)) return status::invalid_argument;
-  if (block_.params.mech == wire::mechanism::laplace_vector) {
+  if (wire::is_coordinate_laplace(block_.params.mech)) {
     for (std::size_t i = 0; i < x.size(); ++i) noisy_[i] = laplace_noisy(block_.params, x[i], rng);
     r->values = noisy_;
     return status::ok;
