@@ -6,6 +6,7 @@
 #include "output.h"
 #include "train_objective.h"
 #include "train_sgd.h"
+#include "train_wang.h"
 
 namespace ldp::tools {
 namespace {
@@ -27,6 +28,8 @@ const std::vector<train_method>& train_methods() {
       {"nonprivate", "the non-private optimum over C = [0, 1]^p (no reports)", "", "", solve_nonprivate},
       {"ldp-sgd", "interactive LDP SGD, the gradients through a vector-mean mechanism (privunitg)",
        "--epsilon --steps --sgd-mechanism", "--epsilon", solve_ldp_sgd},
+      {"wang-bernstein", "Wang et al. Alg 2: every grid loss through the bernstein mechanism, the Bernstein surrogate",
+       "--epsilon --grid --order", "--epsilon", solve_wang_bernstein},
   };
   return methods;
 }

@@ -1,0 +1,103 @@
+#include "train_wang.h"
+
+#include <cmath>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "errors.h"
+#include "ldp/device/bernstein.h"
+#include "ldp/server/aggregator.h"
+#include "ldp/server/bernstein.h"
+#include "ldp/wire/bernstein_params.h"
+#include "mechanism_options.h"
+#include "seeding.h"
+#include "train_users.h"
+
+namespace ldp::tools {
+namespace {
+
+// The stated error's failure probability (server::bernstein_grid_error_bound).
+constexpr double error_beta = 0.05;
+
+std::unique_ptr<server::aggregator> aggregator_for(const wire::params& p) {
+  std::unique_ptr<server::aggregator> agg;
+  const status s = server::aggregator::create(p, &agg);
+  if (s != status::ok) fail("internal: no aggregator for {}: {}", wire::mechanism_name(p.mech), describe(s));
+  return agg;
+}
+
+// The block of a derivation, or the refusal with the smallest epsilon that builds (issue 21).
+wire::params built(const char* method, const std::function<wire::derived_params(double)>& derive, double epsilon,
+                   double* epsilon_impl) {
+  const wire::derived_params d = derive(epsilon);
+  if (d.code != status::ok) {
+    fail("--method {}: cannot build its block with epsilon {} and these options: {}{}", method, epsilon,
+         describe(d.code), smallest_epsilon_hint(epsilon, [&](double e) { return derive(e).code == status::ok; }));
+  }
+  *epsilon_impl = d.epsilon_impl;
+  return d.block;
+}
+
+}  // namespace
+
+train_result solve_wang_bernstein(const train_data& data, const train_settings& s) {
+  const examples& train = data.train;
+  const uint32_t p = train.p;
+  const uint32_t k = s.grid != 0 ? s.grid : default_grid, h = s.order != 0 ? s.order : default_order;
+  train_result out;
+  const wire::params block = built(
+      "wang-bernstein", [&](double e) { return wire::make_bernstein(p, k, s.loss, loss_frac_bits, e); }, s.epsilon,
+      &out.epsilon_impl);
+  std::vector<std::byte> workspace(device::vector_mean_context::workspace_size(block));
+  device::vector_mean_context context;
+  const status ready = device::vector_mean_context::init(workspace, block, &context);
+  if (ready != status::ok) fail("internal: the bernstein device context refused its block: {}", describe(ready));
+  std::vector<int64_t> values(device::bernstein_value_count(block));
+
+  const std::unique_ptr<server::aggregator> agg = aggregator_for(block);
+  device_cost cost;
+  random::drbg rng = seeded_drbg(s.seed, seed_purpose::device_block, 0);
+  run_users(
+      0, train.size(),
+      [&](uint64_t user, random::drbg& r, span<unsigned char> payload, std::size_t* written) {
+        return device::randomize_bernstein(context, span<const double>(train.row(user), p), train.y[user],
+                                           span<int64_t>(values.data(), values.size()), r, payload,
+                                           device::framing::payload, written);
+      },
+      rng, *agg, cost);
+
+  const server::bernstein_grid grid{p, k};
+  const std::vector<server::estimate> coordinates = agg->estimate_all();
+  const server::grid_estimate estimate =
+      server::to_grid_estimate(span<const server::estimate>(coordinates.data(), coordinates.size()));
+  const std::vector<double> coefficients = server::bernstein_coefficients(grid, h, estimate.value);
+  if (coefficients.empty()) fail("internal: no Bernstein surrogate for p {} k {} h {}", p, k, h);
+  const server::box_minimum best = server::minimize_on_box(
+      p, [&](const double* w) { return server::bernstein_value(grid, coefficients, w); }, s.seed);
+  if (best.w.size() != p) fail("out of memory minimizing the Bernstein surrogate");
+
+  out.w = best.w;
+  out.reports = cost.reports;
+  out.report_bytes = cost.report_bytes;
+  out.device_seconds = cost.device_seconds;
+  const double bound = server::bernstein_grid_error_bound(grid, train.size(), out.epsilon_impl, error_beta);
+  const double sd = std::sqrt(server::bernstein_variance(grid, h, estimate.variance, best.w.data()));
+  out.summary = fmt::format(
+      "bernstein: grid k = {} ({} points), order h = {}; surrogate minimum {:.6g} (std {:.3g}); with probability "
+      "{} every grid estimate is within {:.4g} of the true mean loss (Lemma 18)",
+      k, server::grid_points(grid), h, best.value, sd, 1 - error_beta, bound);
+  out.details = {{"grid", k},
+                 {"order", h},
+                 {"grid_points", server::grid_points(grid)},
+                 {"surrogate_minimum", best.value},
+                 {"surrogate_std", sd},
+                 {"grid_error_bound", std::isfinite(bound) ? nlohmann::ordered_json(bound) : nullptr},
+                 {"grid_error_beta", error_beta},
+                 {"noise_gain", server::bernstein_noise_gain(grid, h)}};
+  return out;
+}
+
+}  // namespace ldp::tools

@@ -1,0 +1,31 @@
+// The non-interactive learners of Wang, Gaboardi, Smith and Xu in ldp train (docs/mechanisms.md
+// H.7): each user's device speaks once through the library's mechanism (H.1-H.4), the server's
+// aggregator counts the reports exactly, and the library's solver turns its estimates into w.
+#ifndef LDP_TOOLS_TRAIN_WANG_H
+#define LDP_TOOLS_TRAIN_WANG_H
+
+#include <cstdint>
+
+#include "train_methods.h"
+
+namespace ldp::tools {
+
+// --grid and --order when not given: k = 2 (3^p grid points; k = 1's multilinear surrogate has
+// only corners for minimizers) and h = 1 (the plain Bernstein polynomial, whose weights are
+// positive: the noise gain (2^h - 1)^p of higher orders costs more than their smaller bias at the
+// n of real data sets, docs/learning.md).
+inline constexpr uint32_t default_grid = 2;
+inline constexpr uint32_t default_order = 1;
+
+// The loss values' fixed-point grid (Q = 2^f units per loss unit): 2^-16 of rounding noise is far
+// below the discrete Laplace noise of scale N / epsilon loss units.
+inline constexpr unsigned loss_frac_bits = 16;
+
+// --method wang-bernstein (Alg 2, H.1): the (k + 1)^p losses of every user through the bernstein
+// mechanism, the mean aggregator's grid estimate, the iterated Bernstein surrogate of order h and
+// its minimum over [0, 1]^p (server::minimize_on_box).
+train_result solve_wang_bernstein(const train_data& data, const train_settings& settings);
+
+}  // namespace ldp::tools
+
+#endif
