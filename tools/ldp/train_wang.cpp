@@ -41,6 +41,30 @@ wire::params built(const char* method, const std::function<wire::derived_params(
   return d.block;
 }
 
+// The Bernstein learners' server half (H.1): the surrogate of order h fitted to the grid estimate,
+// minimized over [0, 1]^p, with the report costs into `out`.
+void fit_surrogate(const char* mechanism, server::bernstein_grid grid, uint32_t h,
+                   const server::grid_estimate& estimate, uint64_t seed, const device_cost& cost, train_result& out) {
+  const std::vector<double> coefficients = server::bernstein_coefficients(grid, h, estimate.value);
+  if (coefficients.empty()) fail("internal: no Bernstein surrogate for p {} k {} h {}", grid.p, grid.k, h);
+  const server::box_minimum best = server::minimize_on_box(
+      grid.p, [&](const double* w) { return server::bernstein_value(grid, coefficients, w); }, seed);
+  if (best.w.size() != grid.p) fail("out of memory minimizing the Bernstein surrogate");
+  out.w = best.w;
+  out.reports = cost.reports;
+  out.report_bytes = cost.report_bytes;
+  out.device_seconds = cost.device_seconds;
+  const double sd = std::sqrt(server::bernstein_variance(grid, h, estimate.variance, best.w.data()));
+  out.summary = fmt::format("{}: grid k = {} ({} points), order h = {}; surrogate minimum {:.6g} (std {:.3g})",
+                            mechanism, grid.k, server::grid_points(grid), h, best.value, sd);
+  out.details = {{"grid", grid.k},
+                 {"order", h},
+                 {"grid_points", server::grid_points(grid)},
+                 {"surrogate_minimum", best.value},
+                 {"surrogate_std", sd},
+                 {"noise_gain", server::bernstein_noise_gain(grid, h)}};
+}
+
 }  // namespace
 
 train_result solve_wang_bernstein(const train_data& data, const train_settings& s) {
@@ -71,32 +95,15 @@ train_result solve_wang_bernstein(const train_data& data, const train_settings& 
 
   const server::bernstein_grid grid{p, k};
   const std::vector<server::estimate> coordinates = agg->estimate_all();
-  const server::grid_estimate estimate =
-      server::to_grid_estimate(span<const server::estimate>(coordinates.data(), coordinates.size()));
-  const std::vector<double> coefficients = server::bernstein_coefficients(grid, h, estimate.value);
-  if (coefficients.empty()) fail("internal: no Bernstein surrogate for p {} k {} h {}", p, k, h);
-  const server::box_minimum best = server::minimize_on_box(
-      p, [&](const double* w) { return server::bernstein_value(grid, coefficients, w); }, s.seed);
-  if (best.w.size() != p) fail("out of memory minimizing the Bernstein surrogate");
-
-  out.w = best.w;
-  out.reports = cost.reports;
-  out.report_bytes = cost.report_bytes;
-  out.device_seconds = cost.device_seconds;
+  fit_surrogate("bernstein", grid, h,
+                server::to_grid_estimate(span<const server::estimate>(coordinates.data(), coordinates.size())), s.seed,
+                cost, out);
   const double bound = server::bernstein_grid_error_bound(grid, train.size(), out.epsilon_impl, error_beta);
-  const double sd = std::sqrt(server::bernstein_variance(grid, h, estimate.variance, best.w.data()));
-  out.summary = fmt::format(
-      "bernstein: grid k = {} ({} points), order h = {}; surrogate minimum {:.6g} (std {:.3g}); with probability "
-      "{} every grid estimate is within {:.4g} of the true mean loss (Lemma 18)",
-      k, server::grid_points(grid), h, best.value, sd, 1 - error_beta, bound);
-  out.details = {{"grid", k},
-                 {"order", h},
-                 {"grid_points", server::grid_points(grid)},
-                 {"surrogate_minimum", best.value},
-                 {"surrogate_std", sd},
-                 {"grid_error_bound", std::isfinite(bound) ? nlohmann::ordered_json(bound) : nullptr},
-                 {"grid_error_beta", error_beta},
-                 {"noise_gain", server::bernstein_noise_gain(grid, h)}};
+  out.summary +=
+      fmt::format("; with probability {} every grid estimate is within {:.4g} of the true mean loss (Lemma 18)",
+                  1 - error_beta, bound);
+  out.details["grid_error_bound"] = std::isfinite(bound) ? nlohmann::ordered_json(bound) : nullptr;
+  out.details["grid_error_beta"] = error_beta;
   return out;
 }
 
