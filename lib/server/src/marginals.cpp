@@ -186,7 +186,7 @@ double disjunction_polynomial_value(uint32_t k, double gamma, double x) noexcept
   return 1 - q;
 }
 
-std::vector<double> subset_weights(span<const double> monomials, uint32_t k) {
+std::vector<double> subset_weights(const std::vector<double>& monomials, uint32_t k) {
   if (monomials.empty()) return {};
   const std::size_t degree = monomials.size() - 1;
   const std::size_t sizes = degree < k ? degree : k;

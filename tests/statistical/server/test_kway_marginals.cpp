@@ -51,7 +51,7 @@ class device {
   const std::vector<int64_t>& values(uint64_t record, ldp::random::drbg& rng, const ldp::wire::params& p) {
     ldp::wire::report r;
     REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), report(record, rng), &r) == status::ok);
-    values_.assign(r.values.size(), 0);
+    values_.assign(r.count, 0);
     REQUIRE(ldp::wire::read_vector(r, values_) == status::ok);
     return values_;
   }

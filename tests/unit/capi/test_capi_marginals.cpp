@@ -31,7 +31,7 @@ TEST_CASE("ldp_params_kway_marginals and ldp_randomize_record") {
   const auto block = ldp::wire::make_kway_marginals(6, 2, 0, 1.0).block;
   ldp::wire::report r;
   CHECK(ldp::wire::decode_report(block, ldp::wire::fingerprint(block), {out.data(), written}, &r) == ldp::status::ok);
-  CHECK(r.values.size() == 21);
+  CHECK(r.count == 21);
   CHECK(ldp_randomize_record(&params, &rng, uint64_t{1} << 6, workspace.data(), need, out.data(), out.size(),
                              &written) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_randomize_record(&params, &rng, 1, workspace.data(), need - 8, out.data(), out.size(), &written) ==

@@ -82,7 +82,7 @@ TEST_CASE("randomize_kway_marginals: a report of N' coordinates; other blocks an
           status::ok);
   ldp::wire::report r;
   REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), {out.data(), written}, &r) == status::ok);
-  CHECK(r.values.size() == 21);
+  CHECK(r.count == 21);
   CHECK(ldp::device::randomize_kway_marginals(c, 0b1000000, rng, out, ldp::device::framing::report, &written) ==
         status::invalid_argument);
   CHECK(written == 0);

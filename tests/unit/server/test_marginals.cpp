@@ -36,7 +36,8 @@ std::vector<uint64_t> records(uint32_t p, std::size_t n) {
 
 // The exact conjunction fractions of the dataset as estimates with variance `variance(j)`.
 template <class Variance>
-std::vector<estimate> exact_coordinates(const ldp::wire::params& b, const std::vector<uint64_t>& data, Variance variance) {
+std::vector<estimate> exact_coordinates(const ldp::wire::params& b, const std::vector<uint64_t>& data,
+                                        Variance variance) {
   const auto p = static_cast<uint32_t>(b.get(field::vector_dim));
   const auto k = static_cast<uint32_t>(b.get(field::marginal_order));
   std::vector<estimate> out(static_cast<std::size_t>(b.get(field::domain)));
@@ -127,8 +128,8 @@ TEST_CASE("the polynomial of Alg 6: p_k(0) = 0, |p_k(w) - 1| <= gamma on 1..k, a
   };
   // k = 10, gamma 1/4: r = 3, m = 2, degree 6 < 10; k = 17, gamma 0.1: r = 4, m = 4, degree 16;
   // k = 30, gamma 1/4: r = 6, m = 2; the others take the exact polynomial.
-  for (const shape& s : {shape{1, 0.1, 1}, shape{3, 0.1, 3}, shape{8, 0.01, 8}, shape{10, 0.25, 6},
-                         shape{17, 0.1, 16}, shape{30, 0.25, 12}}) {
+  for (const shape& s : {shape{1, 0.1, 1}, shape{3, 0.1, 3}, shape{8, 0.01, 8}, shape{10, 0.25, 6}, shape{17, 0.1, 16},
+                         shape{30, 0.25, 12}}) {
     CAPTURE(s.k);
     CAPTURE(s.gamma);
     const std::vector<double> c = ldp::server::disjunction_polynomial(s.k, s.gamma);
@@ -148,7 +149,8 @@ TEST_CASE("the polynomial of Alg 6: p_k(0) = 0, |p_k(w) - 1| <= gamma on 1..k, a
       // The monomials agree with the Chebyshev form, and sum_s C(w, s) a_s = p_k(w) (C.4).
       double horner = 0, subsets = 0;
       for (std::size_t m = c.size(); m-- > 0;) horner = horner * w + c[m];
-      for (std::size_t i = 0; i < a.size(); ++i) subsets += static_cast<double>(ldp::wire::binomial(w, i + 1)) * a[i];
+      for (std::size_t i = 0; i < a.size(); ++i)
+        subsets += static_cast<double>(ldp::wire::binomial(w, static_cast<uint32_t>(i + 1))) * a[i];
       CHECK(horner == doctest::Approx(value).epsilon(1e-9).scale(1));
       CHECK(subsets == doctest::Approx(value).epsilon(1e-9).scale(1));
     }

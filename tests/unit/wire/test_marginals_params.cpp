@@ -48,9 +48,8 @@ TEST_CASE("conjunction_index: the sets of at most k attributes sorted by (size, 
     for (uint64_t s = 1; s < (uint64_t{1} << p); ++s) {
       if (ones(s) <= k) sets.push_back(s);
     }
-    std::sort(sets.begin(), sets.end(), [](uint64_t a, uint64_t b) {
-      return ones(a) != ones(b) ? ones(a) < ones(b) : a < b;
-    });
+    std::sort(sets.begin(), sets.end(),
+              [](uint64_t a, uint64_t b) { return ones(a) != ones(b) ? ones(a) < ones(b) : a < b; });
     REQUIRE(sets.size() == ldp::wire::conjunction_count(p, k));
     for (std::size_t i = 0; i < sets.size(); ++i) {
       CAPTURE(sets[i]);
@@ -104,10 +103,10 @@ TEST_CASE("make_kway_marginals: N' coordinates on [0, 1], scale from the L1 sens
 }
 
 TEST_CASE("kway-marginals blocks: the rules of docs/wire_format.md 3.3") {
-  CHECK(ldp::wire::make_kway_marginals(4, 5, 0, 1.0).code == status::invalid_argument);   // k > p
-  CHECK(ldp::wire::make_kway_marginals(4, 0, 0, 1.0).code == status::invalid_argument);   // k = 0
-  CHECK(ldp::wire::make_kway_marginals(65, 1, 0, 1.0).code == status::invalid_argument);  // p > 64
-  CHECK(ldp::wire::make_kway_marginals(64, 4, 0, 1.0).code == status::invalid_argument);  // N' = 679120
+  CHECK(ldp::wire::make_kway_marginals(4, 5, 0, 1.0).code == status::invalid_argument);    // k > p
+  CHECK(ldp::wire::make_kway_marginals(4, 0, 0, 1.0).code == status::invalid_argument);    // k = 0
+  CHECK(ldp::wire::make_kway_marginals(65, 1, 0, 1.0).code == status::invalid_argument);   // p > 64
+  CHECK(ldp::wire::make_kway_marginals(64, 4, 0, 1.0).code == status::invalid_argument);   // N' = 679120
   CHECK(ldp::wire::make_kway_marginals(17, 17, 0, 1.0).code == status::invalid_argument);  // N' = 2^17 - 1
   CHECK(ldp::wire::make_kway_marginals(16, 16, 0, 1.0).code == status::ok);                // N' = 65535
   const ldp::wire::params good = ldp::test::example_params(mechanism::kway_marginals);

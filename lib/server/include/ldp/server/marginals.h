@@ -66,7 +66,7 @@ struct marginal_table {
 
 // a_s = sum_m c_m s! S(m, s), s = 1..min(k, t), from the monomials c (S the Stirling numbers of the
 // second kind): sum_{s} C(w, s) a_s = p(w) for every integer w >= 0 when p(0) = 0. Index 0 holds a_1.
-[[nodiscard]] std::vector<double> subset_weights(span<const double> monomials, uint32_t k);
+[[nodiscard]] std::vector<double> subset_weights(const std::vector<double>& monomials, uint32_t k);
 
 }  // namespace ldp::server
 
