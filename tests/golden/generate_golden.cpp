@@ -361,6 +361,9 @@ std::vector<golden_case> all_cases() {
           builder().varint(1).varint(2).varint(3), status::wrong_length);
   payload(mechanism::laplace_vector, "extra_entry", "five well-formed entries of four",
           builder().varint(1).varint(2).varint(3).varint(4).varint(5), status::wrong_length);
+  // kway-marginals (docs/wire_format.md 3.14): N' = 10 conjunction indicators of p = 4, k = 2.
+  payload(mechanism::kway_marginals, "p_entries", "four entries (one per attribute) where N' = 10 are due",
+          builder().varint(1).varint(0).varint(1).varint(1), status::wrong_length);
 
   // bit: one byte holding 0 or 1.
   payload(mechanism::duchi, "reserved_bits", "bit byte 0x02", builder().le(2, 1), status::reserved_bits_set);

@@ -21,6 +21,7 @@
 #include "ldp/server/frequency.h"
 #include "ldp/server/string_discovery.h"
 #include "ldp/wire/oracle_params.h"
+#include "marginal_output.h"
 #include "mechanism_options.h"
 #include "output.h"
 #include "state_io.h"
@@ -56,6 +57,7 @@ struct estimate_options {
   std::vector<std::pair<CLI::Option*, wire::mechanism>> distribution_options;
   CLI::Option* l1_ball = nullptr;  // vector means: --l1-ball R
   double l1_radius = 0;
+  std::string marginal;  // kway-marginals: --marginal a,b,c
 };
 
 bool given(const CLI::Option* option) { return option->count() > 0; }
@@ -236,6 +238,12 @@ void run(const estimate_options& o) {
     fail("--l1-ball applies to vector-mean, laplace-vector and unit-vector states only; {} is {}", o.state,
          wire::mechanism_name(mech));
   }
+  if (!o.marginal.empty()) {
+    if (o.top != 0 || o.format == "csv" || !o.candidates.empty() || !o.plot.empty())
+      fail("--marginal prints as a table or json, without --top, --candidates or --plot");
+    print_marginal(*agg, {o.state, o.marginal, o.confidence, o.format, o.truth});
+    return;
+  }
   if (queries) {
     if (!distribution) {
       fail("--range, --quantile and --density apply to square-wave, hierarchical and haar states only; {} is {}",
@@ -338,6 +346,8 @@ command add_estimate(CLI::App& parent) {
   o->l1_ball = app->add_option("--l1-ball", o->l1_radius,
                                "vector-mean, laplace-vector, unit-vector states: project the mean onto the l1 ball "
                                "of radius R (docs/mechanisms.md C.3)");
+  app->add_option("--marginal", o->marginal,
+                  "kway-marginals: the marginal over attributes a,b,c (numbers from 0, at most the state's k)");
   return {app, [o] { run(*o); }};
 }
 

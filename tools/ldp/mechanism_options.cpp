@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/hash.h"
+#include "ldp/wire/marginals.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/projunit_params.h"
@@ -186,6 +187,17 @@ wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_opti
                ? wire::make_projunit(o.dim, o.projection_dim, o.radius, o.frac_bits, o.epsilon)
                : wire::make_fastprojunit(o.dim, o.projection_dim, o.radius, o.frac_bits, o.epsilon);
   }
+  if (m.id == mechanism::kway_marginals) {
+    // Indicators on [0, 1]: the grid adds nothing but report bytes, so f = 0 unless asked.
+    if (o.dim < 1 || o.dim > wire::marginals_max_attributes)
+      fail("--dim must be in [1, {}], got {}", wire::marginals_max_attributes, o.dim);
+    if (o.order < 1 || o.order > o.dim) fail("--order must be in [1, --dim], got {}", o.order);
+    if (wire::conjunction_count(o.dim, o.order) > wire::marginals_max_coordinates) {
+      fail("--dim {} --order {} gives {} conjunctions, above {} (docs/wire_format.md 3.14)", o.dim, o.order,
+           wire::conjunction_count(o.dim, o.order), wire::marginals_max_coordinates);
+    }
+    return wire::make_kway_marginals(o.dim, o.order, given(o, "--frac-bits") ? o.frac_bits : 0, o.epsilon);
+  }
   double lo = 0, hi = 0;
   parse_range(o.range, &lo, &hi);
   if (wire::in_family(m.id, wire::mechanism_family::distribution)) return distribution_block(m, o, lo, hi);
@@ -225,6 +237,7 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"laplace", input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
     {"duchi", input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
     {"laplace-vector", input_kind::vector, "--dim --range", "--frac-bits", "--dim d --range lo:hi [--frac-bits f]"},
+    {"kway-marginals", input_kind::record, "--dim --order", "--frac-bits", "--dim p --order k [--frac-bits f]"},
     {"vector-mean", input_kind::vector, "--dim --radius", "--noise --beta --frac-bits --public-seed",
      "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
     {"l2-ball", input_kind::vector, "--dim --radius", "--frac-bits", "--dim d --radius r [--frac-bits f]"},
@@ -362,6 +375,9 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
                                      "(default: the rule of docs/mechanisms.md G.2)")},
       {"--half-width", app.add_option("--half-width", o.half_width,
                                       "square-wave: the window's half width in buckets (default: Li et al.'s rule)")},
+      {"--order",
+       app.add_option("--order", o.order,
+                      "kway-marginals: k, the largest marginal (conjunctions of at most k of the --dim bits)")},
       {"--queries", app.add_option("--queries", o.queries,
                                    "winsorized-mean: K queries of one session over the same users "
                                    "(default 1)")},

@@ -88,7 +88,8 @@ enum ldp_mechanism_id {
   LDP_MECH_SQUARE_WAVE = 32,
   LDP_MECH_HIERARCHICAL = 33,
   LDP_MECH_HAAR = 34,
-  LDP_MECH_KENT_SUPPORT = 35 /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_KENT_SUPPORT = 35,  /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_KWAY_MARGINALS = 37 /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
@@ -178,6 +179,13 @@ ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, doubl
 
 /* laplace-vector: d coordinates, each in [lo, hi] (L1 sensitivity d (hi - lo)). */
 ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
+                                     double epsilon) LDP_NOEXCEPT;
+
+/* kway-marginals (docs/mechanisms.md H.5): records of p <= 64 bits, reported as the N' = sum_{s=1..k}
+ * C(p, s) <= 65536 indicators of the conjunctions of at most k attributes (docs/wire_format.md 3.14),
+ * each in [0, 1] on the grid of frac_bits with discrete Laplace noise of the L1 sensitivity N'.
+ * ldp_randomize_record randomizes; its workspace is ldp_workspace_size's (8 N' bytes). */
+ldp_status ldp_params_kway_marginals(ldp_params* params, uint32_t p, uint32_t k, uint32_t frac_bits,
                                      double epsilon) LDP_NOEXCEPT;
 
 /* vector-duchi or vector-laplace: vectors of d coordinates in the L2 ball of `radius`, rotated with
@@ -305,6 +313,11 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
  * block count. Round 1 votes for the cell of the local mean, round 2 adds noise to it.
  * kent-support (C.1 P4, Kent M4a's round 1): the hashed vote for the at most s coordinates whose
  * local mean reaches the block's threshold; its workspace holds d sign bits and s entries. */
+/* kway-marginals: the record's p bits in `record` (bit j = attribute j; LDP_INVALID_ARGUMENT for a
+ * bit at or above p, or a block of another mechanism). */
+ldp_status ldp_randomize_record(const ldp_params* params, ldp_rng* rng, uint64_t record, void* workspace,
+                                size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
+
 ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,
                                       void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
                                       size_t* written) LDP_NOEXCEPT;

@@ -90,10 +90,18 @@ struct value_range {
   return x < r.lo ? r.lo : x > r.hi ? r.hi : x;
 }
 
-// Delta in grid units: Q, or d * Q (L1) for laplace-vector. Valid blocks keep it below 2^63.
+// Whether the block's reports are laplace-vector reports: d = domain discrete Laplace coordinates
+// (B.1 per coordinate). laplace-vector takes the d values from the caller; the other mean members
+// with a fixed_vector payload compute them on the device from their own input (docs/mechanisms.md
+// H.5) and share everything else: derivation, noise, aggregation, state.
+[[nodiscard]] constexpr bool is_laplace_vector_block(const params& p) noexcept {
+  return in_family(p.mech, mechanism_family::mean) && kind_of(p.mech) == payload_kind::fixed_vector;
+}
+
+// Delta in grid units: Q, or d * Q (L1) for laplace-vector blocks. Valid blocks keep it below 2^63.
 [[nodiscard]] constexpr uint64_t sensitivity(const params& p) noexcept {
   const uint64_t q = range_width(p);
-  return p.mech == mechanism::laplace_vector ? q * p.get(field::domain) : q;
+  return is_laplace_vector_block(p) ? q * p.get(field::domain) : q;
 }
 
 // Duchi's probability of b = 1 at x (clamped) is N / (2^w * Q) with the integer
