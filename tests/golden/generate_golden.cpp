@@ -365,6 +365,14 @@ std::vector<golden_case> all_cases() {
   payload(mechanism::kway_marginals, "p_entries", "four entries (one per attribute) where N' = 10 are due",
           builder().varint(1).varint(0).varint(1).varint(1), status::wrong_length);
 
+  // bernstein (H.1): fixed_vector with N = (k + 1)^p = 9 entries, the domain field.
+  payload(mechanism::bernstein, "missing_entry", "eight well-formed entries of N = 9",
+          builder().varint(0).varint(1).varint(2).varint(3).varint(4).varint(5).varint(6).varint(7),
+          status::wrong_length);
+  payload(mechanism::bernstein, "extra_entry", "ten well-formed entries of N = 9",
+          builder().varint(0).varint(1).varint(2).varint(3).varint(4).varint(5).varint(6).varint(7).varint(8).varint(9),
+          status::wrong_length);
+
   // bit: one byte holding 0 or 1.
   payload(mechanism::duchi, "reserved_bits", "bit byte 0x02", builder().le(2, 1), status::reserved_bits_set);
   payload(mechanism::duchi, "high_bit", "bit byte 0x81", builder().le(0x81, 1), status::reserved_bits_set);

@@ -180,6 +180,12 @@ wire::params example_params(mechanism m) {
       p.set(field::vote_threshold, 16384).set(field::scale_num, 8 * 65536 + 1).set(field::scale_den, 65536);
       range();
       break;
+    case mechanism::bernstein:
+      // H.1: p = 2, k = 2 (N = 9 grid losses), logistic, f = 16 on [0, 1]; t = 9 2^16 / 1 + a step.
+      p.set(field::domain, 9).set(field::vector_dim, 2).set(field::grid_size, 2).set(field::loss, 2);
+      p.set(field::frac_bits, 16).set_signed(field::clip_lo, 0).set_signed(field::clip_hi, int64_t{1} << 16);
+      p.set(field::scale_num, 9 * (uint64_t{1} << 32) + 1).set(field::scale_den, 65536);
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;

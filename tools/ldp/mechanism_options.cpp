@@ -268,6 +268,9 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"hierarchical", input_kind::value, "--range", "--buckets --branching --frac-bits",
      "--range lo:hi [--buckets D] [--branching B] [--frac-bits f]"},
     {"haar", input_kind::value, "--range", "--buckets --frac-bits", "--range lo:hi [--buckets D] [--frac-bits f]"},
+    // Its devices hold a labelled example and report their losses on a grid (docs/mechanisms.md H.1):
+    // `ldp train` runs it; the other commands read its batches and states as laplace-vector ones.
+    {"bernstein", input_kind::vector, "", "", "(run by ldp train --method wang-bernstein)"},
 };
 
 // One entry per command-line name, in the table's order; a name without its options above (or
@@ -470,6 +473,7 @@ parameter_block build_block(const mechanism_options& o) {
     fail("internal: {} blocks come from its protocol", m.name);
   }
   if (m.input == input_kind::sparse) return sparse_block(m, o);
+  if (m.id == mechanism::bernstein) fail("--mechanism bernstein is run by ldp train --method wang-bernstein");
   const auto derive = [&](double epsilon) {
     mechanism_options at = o;
     at.epsilon = epsilon;

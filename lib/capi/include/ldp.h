@@ -89,6 +89,7 @@ enum ldp_mechanism_id {
   LDP_MECH_HIERARCHICAL = 33,
   LDP_MECH_HAAR = 34,
   LDP_MECH_KENT_SUPPORT = 35,  /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_BERNSTEIN = 36,     /* docs/mechanisms.md H.1: ldp_params_bernstein, ldp_randomize_bernstein */
   LDP_MECH_KWAY_MARGINALS = 37 /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
 };
 
@@ -380,6 +381,43 @@ ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
  * the device secret: ldp_randomize_item_memoized (no workspace); ldp_randomize_item refuses the block.
  * LDP_INVALID_ARGUMENT for k < 2, s out of range or an epsilon out of (0, 40]. */
 ldp_status ldp_params_dbitflip(ldp_params* params, uint32_t k, uint32_t sampled, double epsilon) LDP_NOEXCEPT;
+
+/* ---- The local Bernstein mechanism (docs/mechanisms.md H.0, H.1; Wang, Gaboardi, Smith, Xu) -------
+ * A device evaluates a loss in [0, 1] at each of the N = (k + 1)^p points w of the public grid
+ * {0, 1/k, ..., 1}^p (point l = sum_j v_j (k + 1)^j, w_j = v_j / k), rounds the values to the grid
+ * of f fraction bits without bias and sends them with discrete Laplace noise (a laplace-vector report
+ * of N coordinates on [0, 1]); the server averages them and fits the Bernstein surrogate. */
+
+/* The losses of docs/mechanisms.md H.0 (field 45): theta = 2 w - 1, margin m = <theta, x> for
+ * features x in [0, 1]^p; squared (m - y)^2 / (p + 1)^2 (y in [0, 1]), logistic
+ * ln(1 + e^{-s m}) / ln(1 + e^p) and hinge max(0, 1 - s m) / (p + 1) (y in {0, 1}, s = 2 y - 1);
+ * LDP_LOSS_CALLER: a function the application passes to ldp_randomize_bernstein_loss. */
+enum ldp_loss_kind { LDP_LOSS_CALLER = 0, LDP_LOSS_SQUARED = 1, LDP_LOSS_LOGISTIC = 2, LDP_LOSS_HINGE = 3 };
+
+/* A caller's loss at parameters w[0, p) in [0, 1]^p; `user` is passed through. Results are clamped to
+ * [0, 1]; a NaN makes the randomizer fail with LDP_INVALID_ARGUMENT before it draws anything. It must
+ * not throw (C++) or longjmp out. */
+typedef double (*ldp_loss_fn)(const double* w, uint32_t p, const void* user);
+
+/* bernstein: p >= 1 features, the grid of k >= 1 steps per axis with (k + 1)^p <= 65536, `loss` an
+ * ldp_loss_kind, loss values on the grid of frac_bits <= 32 fraction bits, at the largest
+ * implementable epsilon not above `epsilon` (discrete Laplace scale N 2^f / epsilon, at most 2^56).
+ * LDP_INVALID_ARGUMENT otherwise. ldp_workspace_size is 16 N bytes. */
+ldp_status ldp_params_bernstein(ldp_params* params, uint32_t p, uint32_t k, uint32_t loss, uint32_t frac_bits,
+                                double epsilon) LDP_NOEXCEPT;
+
+/* A report of the example x[0, p) (features in [0, 1]), label y under the block's built-in loss
+ * (inputs outside [0, 1] are clamped). LDP_INVALID_ARGUMENT for another block, a block whose loss is
+ * LDP_LOSS_CALLER, p other than the block's, or a NaN among x and y (nothing is drawn then). */
+ldp_status ldp_randomize_bernstein(const ldp_params* params, ldp_rng* rng, const double* x, uint32_t p, double y,
+                                   void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                   size_t* written) LDP_NOEXCEPT;
+
+/* A report of the caller's loss (blocks with LDP_LOSS_CALLER only, else LDP_INVALID_ARGUMENT), called
+ * N times in grid order before anything is drawn. */
+ldp_status ldp_randomize_bernstein_loss(const ldp_params* params, ldp_rng* rng, ldp_loss_fn loss, const void* user,
+                                        void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                        size_t* written) LDP_NOEXCEPT;
 
 /* ---- The privacy ledger (docs/ledger.md; C++: ldp/device/ledger.h) ------------------------------ */
 

@@ -5,6 +5,7 @@
 // Counts section of the saved state (after the common body of aggregator.cpp):
 //   laplace, kent-refine   16 bytes: the sum of the reported values (wide_sum.h layout)
 //   laplace-vector         d x 16 bytes: the sum of coordinate j, j = 0..d-1
+//   bernstein              N x 16 bytes: the same, coordinate l = grid point l (docs/mechanisms.md H.1)
 //   kway-marginals         the same, d = N' conjunctions (docs/mechanisms.md H.5)
 //   duchi                  8 bytes: the number of reports with bit 1 (u64, <= n)
 #include <algorithm>
@@ -197,6 +198,7 @@ status detail::make_mean_aggregator(const wire::params& p, std::unique_ptr<aggre
       return status::ok;
     case mean_member::laplace: *out = std::make_unique<laplace_mean>(p, 1); return status::ok;
     case mean_member::laplace_vector:
+    case mean_member::bernstein:  // H.1: the per-coordinate sums are the grid's loss sums
     case mean_member::kway_marginals: {
       std::size_t d = 0;
       if (!cell_count(3 * p.get(field::domain), &d)) return status::overflow;  // sums (2 words) and scratch
@@ -211,6 +213,7 @@ bool detail::mean_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
   switch (wire::mean_of(p.mech)) {
     case mean_member::duchi: *bytes = 8; return true;
     case mean_member::laplace_vector:
+    case mean_member::bernstein:
     case mean_member::kway_marginals: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
     case mean_member::laplace: *bytes = wide_sum_bytes; return true;
   }

@@ -67,6 +67,10 @@ namespace ldp::wire::detail {
 // 2^(w-1) < T < 2^w, output_scale >= 2^32 (unit_vector_params.cpp).
 [[nodiscard]] bool unit_vector_rules_hold(const params& p) noexcept;
 
+// The rules of docs/wire_format.md 3.3 for bernstein blocks (H.1): p >= 1, k >= 1, domain =
+// (k + 1)^p <= 65536, a known loss, the range [0, 2^f] with f <= 32 (bernstein_params.cpp).
+[[nodiscard]] bool bernstein_rules_hold(const params& p) noexcept;
+
 // ProjUnit / FastProjUnit (B.8): 1 <= projection_dim <= d (projunit_params.cpp).
 [[nodiscard]] bool projection_rules_hold(const params& p) noexcept;
 

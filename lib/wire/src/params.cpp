@@ -164,6 +164,7 @@ bool ranges_hold(const params& p) {
   if (in_family(p.mech, mechanism_family::distribution) && !detail::distribution_rules_hold(p)) return false;
   if (p.mech == mechanism::kent_support && !detail::kent_support_rules_hold(p)) return false;
   if (p.mech == mechanism::kway_marginals && !detail::marginals_rules_hold(p)) return false;
+  if (p.mech == mechanism::bernstein && !detail::bernstein_rules_hold(p)) return false;
   return detail::oracle_rules_hold(p) && detail::memo_rules_hold(p) && detail::numeric_rules_hold(p);
 }
 

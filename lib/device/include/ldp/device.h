@@ -2,6 +2,7 @@
 #ifndef LDP_DEVICE_H
 #define LDP_DEVICE_H
 
+#include "ldp/device/bernstein.h"
 #include "ldp/device/coins.h"
 #include "ldp/device/context.h"
 #include "ldp/device/distribution.h"

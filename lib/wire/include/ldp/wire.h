@@ -3,6 +3,7 @@
 #define LDP_WIRE_H
 
 #include "ldp/wire/batch.h"
+#include "ldp/wire/bernstein_params.h"
 #include "ldp/wire/byte_cursor.h"
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
@@ -15,6 +16,7 @@
 #include "ldp/wire/group_block.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/kent_support_params.h"
+#include "ldp/wire/loss.h"
 #include "ldp/wire/marginals.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/mechanism.h"

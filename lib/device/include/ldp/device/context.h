@@ -37,7 +37,7 @@ enum class family : uint8_t {
 };
 
 // Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
-// a vector, so the vector context randomizes it).
+// a vector, so the vector context randomizes it, and so the bernstein member's grid losses).
 [[nodiscard]] constexpr family family_of(wire::mechanism m) noexcept {
   const wire::mechanism_row* row = wire::find_mechanism(m);
   if (row == nullptr) return family::none;
@@ -48,6 +48,7 @@ enum class family : uint8_t {
         case wire::mean_member::laplace:
         case wire::mean_member::duchi: return family::mean;
         case wire::mean_member::laplace_vector:
+        case wire::mean_member::bernstein: return family::vector_mean;  // H.1: a laplace-vector of grid losses
         case wire::mean_member::kway_marginals: return family::vector_mean;
       }
       break;

@@ -57,6 +57,7 @@ enum class mechanism : uint8_t {
   hierarchical = 33,       // G.2 hierarchical histogram (Cormode et al.): one level's node through OLH
   haar = 34,               // G.3 Haar wavelet: one level's coefficient node and sign through OLH
   kent_support = 35,       // C.1 P4, round 1 of Kent M4a: the hashed vote for a user's sparse support
+  bernstein = 36,          // H.1 Wang et al.'s local Bernstein mechanism: the losses on a grid, laplace-vector
   kway_marginals = 37,     // H.5 Wang et al. Alg 6: conjunctions of at most k of p bits, laplace-vector coordinates
 };
 
@@ -102,7 +103,7 @@ enum class mechanism_family : uint8_t {
 // that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
-enum class mean_member : uint8_t { laplace, laplace_vector, duchi, kway_marginals };              // B.1, B.2, H.5
+enum class mean_member : uint8_t { laplace, laplace_vector, duchi, bernstein, kway_marginals };   // B.1, B.2, H.1, H.5
 enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
 enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
 enum class string_member : uint8_t { pem, treehist, sfp };                                        // F.2-F.4
@@ -193,6 +194,12 @@ inline constexpr mechanism_row mechanism_table[] = {
      field_bits(field::threshold_bits) | required_group::thresholds | required_group::range, true},
     {mechanism::laplace_vector, "laplace-vector", "laplace-vector", payload_kind::fixed_vector, mechanism_family::mean,
      mean_member::laplace_vector, field_bits(field::domain) | required_group::range | required_group::scale, true},
+    // A laplace-vector block of the N = (k + 1)^p grid losses (domain = N) plus the grid and the loss (H.1).
+    {mechanism::bernstein, "bernstein", "bernstein", payload_kind::fixed_vector, mechanism_family::mean,
+     mean_member::bernstein,
+     field_bits(field::domain, field::vector_dim, field::grid_size, field::loss) | required_group::range |
+         required_group::scale,
+     true},
     {mechanism::kway_marginals, "kway-marginals", "kway-marginals", payload_kind::fixed_vector, mechanism_family::mean,
      mean_member::kway_marginals,
      field_bits(field::domain, field::vector_dim, field::marginal_order) | required_group::range | required_group::scale,
