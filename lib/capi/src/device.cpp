@@ -231,264 +231,264 @@ ldp_status ldp_params_bernstein(ldp_params* params, uint32_t p, uint32_t k, uint
     return code(status::invalid_argument);
   }
   return publish(params, ldp::wire::make_bernstein(p, k, static_cast<ldp::wire::loss_kind>(loss), frac_bits, epsilon));
-  ldp_status ldp_params_kway_marginals(ldp_params * params, uint32_t p, uint32_t k, uint32_t frac_bits,
-                                       double epsilon) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    return publish(params, ldp::wire::make_kway_marginals(p, k, frac_bits, epsilon));
-  }
+}
 
-  ldp_status ldp_params_vector_mean(ldp_params * params, ldp_mechanism mechanism, uint32_t d, double radius,
-                                    uint32_t frac_bits, double epsilon, double beta,
-                                    const uint8_t rotation_seed[LDP_SEED_SIZE]) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    if (rotation_seed == nullptr) {
-      clear(params);
-      return code(status::invalid_argument);
-    }
-    switch (mechanism) {
-      case LDP_MECH_VECTOR_DUCHI:
-        return publish(params, ldp::wire::make_vector_duchi(d, radius, frac_bits, epsilon, beta, rotation_seed));
-      case LDP_MECH_VECTOR_LAPLACE:
-        return publish(params, ldp::wire::make_vector_laplace(d, radius, frac_bits, epsilon, beta, rotation_seed));
-      default: clear(params); return code(status::invalid_argument);
-    }
-  }
+ldp_status ldp_params_kway_marginals(ldp_params* params, uint32_t p, uint32_t k, uint32_t frac_bits,
+                                     double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_kway_marginals(p, k, frac_bits, epsilon));
+}
 
-  ldp_status ldp_params_unit_vector(ldp_params * params, ldp_mechanism mechanism, uint32_t d, double radius,
-                                    uint32_t frac_bits, double epsilon) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    switch (mechanism) {
-      case LDP_MECH_L2_BALL: return publish(params, ldp::wire::make_l2_ball(d, radius, frac_bits, epsilon));
-      case LDP_MECH_PRIVUNITG: return publish(params, ldp::wire::make_privunitg(d, radius, frac_bits, epsilon));
-      default: clear(params); return code(status::invalid_argument);
-    }
+ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
+                                  uint32_t frac_bits, double epsilon, double beta,
+                                  const uint8_t rotation_seed[LDP_SEED_SIZE]) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  if (rotation_seed == nullptr) {
+    clear(params);
+    return code(status::invalid_argument);
   }
-
-  ldp_status ldp_params_projected_unit(ldp_params * params, ldp_mechanism mechanism, uint32_t d, uint32_t k,
-                                       double radius, uint32_t frac_bits, double epsilon) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    switch (mechanism) {
-      case LDP_MECH_PROJUNIT: return publish(params, ldp::wire::make_projunit(d, k, radius, frac_bits, epsilon));
-      case LDP_MECH_FASTPROJUNIT:
-        return publish(params, ldp::wire::make_fastprojunit(d, k, radius, frac_bits, epsilon));
-      default: clear(params); return code(status::invalid_argument);
-    }
+  switch (mechanism) {
+    case LDP_MECH_VECTOR_DUCHI:
+      return publish(params, ldp::wire::make_vector_duchi(d, radius, frac_bits, epsilon, beta, rotation_seed));
+    case LDP_MECH_VECTOR_LAPLACE:
+      return publish(params, ldp::wire::make_vector_laplace(d, radius, frac_bits, epsilon, beta, rotation_seed));
+    default: clear(params); return code(status::invalid_argument);
   }
+}
 
-  ldp_status ldp_params_pem(ldp_params * params, double epsilon, uint32_t length, uint32_t eta, uint32_t d,
-                            uint32_t g) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    return publish(params, ldp::wire::make_pem(epsilon, length, eta, d, g));
+ldp_status ldp_params_unit_vector(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
+                                  uint32_t frac_bits, double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  switch (mechanism) {
+    case LDP_MECH_L2_BALL: return publish(params, ldp::wire::make_l2_ball(d, radius, frac_bits, epsilon));
+    case LDP_MECH_PRIVUNITG: return publish(params, ldp::wire::make_privunitg(d, radius, frac_bits, epsilon));
+    default: clear(params); return code(status::invalid_argument);
   }
+}
 
-  ldp_status ldp_params_treehist(ldp_params * params, double epsilon, uint32_t length, uint32_t eta, uint32_t rows,
-                                 uint32_t columns, const uint8_t hash_seed[LDP_SEED_SIZE], uint32_t d) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    return publish(params, ldp::wire::make_treehist(epsilon, length, eta, rows, columns, hash_seed, d));
+ldp_status ldp_params_projected_unit(ldp_params* params, ldp_mechanism mechanism, uint32_t d, uint32_t k, double radius,
+                                     uint32_t frac_bits, double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  switch (mechanism) {
+    case LDP_MECH_PROJUNIT: return publish(params, ldp::wire::make_projunit(d, k, radius, frac_bits, epsilon));
+    case LDP_MECH_FASTPROJUNIT: return publish(params, ldp::wire::make_fastprojunit(d, k, radius, frac_bits, epsilon));
+    default: clear(params); return code(status::invalid_argument);
   }
+}
 
-  ldp_status ldp_params_sfp(ldp_params * params, double epsilon, uint32_t length, uint32_t rows, uint32_t columns,
-                            const uint8_t hash_seed[LDP_SEED_SIZE], uint32_t d) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    return publish(params, ldp::wire::make_sfp(epsilon, length, rows, columns, hash_seed, d));
+ldp_status ldp_params_pem(ldp_params* params, double epsilon, uint32_t length, uint32_t eta, uint32_t d,
+                          uint32_t g) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_pem(epsilon, length, eta, d, g));
+}
+
+ldp_status ldp_params_treehist(ldp_params* params, double epsilon, uint32_t length, uint32_t eta, uint32_t rows,
+                               uint32_t columns, const uint8_t hash_seed[LDP_SEED_SIZE], uint32_t d) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_treehist(epsilon, length, eta, rows, columns, hash_seed, d));
+}
+
+ldp_status ldp_params_sfp(ldp_params* params, double epsilon, uint32_t length, uint32_t rows, uint32_t columns,
+                          const uint8_t hash_seed[LDP_SEED_SIZE], uint32_t d) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_sfp(epsilon, length, rows, columns, hash_seed, d));
+}
+
+ldp_status ldp_params_square_wave(ldp_params* params, double epsilon, uint32_t buckets, double lo, double hi,
+                                  uint32_t frac_bits, int64_t half_width) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_square_wave(epsilon, buckets, lo, hi, frac_bits, half_width));
+}
+
+ldp_status ldp_params_hierarchical(ldp_params* params, double epsilon, uint32_t buckets, uint32_t branching, double lo,
+                                   double hi, uint32_t frac_bits) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_hierarchical(epsilon, buckets, branching, lo, hi, frac_bits));
+}
+
+ldp_status ldp_params_haar(ldp_params* params, double epsilon, uint32_t buckets, double lo, double hi,
+                           uint32_t frac_bits) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_haar(epsilon, buckets, lo, hi, frac_bits));
+}
+
+ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
+  const params_context* context = live<params_context>(params);
+  if (context == nullptr || out == nullptr || !context->block.has(ldp::wire::field::frac_bits)) {
+    return code(status::invalid_argument);
   }
+  return code(ldp::wire::to_fixed(x, static_cast<unsigned>(context->block.get(ldp::wire::field::frac_bits)), out));
+}
 
-  ldp_status ldp_params_square_wave(ldp_params * params, double epsilon, uint32_t buckets, double lo, double hi,
-                                    uint32_t frac_bits, int64_t half_width) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    return publish(params, ldp::wire::make_square_wave(epsilon, buckets, lo, hi, frac_bits, half_width));
+ldp_mechanism ldp_params_mechanism(const ldp_params* params) noexcept {
+  const params_context* context = live<params_context>(params);
+  return context == nullptr ? 0 : static_cast<ldp_mechanism>(context->block.mech);
+}
+
+double ldp_params_epsilon(const ldp_params* params) noexcept {
+  const params_context* context = live<params_context>(params);
+  return context == nullptr ? std::numeric_limits<double>::quiet_NaN() : ldp::wire::implemented_epsilon(context->block);
+}
+
+uint64_t ldp_params_fingerprint(const ldp_params* params) noexcept {
+  const params_context* context = live<params_context>(params);
+  return context == nullptr ? 0 : context->fingerprint;
+}
+
+size_t ldp_report_max_size(const ldp_params* params) noexcept {
+  const params_context* context = live<params_context>(params);
+  return context == nullptr ? 0 : ldp::wire::max_report_size(context->block);
+}
+
+size_t ldp_workspace_size(const ldp_params* params) noexcept {
+  const params_context* context = live<params_context>(params);
+  return context == nullptr ? 0 : workspace_bytes(context->block);
+}
+
+ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
+                              size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok) return code(status::invalid_argument);
+  return randomize_with<ldp::device::frequency_context>(call, item, workspace, workspace_size, out, capacity, written);
+}
+
+ldp_status ldp_randomize_string(const ldp_params* params, ldp_rng* rng, const uint8_t* bytes, size_t size,
+                                void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (bytes == nullptr && size != 0)) return code(status::invalid_argument);
+  return randomize_with<ldp::device::string_context>(call, ldp::span<const unsigned char>(bytes, size), workspace,
+                                                     workspace_size, out, capacity, written);
+}
+
+ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
+                               size_t* written) noexcept {
+  const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
+  if (!call.ok) return code(status::invalid_argument);
+  // The distribution family's inner OLH needs no workspace, so neither does any of its blocks.
+  if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::distribution) {
+    return randomize_with<ldp::device::distribution_context>(call, x, nullptr, 0, out, capacity, written);
   }
+  return randomize_with<ldp::device::mean_context>(call, x, nullptr, 0, out, capacity, written);
+}
 
-  ldp_status ldp_params_hierarchical(ldp_params * params, double epsilon, uint32_t buckets, uint32_t branching,
-                                     double lo, double hi, uint32_t frac_bits) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    return publish(params, ldp::wire::make_hierarchical(epsilon, buckets, branching, lo, hi, frac_bits));
-  }
-
-  ldp_status ldp_params_haar(ldp_params * params, double epsilon, uint32_t buckets, double lo, double hi,
-                             uint32_t frac_bits) noexcept {
-    if (params == nullptr) return code(status::invalid_argument);
-    return publish(params, ldp::wire::make_haar(epsilon, buckets, lo, hi, frac_bits));
-  }
-
-  ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
-    const params_context* context = live<params_context>(params);
-    if (context == nullptr || out == nullptr || !context->block.has(ldp::wire::field::frac_bits)) {
-      return code(status::invalid_argument);
-    }
-    return code(ldp::wire::to_fixed(x, static_cast<unsigned>(context->block.get(ldp::wire::field::frac_bits)), out));
-  }
-
-  ldp_mechanism ldp_params_mechanism(const ldp_params* params) noexcept {
-    const params_context* context = live<params_context>(params);
-    return context == nullptr ? 0 : static_cast<ldp_mechanism>(context->block.mech);
-  }
-
-  double ldp_params_epsilon(const ldp_params* params) noexcept {
-    const params_context* context = live<params_context>(params);
-    return context == nullptr ? std::numeric_limits<double>::quiet_NaN()
-                              : ldp::wire::implemented_epsilon(context->block);
-  }
-
-  uint64_t ldp_params_fingerprint(const ldp_params* params) noexcept {
-    const params_context* context = live<params_context>(params);
-    return context == nullptr ? 0 : context->fingerprint;
-  }
-
-  size_t ldp_report_max_size(const ldp_params* params) noexcept {
-    const params_context* context = live<params_context>(params);
-    return context == nullptr ? 0 : ldp::wire::max_report_size(context->block);
-  }
-
-  size_t ldp_workspace_size(const ldp_params* params) noexcept {
-    const params_context* context = live<params_context>(params);
-    return context == nullptr ? 0 : workspace_bytes(context->block);
-  }
-
-  ldp_status ldp_randomize_item(const ldp_params* params, ldp_rng* rng, uint32_t item, void* workspace,
+ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
                                 size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
-    const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
-    if (!call.ok) return code(status::invalid_argument);
-    return randomize_with<ldp::device::frequency_context>(call, item, workspace, workspace_size, out, capacity,
-                                                          written);
-  }
-
-  ldp_status ldp_randomize_string(const ldp_params* params, ldp_rng* rng, const uint8_t* bytes, size_t size,
-                                  void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
-                                  size_t* written) noexcept {
-    const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
-    if (!call.ok || (bytes == nullptr && size != 0)) return code(status::invalid_argument);
-    return randomize_with<ldp::device::string_context>(call, ldp::span<const unsigned char>(bytes, size), workspace,
-                                                       workspace_size, out, capacity, written);
-  }
-
-  ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x, uint8_t* out, size_t capacity,
-                                 size_t* written) noexcept {
-    const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
-    if (!call.ok) return code(status::invalid_argument);
-    // The distribution family's inner OLH needs no workspace, so neither does any of its blocks.
-    if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::distribution) {
-      return randomize_with<ldp::device::distribution_context>(call, x, nullptr, 0, out, capacity, written);
-    }
-    return randomize_with<ldp::device::mean_context>(call, x, nullptr, 0, out, capacity, written);
-  }
-
-  ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
-                                  size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
-    const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
-    if (!call.ok || (x == nullptr && d != 0)) return code(status::invalid_argument);
-    const ldp::span<const int64_t> input(x, d);
-    if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::unit_vector) {
-      return randomize_with<ldp::device::unit_vector_context>(call, input, workspace, workspace_size, out, capacity,
-                                                              written);
-    }
-    if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::projected_unit) {
-      return randomize_with<ldp::device::projected_unit_context>(call, input, workspace, workspace_size, out, capacity,
-                                                                 written);
-    }
-    return randomize_with<ldp::device::vector_mean_context>(call, input, workspace, workspace_size, out, capacity,
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (x == nullptr && d != 0)) return code(status::invalid_argument);
+  const ldp::span<const int64_t> input(x, d);
+  if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::unit_vector) {
+    return randomize_with<ldp::device::unit_vector_context>(call, input, workspace, workspace_size, out, capacity,
                                                             written);
   }
-
-  ldp_status ldp_randomize_bernstein(const ldp_params* params, ldp_rng* rng, const double* x, uint32_t p, double y,
-                                     void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
-                                     size_t* written) noexcept {
-    const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
-    if (!call.ok || (x == nullptr && p != 0)) return code(status::invalid_argument);
-    return bernstein_randomizer(call, workspace, workspace_size, [&](auto& context, ldp::span<int64_t> values) {
-      return ldp::device::randomize_bernstein(context, ldp::span<const double>(x, p), y, values, call.r->rng,
-                                              {out, capacity}, ldp::device::framing::report, written);
-    });
+  if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::projected_unit) {
+    return randomize_with<ldp::device::projected_unit_context>(call, input, workspace, workspace_size, out, capacity,
+                                                               written);
   }
+  return randomize_with<ldp::device::vector_mean_context>(call, input, workspace, workspace_size, out, capacity,
+                                                          written);
+}
 
-  ldp_status ldp_randomize_bernstein_loss(const ldp_params* params, ldp_rng* rng, ldp_loss_fn loss, const void* user,
-                                          void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
-                                          size_t* written) noexcept {
-    const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
-    if (!call.ok || loss == nullptr) return code(status::invalid_argument);
-    const auto dim = static_cast<uint32_t>(call.p->block.get(ldp::wire::field::vector_dim));
-    return bernstein_randomizer(call, workspace, workspace_size, [&](auto& context, ldp::span<int64_t> values) {
-      return ldp::device::randomize_caller_loss(
-          context, [&](const double* w) { return loss(w, dim, user); }, values, call.r->rng, {out, capacity},
-          ldp::device::framing::report, written);
-    });
-    ldp_status ldp_randomize_record(const ldp_params* params, ldp_rng* rng, uint64_t record, void* workspace,
-                                    size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
-      const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
-      if (!call.ok) return code(status::invalid_argument);
-      return on_context<ldp::device::vector_mean_context>(
-          call, workspace, workspace_size, [&](ldp::device::vector_mean_context& context) {
-            return ldp::device::randomize_kway_marginals(context, record, call.r->rng, {out, capacity},
-                                                         ldp::device::framing::report, written);
-          });
-    }
+ldp_status ldp_randomize_bernstein(const ldp_params* params, ldp_rng* rng, const double* x, uint32_t p, double y,
+                                   void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                   size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (x == nullptr && p != 0)) return code(status::invalid_argument);
+  return bernstein_randomizer(call, workspace, workspace_size, [&](auto& context, ldp::span<int64_t> values) {
+    return ldp::device::randomize_bernstein(context, ldp::span<const double>(x, p), y, values, call.r->rng,
+                                            {out, capacity}, ldp::device::framing::report, written);
+  });
+}
 
-    ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations,
-                                          size_t count, void* workspace, size_t workspace_size, uint8_t* out,
-                                          size_t capacity, size_t* written) noexcept {
-      const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
-      if (!call.ok || (observations == nullptr && count != 0)) return code(status::invalid_argument);
-      if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::kent_support) {  // C.1 M4a's vote
-        return randomize_with<ldp::device::kent_support_context>(call, ldp::span<const int64_t>(observations, count),
-                                                                 workspace, workspace_size, out, capacity, written);
-      }
-      return randomize_with<ldp::device::user_level_context>(call, ldp::span<const int64_t>(observations, count),
+ldp_status ldp_randomize_bernstein_loss(const ldp_params* params, ldp_rng* rng, ldp_loss_fn loss, const void* user,
+                                        void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                        size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || loss == nullptr) return code(status::invalid_argument);
+  const auto dim = static_cast<uint32_t>(call.p->block.get(ldp::wire::field::vector_dim));
+  return bernstein_randomizer(call, workspace, workspace_size, [&](auto& context, ldp::span<int64_t> values) {
+    return ldp::device::randomize_caller_loss(
+        context, [&](const double* w) { return loss(w, dim, user); }, values, call.r->rng, {out, capacity},
+        ldp::device::framing::report, written);
+  });
+}
+
+ldp_status ldp_randomize_record(const ldp_params* params, ldp_rng* rng, uint64_t record, void* workspace,
+                                size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok) return code(status::invalid_argument);
+  return on_context<ldp::device::vector_mean_context>(
+      call, workspace, workspace_size, [&](ldp::device::vector_mean_context& context) {
+        return ldp::device::randomize_kway_marginals(context, record, call.r->rng, {out, capacity},
+                                                     ldp::device::framing::report, written);
+      });
+}
+
+ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,
+                                      void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                      size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (observations == nullptr && count != 0)) return code(status::invalid_argument);
+  if (ldp::device::family_of(call.p->block.mech) == ldp::device::family::kent_support) {  // C.1 M4a's vote
+    return randomize_with<ldp::device::kent_support_context>(call, ldp::span<const int64_t>(observations, count),
                                                              workspace, workspace_size, out, capacity, written);
-    }
+  }
+  return randomize_with<ldp::device::user_level_context>(call, ldp::span<const int64_t>(observations, count), workspace,
+                                                         workspace_size, out, capacity, written);
+}
 
-    ldp_status ldp_params_frequency_memoized(ldp_params * params, ldp_mechanism mechanism, uint32_t d,
-                                             double epsilon_longitudinal, double epsilon_report) noexcept {
-      if (params == nullptr) return code(status::invalid_argument);
-      if (mechanism > UINT8_MAX) {
-        clear(params);
-        return code(status::invalid_argument);
-      }
-      return publish(params, ldp::wire::make_memoized_oracle(static_cast<ldp::wire::mechanism>(mechanism),
-                                                             epsilon_longitudinal, epsilon_report, d));
-    }
+ldp_status ldp_params_frequency_memoized(ldp_params* params, ldp_mechanism mechanism, uint32_t d,
+                                         double epsilon_longitudinal, double epsilon_report) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  if (mechanism > UINT8_MAX) {
+    clear(params);
+    return code(status::invalid_argument);
+  }
+  return publish(params, ldp::wire::make_memoized_oracle(static_cast<ldp::wire::mechanism>(mechanism),
+                                                         epsilon_longitudinal, epsilon_report, d));
+}
 
-    double ldp_params_longitudinal_epsilon(const ldp_params* params) noexcept {
-      const params_context* context = live<params_context>(params);
-      return context == nullptr ? std::numeric_limits<double>::quiet_NaN()
-                                : ldp::wire::longitudinal_epsilon(context->block);
-    }
+double ldp_params_longitudinal_epsilon(const ldp_params* params) noexcept {
+  const params_context* context = live<params_context>(params);
+  return context == nullptr ? std::numeric_limits<double>::quiet_NaN()
+                            : ldp::wire::longitudinal_epsilon(context->block);
+}
 
-    ldp_status ldp_randomize_item_memoized(const ldp_params* params, ldp_rng* rng, uint32_t item,
-                                           const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case,
-                                           void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
-                                           size_t* written) noexcept {
-      const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
-      if (!call.ok || secret == nullptr) return code(status::invalid_argument);
-      using ldp::device::frequency_context;
-      return on_context<frequency_context>(call, workspace, workspace_size, [&](frequency_context& context) {
-        return context.randomize_memoized(item, {secret, use_case}, call.r->rng, {out, capacity},
-                                          ldp::device::framing::report, written);
-      });
-    }
+ldp_status ldp_randomize_item_memoized(const ldp_params* params, ldp_rng* rng, uint32_t item,
+                                       const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, void* workspace,
+                                       size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || secret == nullptr) return code(status::invalid_argument);
+  using ldp::device::frequency_context;
+  return on_context<frequency_context>(call, workspace, workspace_size, [&](frequency_context& context) {
+    return context.randomize_memoized(item, {secret, use_case}, call.r->rng, {out, capacity},
+                                      ldp::device::framing::report, written);
+  });
+}
 
-    // ---- Memoized numeric telemetry (docs/mechanisms.md E.2, E.3) --------------------------------------
+// ---- Memoized numeric telemetry (docs/mechanisms.md E.2, E.3) --------------------------------------
 
-    ldp_status ldp_params_memoized_duchi(ldp_params * params, double lo, double hi, uint32_t frac_bits, double epsilon,
-                                         uint32_t grid, double flip) noexcept {
-      if (params == nullptr) return code(status::invalid_argument);
-      return publish(params, ldp::wire::make_memoized_duchi(lo, hi, frac_bits, epsilon, grid, flip));
-    }
+ldp_status ldp_params_memoized_duchi(ldp_params* params, double lo, double hi, uint32_t frac_bits, double epsilon,
+                                     uint32_t grid, double flip) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_memoized_duchi(lo, hi, frac_bits, epsilon, grid, flip));
+}
 
-    ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
-                                            const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, int64_t x,
-                                            uint8_t* out, size_t capacity, size_t* written) noexcept {
-      const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
-      if (!call.ok || secret == nullptr) return code(status::invalid_argument);
-      using ldp::device::mean_context;
-      return on_context<mean_context>(call, nullptr, 0, [&](mean_context& context) {
-        return context.randomize_memoized(x, {secret, use_case}, call.r->rng, {out, capacity},
-                                          ldp::device::framing::report, written);
-      });
-    }
+ldp_status ldp_randomize_value_memoized(const ldp_params* params, ldp_rng* rng,
+                                        const uint8_t secret[LDP_DEVICE_SECRET_SIZE], uint32_t use_case, int64_t x,
+                                        uint8_t* out, size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, nullptr, 0, out, capacity, written);
+  if (!call.ok || secret == nullptr) return code(status::invalid_argument);
+  using ldp::device::mean_context;
+  return on_context<mean_context>(call, nullptr, 0, [&](mean_context& context) {
+    return context.randomize_memoized(x, {secret, use_case}, call.r->rng, {out, capacity}, ldp::device::framing::report,
+                                      written);
+  });
+}
 
-    ldp_status ldp_params_dbitflip(ldp_params * params, uint32_t k, uint32_t sampled, double epsilon) noexcept {
-      if (params == nullptr) return code(status::invalid_argument);
-      return publish(params, ldp::wire::make_dbitflip(epsilon, k, sampled));
-    }
+ldp_status ldp_params_dbitflip(ldp_params* params, uint32_t k, uint32_t sampled, double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_dbitflip(epsilon, k, sampled));
+}
 
-  }  // extern "C"
+}  // extern "C"
