@@ -175,6 +175,11 @@ wire::params example_params(mechanism m) {
       p.set(field::vote_threshold, 16384).set(field::scale_num, 8 * 65536 + 1).set(field::scale_den, 65536);
       range();
       break;
+    case mechanism::smooth_queries:  // H.6: p = 2 attributes, t = 2 degrees, t^p = 4 features on [-1, 1]
+      p.set(field::vector_dim, 2).set(field::degree, 2).set(field::domain, 4);
+      range();
+      scale();
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;

@@ -43,7 +43,7 @@ class laplace_mean final : public aggregator {
 
  protected:
   status ingest(const wire::report& r) noexcept override {
-    if (params_.mech != mechanism::laplace_vector) {
+    if (!wire::is_laplace_coordinates(params_.mech)) {
       sums_[0] += to_i128(r.value);
       return status::ok;
     }
@@ -72,7 +72,8 @@ class laplace_mean final : public aggregator {
     std::vector<estimate> out;
     out.reserve(sums_.size());
     for (std::size_t j = 0; j < sums_.size(); ++j) {
-      const uint32_t item = params_.mech == mechanism::laplace_vector ? static_cast<uint32_t>(j) : scalar_item(params_);
+      const uint32_t item =
+          wire::is_laplace_coordinates(params_.mech) ? static_cast<uint32_t>(j) : scalar_item(params_);
       out.push_back(reports_ == 0 ? detail::empty_estimate(item)
                                   : detail::make_estimate(item, to_double(sums_[j]) / n * gamma, variance, z,
                                                           variance_kind::exact));
@@ -196,7 +197,8 @@ status detail::make_mean_aggregator(const wire::params& p, std::unique_ptr<aggre
       *out = std::make_unique<duchi_mean>(p);
       return status::ok;
     case mean_member::laplace: *out = std::make_unique<laplace_mean>(p, 1); return status::ok;
-    case mean_member::laplace_vector: {
+    case mean_member::laplace_vector:
+    case mean_member::smooth_queries: {
       std::size_t d = 0;
       if (!cell_count(3 * p.get(field::domain), &d)) return status::overflow;  // sums (2 words) and scratch
       *out = std::make_unique<laplace_mean>(p, static_cast<std::size_t>(p.get(field::domain)));
@@ -209,7 +211,8 @@ status detail::make_mean_aggregator(const wire::params& p, std::unique_ptr<aggre
 bool detail::mean_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
   switch (wire::mean_of(p.mech)) {
     case mean_member::duchi: *bytes = 8; return true;
-    case mean_member::laplace_vector: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
+    case mean_member::laplace_vector:
+    case mean_member::smooth_queries: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
     case mean_member::laplace: *bytes = wide_sum_bytes; return true;
   }
   return false;  // a value outside the enumeration

@@ -118,13 +118,7 @@ derived_params make_laplace(double lo, double hi, unsigned frac_bits, double eps
 derived_params make_laplace_vector(uint32_t d, double lo, double hi, unsigned frac_bits, double epsilon) noexcept {
   params p;
   p.mech = mechanism::laplace_vector;
-  p.set(field::domain, d);
-  uint64_t delta = 0;
-  if (d == 0 || !set_range(p, lo, hi, frac_bits) || !checked_mul(range_width(p), d, &delta) ||
-      delta > (uint64_t{1} << 62)) {
-    return fail();
-  }
-  return make_scaled(p, epsilon);
+  return detail::make_laplace_coordinates(p, d, lo, hi, frac_bits, epsilon);
 }
 
 derived_params make_duchi(double lo, double hi, unsigned frac_bits, double epsilon) noexcept {
@@ -151,6 +145,17 @@ derived_params make_memoized_duchi(double lo, double hi, unsigned frac_bits, dou
 
 namespace detail {
 
+derived_params make_laplace_coordinates(params p, uint32_t d, double lo, double hi, unsigned frac_bits,
+                                        double epsilon) noexcept {
+  p.set(field::domain, d);
+  uint64_t delta = 0;
+  if (d == 0 || !set_range(p, lo, hi, frac_bits) || !checked_mul(range_width(p), d, &delta) ||
+      delta > (uint64_t{1} << 62)) {
+    return fail();
+  }
+  return make_scaled(p, epsilon);
+}
+
 derived_params finish(const params& p) noexcept {
   derived_params out;
   out.block = p;
@@ -162,7 +167,8 @@ derived_params finish(const params& p) noexcept {
 double mean_epsilon(const params& p) noexcept {
   switch (mean_of(p.mech)) {  // the kent-refine is a discrete Laplace value
     case mean_member::laplace:
-    case mean_member::laplace_vector: return laplace_epsilon(p);
+    case mean_member::laplace_vector:
+    case mean_member::smooth_queries: return laplace_epsilon(p);
     case mean_member::duchi: return is_memoized_mean(p) ? memoized_report_epsilon(p) : duchi_epsilon(p);
   }
   return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration
@@ -192,7 +198,7 @@ bool numeric_rules_hold(const params& p) noexcept {
     if (!magnitude_fits(r.lo) || !magnitude_fits(r.hi) || t_num > laplace_max_scale_num) return false;
     if (checked_mul(laplace_max_scale, p.get(field::scale_den), &limit) && t_num > limit) return false;
     uint64_t delta = 0;
-    if (p.mech == mechanism::laplace_vector &&
+    if (is_laplace_coordinates(p.mech) &&
         (!checked_mul(q, p.get(field::domain), &delta) || delta > (uint64_t{1} << 62))) {
       return false;
     }

@@ -47,7 +47,8 @@ enum class family : uint8_t {
       switch (wire::mean_of(m)) {
         case wire::mean_member::laplace:
         case wire::mean_member::duchi: return family::mean;
-        case wire::mean_member::laplace_vector: return family::vector_mean;
+        case wire::mean_member::laplace_vector:
+        case wire::mean_member::smooth_queries: return family::vector_mean;
       }
       break;
     case wire::mechanism_family::vector_mean: return family::vector_mean;

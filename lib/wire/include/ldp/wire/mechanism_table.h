@@ -57,6 +57,7 @@ enum class mechanism : uint8_t {
   hierarchical = 33,       // G.2 hierarchical histogram (Cormode et al.): one level's node through OLH
   haar = 34,               // G.3 Haar wavelet: one level's coefficient node and sign through OLH
   kent_support = 35,       // C.1 P4, round 1 of Kent M4a: the hashed vote for a user's sparse support
+  smooth_queries = 38,     // H.6 Wang et al. Alg 7: Chebyshev features of x in [-1, 1]^p, laplace-vector reports
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -101,7 +102,7 @@ enum class mechanism_family : uint8_t {
 // that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
-enum class mean_member : uint8_t { laplace, laplace_vector, duchi };                              // B.1, B.2
+enum class mean_member : uint8_t { laplace, laplace_vector, duchi, smooth_queries };              // B.1, B.2, H.6
 enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
 enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
 enum class string_member : uint8_t { pem, treehist, sfp };                                        // F.2-F.4
@@ -244,6 +245,9 @@ inline constexpr mechanism_row mechanism_table[] = {
      field_bits(field::domain, field::sparsity, field::observations, field::vote_threshold) | required_group::range |
          required_group::scale,
      true},
+    {mechanism::smooth_queries, "smooth-queries", "smooth-queries", payload_kind::fixed_vector, mechanism_family::mean,
+     mean_member::smooth_queries,
+     field_bits(field::domain, field::vector_dim, field::degree) | required_group::range | required_group::scale, true},
     // clang-format on
 };
 
