@@ -88,7 +88,8 @@ enum ldp_mechanism_id {
   LDP_MECH_SQUARE_WAVE = 32,
   LDP_MECH_HIERARCHICAL = 33,
   LDP_MECH_HAAR = 34,
-  LDP_MECH_KENT_SUPPORT = 35 /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_KENT_SUPPORT = 35, /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_SMOOTH_QUERIES = 38 /* docs/mechanisms.md H.6: ldp_params_smooth_queries, ldp_randomize_vector */
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
@@ -178,6 +179,13 @@ ldp_status ldp_params_numeric(ldp_params* params, ldp_mechanism mechanism, doubl
 
 /* laplace-vector: d coordinates, each in [lo, hi] (L1 sensitivity d (hi - lo)). */
 ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, double hi, uint32_t frac_bits,
+                                     double epsilon) LDP_NOEXCEPT;
+
+/* smooth-queries (docs/mechanisms.md H.6): a device holds x in [-1, 1]^p and reports its t^p
+ * Chebyshev features prod_j T_(v_j)(x_j), v in {0..t-1}^p, each with discrete Laplace noise of scale
+ * 2 t^p / epsilon (in value): p >= 1, t >= 2, t^p <= 65536, frac_bits <= 30. ldp_randomize_vector
+ * randomizes x, given as p fixed-point coordinates (x * 2^frac_bits, clamped to [-1, 1]). */
+ldp_status ldp_params_smooth_queries(ldp_params* params, uint32_t p, uint32_t t, uint32_t frac_bits,
                                      double epsilon) LDP_NOEXCEPT;
 
 /* vector-duchi or vector-laplace: vectors of d coordinates in the L2 ball of `radius`, rotated with

@@ -25,6 +25,7 @@
 #include "ldp/wire/params.h"
 #include "ldp/wire/projunit_params.h"
 #include "ldp/wire/report.h"
+#include "ldp/wire/smooth_params.h"
 #include "ldp/wire/string_params.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
@@ -195,6 +196,12 @@ ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, 
                                      double epsilon) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
   return publish(params, ldp::wire::make_laplace_vector(d, lo, hi, frac_bits, epsilon));
+}
+
+ldp_status ldp_params_smooth_queries(ldp_params* params, uint32_t p, uint32_t t, uint32_t frac_bits,
+                                     double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_smooth_queries(p, t, frac_bits, epsilon));
 }
 
 ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
