@@ -318,11 +318,12 @@ int main() {
   // [-1, 1]^2 by the integer recurrence, block derived on the device, laplace-vector noise on each.
   const ldp::wire::derived_params smooth = ldp::wire::make_smooth_queries(2, 4, 16, 2.0);
   const int64_t pair[2] = {reading, -40000};
-  alignas(ldp::device::workspace_alignment) std::byte smooth_workspace[(16 + 4) * sizeof(int64_t)];
+  alignas(ldp::device::workspace_alignment) std::byte smooth_workspace[16 * sizeof(int64_t)];
   unsigned char smooth_report[ldp::wire::report_header_size + 16 * ldp::wire::varint_max_size];
   if (vector_mean_context::workspace_size(smooth.block) > sizeof smooth_workspace ||
       vector_mean_context::init(smooth_workspace, smooth.block, &vector) != ldp::status::ok ||
-      vector.randomize(pair, rng, smooth_report, report, &report_size) != ldp::status::ok) {
+      ldp::device::randomize_smooth_queries(vector, pair, rng, smooth_report, report, &report_size) !=
+          ldp::status::ok) {
     return 97;
   }
   sink = smooth_report[report_size - 1];

@@ -12,13 +12,16 @@
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/kent_support.h"
+#include "ldp/device/kway_marginals.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
+#include "ldp/device/smooth_queries.h"
 #include "ldp/device/string.h"
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/wire/distribution_params.h"
+#include "ldp/wire/marginals.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/oracle_params.h"
@@ -198,6 +201,12 @@ ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, 
   return publish(params, ldp::wire::make_laplace_vector(d, lo, hi, frac_bits, epsilon));
 }
 
+ldp_status ldp_params_kway_marginals(ldp_params* params, uint32_t p, uint32_t k, uint32_t frac_bits,
+                                     double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_kway_marginals(p, k, frac_bits, epsilon));
+}
+
 ldp_status ldp_params_smooth_queries(ldp_params* params, uint32_t p, uint32_t t, uint32_t frac_bits,
                                      double epsilon) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
@@ -352,6 +361,29 @@ ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const in
   }
   return randomize_with<ldp::device::vector_mean_context>(call, input, workspace, workspace_size, out, capacity,
                                                           written);
+}
+
+ldp_status ldp_randomize_record(const ldp_params* params, ldp_rng* rng, uint64_t record, void* workspace,
+                                size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok) return code(status::invalid_argument);
+  return on_context<ldp::device::vector_mean_context>(
+      call, workspace, workspace_size, [&](ldp::device::vector_mean_context& context) {
+        return ldp::device::randomize_kway_marginals(context, record, call.r->rng, {out, capacity},
+                                                     ldp::device::framing::report, written);
+      });
+}
+
+ldp_status ldp_randomize_smooth_queries(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t p,
+                                        void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                        size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (x == nullptr && p != 0)) return code(status::invalid_argument);
+  return on_context<ldp::device::vector_mean_context>(
+      call, workspace, workspace_size, [&](ldp::device::vector_mean_context& context) {
+        return ldp::device::randomize_smooth_queries(context, ldp::span<const int64_t>(x, p), call.r->rng,
+                                                     {out, capacity}, ldp::device::framing::report, written);
+      });
 }
 
 ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,

@@ -82,9 +82,6 @@ status vector_mean_context::init(span<std::byte> workspace, const wire::params& 
     out->log2_dim_ = wire::rotation_log2(p);
   } else {
     out->noisy_ = carve<int64_t>(workspace, at.noisy, static_cast<std::size_t>(p.get(wire::field::domain)));
-    if (p.mech == wire::mechanism::smooth_queries) {
-      out->chebyshev_ = carve<int64_t>(workspace, at.chebyshev, static_cast<std::size_t>(p.get(wire::field::degree)));
-    }
   }
   out->block_.accept(p);
   out->kernels_ = &k;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "estimation.h"
+
 namespace ldp::server {
 namespace {
 
@@ -78,7 +80,8 @@ double evaluate(const smooth_query& q, const double* x) {
   return std::nan("");  // a value outside the enumeration
 }
 
-smooth_answer answer_smooth_query(const std::vector<double>& coefficients, span<const estimate> features, double z) {
+smooth_answer answer_smooth_query(const std::vector<double>& coefficients, span<const estimate> features,
+                                  double confidence) {
   if (coefficients.size() != features.size())
     throw std::invalid_argument("smooth-queries: one coefficient per feature estimate");
   smooth_answer a;
@@ -86,7 +89,7 @@ smooth_answer answer_smooth_query(const std::vector<double>& coefficients, span<
     a.value += coefficients[v] * features[v].value;
     a.variance += coefficients[v] * coefficients[v] * features[v].variance;
   }
-  const double half = z * std::sqrt(a.variance);
+  const double half = detail::confidence_z(confidence) * std::sqrt(a.variance);
   a.ci_low = a.value - half;
   a.ci_high = a.value + half;
   return a;

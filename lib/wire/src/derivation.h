@@ -25,11 +25,12 @@ namespace ldp::wire::detail {
 // (mean_params.cpp).
 [[nodiscard]] bool set_range(params& p, double lo, double hi, unsigned frac_bits) noexcept;
 
-// laplace-vector's derivation for any block whose reports are d coordinates in [lo, hi] with
-// discrete Laplace noise of L1 sensitivity d Q (mean_params.h is_laplace_coordinates): p holds the
-// mechanism and its own fields; domain = d, the range and the scale are added.
-[[nodiscard]] derived_params make_laplace_coordinates(params p, uint32_t d, double lo, double hi, unsigned frac_bits,
-                                                      double epsilon) noexcept;
+// make_laplace_vector's derivation for any laplace-vector block (mean_params.h
+// is_laplace_vector_block): p with its mechanism and own fields set, plus the domain d, the range
+// [lo, hi] on the grid of frac_bits, and the discrete Laplace scale of the L1 sensitivity d Q
+// (mean_params.cpp; d Q <= 2^62). invalid_argument when a step fails or validate() refuses.
+[[nodiscard]] derived_params laplace_vector_block(params p, uint32_t d, double lo, double hi, unsigned frac_bits,
+                                                  double epsilon) noexcept;
 
 // The derivation's result for a block: its ε_impl, and invalid_argument unless validate() accepts it
 // (mean_params.cpp; the numeric and unit-vector derivations end with it).

@@ -25,7 +25,7 @@ derived_params make_smooth_queries(uint32_t p, uint32_t t, unsigned frac_bits, d
     out.code = status::invalid_argument;
     return out;
   }
-  return detail::make_laplace_coordinates(block, static_cast<uint32_t>(n), -1.0, 1.0, frac_bits, epsilon);
+  return detail::laplace_vector_block(block, static_cast<uint32_t>(n), -1.0, 1.0, frac_bits, epsilon);
 }
 
 bool detail::smooth_rules_hold(const params& p) noexcept {

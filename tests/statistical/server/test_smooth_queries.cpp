@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "device_context.h"
+#include "ldp/device/smooth_queries.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/random/samplers.h"
 #include "ldp/server/aggregator.h"
@@ -64,18 +65,19 @@ fleet_answer run_fleet(const ldp::wire::params& b, const std::vector<std::vector
   REQUIRE(ldp::server::aggregator::create(b, &agg) == status::ok);
   std::vector<unsigned char> out(ldp::wire::max_payload_size(b));
   std::vector<double> feature_mean(n, 0.0);
-  std::vector<int64_t> scratch(t), phi(n);
+  std::vector<int64_t> phi(n);
   for (const auto& x : xs) {
     std::size_t size = 0;
-    REQUIRE(dev->randomize(x, rng, out, ldp::device::framing::payload, &size) == status::ok);
+    REQUIRE(ldp::device::randomize_smooth_queries(dev.context, x, rng, out, ldp::device::framing::payload, &size) ==
+            status::ok);
     REQUIRE(agg->add_payload(ldp::span<const unsigned char>(out.data(), size)) == status::ok);
-    ldp::wire::chebyshev_features(x, frac, scratch, phi);
+    ldp::wire::chebyshev_features(x, frac, t, phi);
     for (std::size_t v = 0; v < n; ++v) feature_mean[v] += std::ldexp(static_cast<double>(phi[v]), -int{frac});
   }
   const auto e = agg->estimate_all();
   fleet_answer a;
   for (const auto& c : coefficients) {
-    const ldp::server::smooth_answer s = ldp::server::answer_smooth_query(c, e, 1.96);
+    const ldp::server::smooth_answer s = ldp::server::answer_smooth_query(c, e, 0.95);
     double target = 0;
     for (std::size_t v = 0; v < n; ++v) target += c[v] * feature_mean[v] / static_cast<double>(xs.size());
     a.answer.push_back(s.value);

@@ -1,5 +1,5 @@
 // smooth-queries (docs/mechanisms.md H.6) through the C API: ldp_params_smooth_queries builds
-// make_smooth_queries' block, ldp_randomize_vector takes the p coordinates and gives the C++
+// make_smooth_queries' block, ldp_randomize_smooth_queries takes the p coordinates and gives the C++
 // context's bytes for the same generator; the refusals.
 #include <doctest/doctest.h>
 
@@ -8,13 +8,14 @@
 
 #include "device_context.h"
 #include "ldp.h"
+#include "ldp/device/smooth_queries.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/wire.h"
 #include "ldp/wire/smooth_params.h"
 
 using ldp::status;
 
-TEST_CASE("smooth-queries through ldp_params_smooth_queries and ldp_randomize_vector") {
+TEST_CASE("smooth-queries through ldp_params_smooth_queries and ldp_randomize_smooth_queries") {
   // Fails (checked): a C entry point passing t and p swapped (another block, other bytes).
   ldp_params p;
   REQUIRE(ldp_params_smooth_queries(&p, 2, 5, 16, 1.5) == LDP_OK);
@@ -32,7 +33,7 @@ TEST_CASE("smooth-queries through ldp_params_smooth_queries and ldp_randomize_ve
   CHECK(ldp_params_epsilon(&p) == made.epsilon_impl);
   const size_t ws = ldp_workspace_size(&p);
   CHECK(ws == ldp::device::vector_mean_context::workspace_size(block));
-  CHECK(ws == (25 + 5) * 8);  // the 25 noisy features and one axis' 5 Chebyshev values
+  CHECK(ws == 25 * 8);  // the 25 features, noised in place
 
   const int64_t x[2] = {30000, -65536};
   const uint8_t seed[LDP_SEED_SIZE] = {0x38, 0x06};
@@ -45,15 +46,16 @@ TEST_CASE("smooth-queries through ldp_params_smooth_queries and ldp_randomize_ve
   for (int i = 0; i < 5; ++i) {
     std::vector<uint8_t> expected(ldp::wire::max_report_size(block)), got(ldp_report_max_size(&p));
     size_t expected_size = 0, got_size = 0;
-    REQUIRE(device->randomize(x, cxx_rng, expected, ldp::device::framing::report, &expected_size) == status::ok);
-    REQUIRE(ldp_randomize_vector(&p, &rng, x, 2, workspace.data(), ws, got.data(), got.size(), &got_size) == LDP_OK);
+    REQUIRE(ldp::device::randomize_smooth_queries(device.context, x, cxx_rng, expected, ldp::device::framing::report,
+                                                  &expected_size) == status::ok);
+    REQUIRE(ldp_randomize_smooth_queries(&p, &rng, x, 2, workspace.data(), ws, got.data(), got.size(), &got_size) == LDP_OK);
     expected.resize(expected_size);
     got.resize(got_size);
     CHECK(got == expected);
   }
   uint8_t out[512];
-  CHECK(ldp_randomize_vector(&p, &rng, x, 2, workspace.data(), ws - 8, out, sizeof out, &n) == LDP_WORKSPACE_TOO_SMALL);
-  CHECK(ldp_randomize_vector(&p, &rng, x, 1, workspace.data(), ws, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_smooth_queries(&p, &rng, x, 2, workspace.data(), ws - 8, out, sizeof out, &n) == LDP_WORKSPACE_TOO_SMALL);
+  CHECK(ldp_randomize_smooth_queries(&p, &rng, x, 1, workspace.data(), ws, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
   ldp_rng_wipe(&rng);
 
   ldp_params bad;

@@ -119,12 +119,12 @@ TEST_CASE("the answer: sum c_v p_v, variance sum c_v^2 var_v, interval -+ z sd")
   e[1].variance = 0.01;
   e[2].value = -0.2;
   e[2].variance = 0.16;
-  const ldp::server::smooth_answer a = ldp::server::answer_smooth_query(c, e, 1.96);
+  const ldp::server::smooth_answer a = ldp::server::answer_smooth_query(c, e, 0.95);
   CHECK(a.value == doctest::Approx(0.5 - 0.6 - 0.05));
   CHECK(a.variance == doctest::Approx(0.25 * 0.04 + 4 * 0.01 + 0.0625 * 0.16));
-  CHECK(a.ci_high - a.value == doctest::Approx(1.96 * std::sqrt(a.variance)));
-  CHECK(a.value - a.ci_low == doctest::Approx(1.96 * std::sqrt(a.variance)));
-  CHECK_THROWS_AS((void)ldp::server::answer_smooth_query({1.0}, e, 1.96), std::invalid_argument);
+  CHECK(a.ci_high - a.value == doctest::Approx(1.959963985 * std::sqrt(a.variance)));
+  CHECK(a.value - a.ci_low == doctest::Approx(1.959963985 * std::sqrt(a.variance)));
+  CHECK_THROWS_AS((void)ldp::server::answer_smooth_query({1.0}, e, 0.95), std::invalid_argument);
 }
 
 TEST_CASE("the built-in queries") {

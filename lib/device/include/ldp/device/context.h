@@ -48,6 +48,7 @@ enum class family : uint8_t {
         case wire::mean_member::laplace:
         case wire::mean_member::duchi: return family::mean;
         case wire::mean_member::laplace_vector:
+        case wire::mean_member::kway_marginals:
         case wire::mean_member::smooth_queries: return family::vector_mean;
       }
       break;

@@ -1,6 +1,5 @@
 // Device side of the vector mean mechanisms: `laplace-vector` (docs/mechanisms.md B.1, discrete Laplace
-// noise on every coordinate, mean.h's core), `smooth-queries` (H.6: the same noise on the t^p
-// Chebyshev features of x in [-1, 1]^p, wire/chebyshev.h) and, B.5 (`vector-duchi`, `vector-laplace`): clip
+// noise on every coordinate, mean.h's core) and, B.5 (`vector-duchi`, `vector-laplace`): clip
 // the vector to the L2 ball of radius R, rotate it with U = d~^-1/2 H D (B.4, the signs D from the
 // block's public seed), draw one coordinate j uniformly (private but revealed), and randomize the
 // rotated coordinate with Duchi's one-bit mechanism (B.2) or discrete Laplace (B.1) on [-r, r]. The
@@ -25,8 +24,6 @@
 #include "ldp/random/drbg.h"
 #include "ldp/random/rotation.h"
 #include "ldp/random/samplers.h"
-#include "ldp/wire/chebyshev.h"
-#include "ldp/wire/mean_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/vector_params.h"
@@ -80,9 +77,9 @@ class vector_mean_context {
   uint64_t fingerprint() const noexcept { return block_.fingerprint; }
   span<const uint32_t> signs() const noexcept { return rotation_.signs; }
 
-  // The report fields of x (exactly d fixed-point coordinates, p for smooth-queries, else
-  // invalid_argument; nothing is drawn then). Rotated: r->index = j, and r->bit (Duchi) or r->value
-  // (Laplace); laplace-vector and smooth-queries: r->values, in the workspace.
+  // The report fields of x (exactly d fixed-point coordinates, else invalid_argument; nothing is
+  // drawn then). Rotated: r->index = j, and r->bit (Duchi) or r->value (Laplace); laplace-vector:
+  // r->values, in the workspace.
   template <class Rng>
   status fields(span<const int64_t> x, Rng& rng, wire::report* r) noexcept;
 
@@ -90,12 +87,19 @@ class vector_mean_context {
   [[nodiscard]] status randomize(span<const int64_t> x, random::drbg& rng, span<unsigned char> out, framing f,
                                  std::size_t* written) noexcept;
 
+  // The report fields of a laplace-vector block whose d coordinates the device computes itself
+  // (wire::is_laplace_vector_block; docs/mechanisms.md H.5): features(span<int64_t>) writes them,
+  // in fixed point, into the workspace, where each is then clamped and noised as a laplace-vector
+  // coordinate, in place. invalid_argument (nothing drawn) for another block or a feature map that
+  // returns false.
+  template <class Features, class Rng>
+  status mapped_fields(Features features, Rng& rng, wire::report* r) noexcept;
+
  private:
   struct placement {
     workspace_layout bytes;
     rotation_offsets rotation;
-    std::size_t noisy = 0;      // byte offset
-    std::size_t chebyshev = 0;  // byte offset of smooth-queries' t values of one axis
+    std::size_t noisy = 0;  // byte offset
   };
   static constexpr bool is_rotated(const wire::params& p) noexcept {
     return p.mech == wire::mechanism::vector_duchi || p.mech == wire::mechanism::vector_laplace;
@@ -104,11 +108,8 @@ class vector_mean_context {
     placement at;
     if (is_rotated(p)) {
       at.rotation = place_rotation(at.bytes, static_cast<uint32_t>(p.get(wire::field::hadamard_dim)));
-    } else if (wire::is_laplace_coordinates(p.mech)) {
+    } else if (wire::is_laplace_vector_block(p)) {
       at.noisy = at.bytes.place<int64_t>(static_cast<std::size_t>(p.get(wire::field::domain)));
-      if (p.mech == wire::mechanism::smooth_queries) {
-        at.chebyshev = at.bytes.place<int64_t>(static_cast<std::size_t>(p.get(wire::field::degree)));
-      }
     }
     return at;
   }
@@ -116,7 +117,6 @@ class vector_mean_context {
   validated_block block_{};
   rotation_memory rotation_{};
   span<int64_t> noisy_{};
-  span<int64_t> chebyshev_{};
   const kernels::table* kernels_ = nullptr;
   unsigned log2_dim_ = 0;
 };
@@ -125,19 +125,16 @@ template <class Rng>
 status vector_mean_context::fields(span<const int64_t> x, Rng& rng, wire::report* r) noexcept {
   *r = wire::report{};
   r->mech = block_.params.mech;
-  const bool smooth = block_.params.mech == wire::mechanism::smooth_queries;
-  const wire::field length = smooth ? wire::field::vector_dim : wire::field::domain;
-  if (!block_.ready || x.size() != block_.params.get(length)) return status::invalid_argument;
-  if (wire::is_laplace_coordinates(block_.params.mech)) {
-    span<const int64_t> values = x;
-    if (smooth) {
-      // H.6: the features replace the data; all of them are computed before anything is drawn.
-      wire::chebyshev_features(x, static_cast<unsigned>(block_.params.get(wire::field::frac_bits)), chebyshev_, noisy_);
-      values = noisy_;
-    }
-    for (std::size_t i = 0; i < noisy_.size(); ++i) noisy_[i] = laplace_noisy(block_.params, values[i], rng);
-    r->values = noisy_;
-    return status::ok;
+  if (!block_.ready || x.size() != block_.params.get(wire::field::domain)) return status::invalid_argument;
+  if (!is_rotated(block_.params)) {
+    // The members with a feature map take their own input (mapped_fields), never d values.
+    if (block_.params.mech != wire::mechanism::laplace_vector) return status::invalid_argument;
+    return mapped_fields(
+        [&](span<int64_t> v) {
+          for (std::size_t i = 0; i < v.size(); ++i) v[i] = x[i];
+          return true;
+        },
+        rng, r);
   }
   const span<int32_t> rotated = rotation_.values;
   clip_to_ball(x, block_.params.get_signed(wire::field::radius), log2_dim_, rotated);
@@ -152,6 +149,18 @@ status vector_mean_context::fields(span<const int64_t> x, Rng& rng, wire::report
   } else {
     r->value = laplace_noisy(block_.params, y, rng);
   }
+  return status::ok;
+}
+
+template <class Features, class Rng>
+status vector_mean_context::mapped_fields(Features features, Rng& rng, wire::report* r) noexcept {
+  *r = wire::report{};
+  r->mech = block_.params.mech;
+  if (!block_.ready || !wire::is_laplace_vector_block(block_.params) || !features(noisy_)) {
+    return status::invalid_argument;
+  }
+  for (int64_t& v : noisy_) v = laplace_noisy(block_.params, v, rng);
+  r->values = noisy_;
   return status::ok;
 }
 

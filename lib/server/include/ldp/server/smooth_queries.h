@@ -60,11 +60,11 @@ struct smooth_answer {
   double ci_high = 0;
 };
 
-// sum_v c_v features[v].value, its variance sum_v c_v^2 features[v].variance and the interval at
-// z. features: the aggregator's estimate_all() of a smooth-queries state (t^p estimates, item v).
-// Throws std::invalid_argument when the sizes differ.
+// sum_v c_v features[v].value, its variance sum_v c_v^2 features[v].variance and the two-sided
+// normal interval at `confidence` in (0, 1). features: the aggregator's estimate_all() of a
+// smooth-queries state (t^p estimates, item v). Throws std::invalid_argument when the sizes differ.
 [[nodiscard]] smooth_answer answer_smooth_query(const std::vector<double>& coefficients, span<const estimate> features,
-                                                double z);
+                                                double confidence);
 
 }  // namespace ldp::server
 

@@ -29,9 +29,10 @@ inline constexpr unsigned chebyshev_max_frac_bits = 30;
 void chebyshev_values(int64_t x, unsigned frac_bits, span<int64_t> out) noexcept;
 
 // The t^p features of x (p = x.size() coordinates on the grid, each clamped to [-1, 1]) into
-// out[0, t^p), index l = sum_j v_j t^j (axis 0 fastest). scratch holds t values. Requires
-// out.size() == t^p, scratch.size() == t >= 1 and f <= chebyshev_max_frac_bits.
-void chebyshev_features(span<const int64_t> x, unsigned frac_bits, span<int64_t> scratch, span<int64_t> out) noexcept;
+// out[0, t^p), index l = sum_j v_j t^j (axis 0 fastest). No scratch: axis j's values T_v(x_j) are
+// generated in increasing v while block v of the level is written from block 0, which T_0 = 1
+// leaves unchanged. Requires t >= 1, out.size() == t^p and f <= chebyshev_max_frac_bits.
+void chebyshev_features(span<const int64_t> x, unsigned frac_bits, uint32_t t, span<int64_t> out) noexcept;
 
 // The bound above on |feature_v - 2^f phi_v| in grid units, for the multi-index of feature l.
 [[nodiscard]] double chebyshev_feature_error_bound(uint64_t l, uint32_t t, uint32_t p) noexcept;

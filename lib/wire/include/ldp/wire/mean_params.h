@@ -90,17 +90,18 @@ struct value_range {
   return x < r.lo ? r.lo : x > r.hi ? r.hi : x;
 }
 
-// The mean members whose reports are laplace-vector reports: d = domain coordinates in [lo, hi],
-// each with discrete Laplace noise for the L1 sensitivity d Q (laplace-vector, and the members of
-// docs/mechanisms.md H that compute their d coordinates from the data: smooth-queries, ...).
-[[nodiscard]] constexpr bool is_laplace_coordinates(mechanism m) noexcept {
-  return in_family(m, mechanism_family::mean) && kind_of(m) == payload_kind::fixed_vector;
+// Whether the block's reports are laplace-vector reports: d = domain discrete Laplace coordinates
+// (B.1 per coordinate). laplace-vector takes the d values from the caller; the other mean members
+// with a fixed_vector payload compute them on the device from their own input (docs/mechanisms.md
+// H.5) and share everything else: derivation, noise, aggregation, state.
+[[nodiscard]] constexpr bool is_laplace_vector_block(const params& p) noexcept {
+  return in_family(p.mech, mechanism_family::mean) && kind_of(p.mech) == payload_kind::fixed_vector;
 }
 
-// Delta in grid units: Q, or d * Q (L1) for the laplace coordinates. Valid blocks keep it below 2^63.
+// Delta in grid units: Q, or d * Q (L1) for laplace-vector blocks. Valid blocks keep it below 2^63.
 [[nodiscard]] constexpr uint64_t sensitivity(const params& p) noexcept {
   const uint64_t q = range_width(p);
-  return is_laplace_coordinates(p.mech) ? q * p.get(field::domain) : q;
+  return is_laplace_vector_block(p) ? q * p.get(field::domain) : q;
 }
 
 // Duchi's probability of b = 1 at x (clamped) is N / (2^w * Q) with the integer

@@ -57,6 +57,7 @@ enum class mechanism : uint8_t {
   hierarchical = 33,       // G.2 hierarchical histogram (Cormode et al.): one level's node through OLH
   haar = 34,               // G.3 Haar wavelet: one level's coefficient node and sign through OLH
   kent_support = 35,       // C.1 P4, round 1 of Kent M4a: the hashed vote for a user's sparse support
+  kway_marginals = 37,     // H.5 Wang et al. Alg 6: conjunctions of at most k of p bits, laplace-vector coordinates
   smooth_queries = 38,     // H.6 Wang et al. Alg 7: Chebyshev features of x in [-1, 1]^p, laplace-vector reports
 };
 
@@ -69,7 +70,7 @@ enum class payload_kind : uint8_t {
   sketch_row,        // row in [0, k) + m packed bits: CMS
   sketch_cell,       // row in [0, k), column in [0, m), sign bit: HCMS
   fixed_value,       // one zigzag varint: laplace, kent_refine
-  fixed_vector,      // d zigzag varints: laplace_vector, winsorized_bins and _sums (d = d~)
+  fixed_vector,      // d zigzag varints: laplace_vector, kway_marginals, winsorized_bins and _sums (d = d~)
   bit,               // one bit: duchi
   coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi
   coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
@@ -102,7 +103,7 @@ enum class mechanism_family : uint8_t {
 // that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
-enum class mean_member : uint8_t { laplace, laplace_vector, duchi, smooth_queries };              // B.1, B.2, H.6
+enum class mean_member : uint8_t { laplace, laplace_vector, duchi, kway_marginals, smooth_queries };  // B.1, B.2, H.5, H.6
 enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
 enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
 enum class string_member : uint8_t { pem, treehist, sfp };                                        // F.2-F.4
@@ -193,6 +194,10 @@ inline constexpr mechanism_row mechanism_table[] = {
      field_bits(field::threshold_bits) | required_group::thresholds | required_group::range, true},
     {mechanism::laplace_vector, "laplace-vector", "laplace-vector", payload_kind::fixed_vector, mechanism_family::mean,
      mean_member::laplace_vector, field_bits(field::domain) | required_group::range | required_group::scale, true},
+    {mechanism::kway_marginals, "kway-marginals", "kway-marginals", payload_kind::fixed_vector, mechanism_family::mean,
+     mean_member::kway_marginals,
+     field_bits(field::domain, field::vector_dim, field::marginal_order) | required_group::range | required_group::scale,
+     true},
     {mechanism::vector_duchi, "vector-duchi", "vector-mean", payload_kind::coordinate_bit,
      mechanism_family::vector_mean, vector_mean_member::duchi,
      required_group::rotation | field_bits(field::threshold_bits) | required_group::thresholds | required_group::range,
