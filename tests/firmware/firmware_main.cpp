@@ -122,6 +122,17 @@ int main() {
     return 22;
   }
   sink = numeric_report[report_size - 1];
+  // A kway-marginals report (docs/mechanisms.md H.5): a record of p = 8 bits, its N' = 8 + 28 = 36
+  // conjunction indicators of at most k = 2 attributes as laplace-vector coordinates.
+  const ldp::wire::derived_params marginals = ldp::wire::make_kway_marginals(8, 2, 0, 1.0);
+  alignas(ldp::device::workspace_alignment) std::byte indicators[36 * sizeof(int64_t)];
+  unsigned char marginals_report[ldp::wire::report_header_size + 36 * ldp::wire::varint_max_size];
+  if (vector_mean_context::init(indicators, marginals.block, &vector) != ldp::status::ok ||
+      ldp::device::randomize_kway_marginals(vector, 0xa5u, rng, marginals_report, report, &report_size) !=
+          ldp::status::ok) {
+    return 37;
+  }
+  sink = marginals_report[report_size - 1];
   // A sparse-projection report (docs/mechanisms.md C.3): the 2 largest of 4 coordinates, clipped to the l2
   // ball of radius 1 (f = 16); the workspace and report sizes are constant expressions.
   constexpr ldp::wire::params sparse = [] {

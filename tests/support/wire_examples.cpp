@@ -115,6 +115,11 @@ wire::params example_params(mechanism m) {
       range();
       scale();
       break;
+    case mechanism::kway_marginals:  // H.5: p = 4 attributes, k = 2, N' = 4 + 6 = 10 indicators on [0, 1], f = 0
+      p.set(field::domain, 10).set(field::vector_dim, 4).set(field::marginal_order, 2);
+      p.set(field::frac_bits, 0).set_signed(field::clip_lo, 0).set_signed(field::clip_hi, 1);
+      p.set(field::scale_num, 10 * 65536).set(field::scale_den, 65536);  // t = N' / eps at eps 1
+      break;
     case mechanism::duchi:
       p.set(field::threshold_bits, 32).set(field::threshold_keep, 3139872686u);
       p.set(field::threshold_other, 1155094610u);

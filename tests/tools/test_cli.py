@@ -39,6 +39,7 @@ MECHANISMS = {
     "laplace": (["--range", "-2:6"], 1),
     "duchi": (["--range", "0:10", "--frac-bits", "12"], 1),
     "laplace-vector": (["--dim", "4", "--range", "-1:1"], 4),
+    "kway-marginals": (["--dim", "4", "--order", "2"], 10),
     "vector-mean": (["--dim", "6", "--radius", "2"], 6),
     "vector-mean/laplace": (["--dim", "6", "--radius", "2", "--noise", "laplace"], 6),
     "l2-ball": (["--dim", "6", "--radius", "2"], 6),

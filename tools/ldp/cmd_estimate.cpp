@@ -21,6 +21,7 @@
 #include "ldp/server/frequency.h"
 #include "ldp/server/string_discovery.h"
 #include "ldp/wire/oracle_params.h"
+#include "marginal_output.h"
 #include "mechanism_options.h"
 #include "smooth_answers.h"
 #include "output.h"
@@ -57,6 +58,7 @@ struct estimate_options {
   std::vector<std::pair<CLI::Option*, wire::mechanism>> distribution_options;
   CLI::Option* l1_ball = nullptr;  // vector means: --l1-ball R
   double l1_radius = 0;
+  std::string marginal;  // kway-marginals: --marginal a,b,c
   std::string query;  // smooth-queries: the JSON file of queries (smooth_answers.h)
 };
 
@@ -238,6 +240,12 @@ void run(const estimate_options& o) {
     fail("--l1-ball applies to vector-mean, laplace-vector and unit-vector states only; {} is {}", o.state,
          wire::mechanism_name(mech));
   }
+  if (!o.marginal.empty()) {
+    if (o.top != 0 || o.format == "csv" || !o.candidates.empty() || !o.plot.empty())
+      fail("--marginal prints as a table or json, without --top, --candidates or --plot");
+    print_marginal(*agg, {o.state, o.marginal, o.confidence, o.format, o.truth});
+    return;
+  }
   if (!o.query.empty() || mech == wire::mechanism::smooth_queries) {
     // docs/mechanisms.md H.6: the feature means alone answer nothing a user asked; a query does.
     if (mech != wire::mechanism::smooth_queries)
@@ -354,6 +362,8 @@ command add_estimate(CLI::App& parent) {
   o->l1_ball = app->add_option("--l1-ball", o->l1_radius,
                                "vector-mean, laplace-vector, unit-vector states: project the mean onto the l1 ball "
                                "of radius R (docs/mechanisms.md C.3)");
+  app->add_option("--marginal", o->marginal,
+                  "kway-marginals: the marginal over attributes a,b,c (numbers from 0, at most the state's k)");
   return {app, [o] { run(*o); }};
 }
 

@@ -13,6 +13,7 @@
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/chebyshev.h"
 #include "ldp/wire/hash.h"
+#include "ldp/wire/marginals.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/projunit_params.h"
@@ -188,6 +189,17 @@ wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_opti
                ? wire::make_projunit(o.dim, o.projection_dim, o.radius, o.frac_bits, o.epsilon)
                : wire::make_fastprojunit(o.dim, o.projection_dim, o.radius, o.frac_bits, o.epsilon);
   }
+  if (m.id == mechanism::kway_marginals) {
+    // Indicators on [0, 1]: the grid adds nothing but report bytes, so f = 0 unless asked.
+    if (o.dim < 1 || o.dim > wire::marginals_max_attributes)
+      fail("--dim must be in [1, {}], got {}", wire::marginals_max_attributes, o.dim);
+    if (o.order < 1 || o.order > o.dim) fail("--order must be in [1, --dim], got {}", o.order);
+    if (wire::conjunction_count(o.dim, o.order) > wire::marginals_max_coordinates) {
+      fail("--dim {} --order {} gives {} conjunctions, above {} (docs/wire_format.md 3.14)", o.dim, o.order,
+           wire::conjunction_count(o.dim, o.order), wire::marginals_max_coordinates);
+    }
+    return wire::make_kway_marginals(o.dim, o.order, given(o, "--frac-bits") ? o.frac_bits : 0, o.epsilon);
+  }
   if (m.id == mechanism::smooth_queries) {
     // Features on [-1, 1] (docs/mechanisms.md H.6); f <= 30 keeps the recurrence's products in 64 bits.
     if (o.dim < 1) fail("--dim must be at least 1, got {}", o.dim);
@@ -239,6 +251,7 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"laplace", input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
     {"duchi", input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
     {"laplace-vector", input_kind::vector, "--dim --range", "--frac-bits", "--dim d --range lo:hi [--frac-bits f]"},
+    {"kway-marginals", input_kind::record, "--dim --order", "--frac-bits", "--dim p --order k [--frac-bits f]"},
     {"smooth-queries", input_kind::vector, "--dim --degree", "--frac-bits", "--dim p --degree t [--frac-bits f]"},
     {"vector-mean", input_kind::vector, "--dim --radius", "--noise --beta --frac-bits --public-seed",
      "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
@@ -377,6 +390,9 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
                                      "(default: the rule of docs/mechanisms.md G.2)")},
       {"--half-width", app.add_option("--half-width", o.half_width,
                                       "square-wave: the window's half width in buckets (default: Li et al.'s rule)")},
+      {"--order",
+       app.add_option("--order", o.order,
+                      "kway-marginals: k, the largest marginal (conjunctions of at most k of the --dim bits)")},
       {"--degree", app.add_option("--degree", o.degree,
                                   "smooth-queries: t, the Chebyshev degrees 0..t-1 per attribute (t^p <= 65536)")},
       {"--queries", app.add_option("--queries", o.queries,

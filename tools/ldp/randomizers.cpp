@@ -9,6 +9,7 @@
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/kent_support.h"
+#include "ldp/device/kway_marginals.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
 #include "ldp/device/smooth_queries.h"
@@ -140,6 +141,24 @@ class dense_input {
   std::vector<uint32_t> indices_;
 };
 
+// A kway-marginals device's record (docs/mechanisms.md H.5): bit j is 1 when its real j is at
+// least 1/2, so a CSV of 0/1 columns is read exactly and the synthetic data are bits of chance
+// 1/2 (uniform) or P(K(u) >= 1/2) (builtin).
+class record_input {
+ public:
+  explicit record_input(const dataset& data) : data_(data), reals_(data.width()) {}
+  uint64_t of(uint64_t device) {
+    data_.values(device, reals_);
+    uint64_t record = 0;
+    for (std::size_t j = 0; j < reals_.size(); ++j) record |= uint64_t{reals_[j] >= 0.5} << j;
+    return record;
+  }
+
+ private:
+  const dataset& data_;
+  std::vector<double> reals_;
+};
+
 // The device context of the block (lib/device) on this program's own workspace; each device is one
 // randomize() of its input into a batch payload. `extra` is the round-2 window list of winsorized.
 template <class Context, class Input>
@@ -171,6 +190,24 @@ using unit_vector_program = context_program<device::unit_vector_context, device_
 using projected_unit_program = context_program<device::projected_unit_context, device_input>;
 using string_program = context_program<device::string_context, string_input>;
 using kent_support_program = context_program<device::kent_support_context, device_input>;
+
+// kway-marginals: the vector context randomizes the conjunction indicators of the record.
+class record_program final : public device_program {
+ public:
+  record_program(const wire::params& p, const dataset& data)
+      : input_(data), workspace_(device::vector_mean_context::workspace_size(p)) {
+    const status s = device::vector_mean_context::init(workspace_, p, &context_);
+    if (s != status::ok) fail("internal: the device context refused its block: {}", describe(s));
+  }
+  status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) override {
+    return device::randomize_kway_marginals(context_, input_.of(device), rng, out, device::framing::payload, written);
+  }
+
+ private:
+  record_input input_;
+  std::vector<std::byte> workspace_;
+  device::vector_mean_context context_;
+};
 
 // smooth-queries: the vector context randomizes the Chebyshev features of the scaled reals.
 class smooth_program final : public context_program<device::vector_mean_context, smooth_input> {
@@ -233,6 +270,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::frequency: return std::make_unique<frequency_program>(p, item_input(data));
     case device::family::mean: return std::make_unique<value_program>(p, value_input(p, data));
     case device::family::vector_mean:
+      if (p.mech == wire::mechanism::kway_marginals) return std::make_unique<record_program>(p, data);
       if (p.mech == wire::mechanism::smooth_queries) return std::make_unique<smooth_program>(p, data);
       return std::make_unique<vector_program>(p, device_input(p, data));
     case device::family::user_level: return std::make_unique<user_level_program>(p, data);
@@ -255,6 +293,19 @@ truth_table truth_of(const parameter_block& block, const dataset& data) {
   if (block.mechanism->input == input_kind::item) {
     const std::vector<uint64_t> counts = item_counts(data, static_cast<uint32_t>(p.get(field::domain)));
     t.values.assign(counts.begin(), counts.end());
+    return t;
+  }
+  if (block.mechanism->input == input_kind::record) {
+    // The fraction of the records holding each conjunction: what each coordinate estimates (H.5).
+    t.means = true;
+    record_input input(data);
+    std::vector<int64_t> features(static_cast<std::size_t>(p.get(field::domain)));
+    std::vector<uint64_t> counts(features.size());
+    for (uint64_t i = 0; i < data.devices(); ++i) {
+      if (!device::conjunction_features(p, input.of(i), features)) fail("internal: a record wider than its block");
+      for (std::size_t j = 0; j < features.size(); ++j) counts[j] += features[j] != 0 ? 1 : 0;
+    }
+    for (uint64_t c : counts) t.values.push_back(static_cast<double>(c) / static_cast<double>(data.devices()));
     return t;
   }
   if (p.mech == wire::mechanism::smooth_queries) return smooth_truth(p, data);

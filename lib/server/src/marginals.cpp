@@ -81,16 +81,16 @@ double chebyshev_value(uint32_t r, double u) {
 
 }  // namespace
 
-status conjunction_estimate(const wire::params& p, span<const estimate> coordinates, uint64_t set, double z,
+status conjunction_estimate(const wire::params& p, span<const estimate> coordinates, uint64_t set, double confidence,
                             estimate* out) noexcept {
   if (!fits(p, coordinates) || !valid_set(p, set)) return status::invalid_argument;
   const estimate& e = coordinates[wire::conjunction_index(attributes_of(p), set)];
-  *out = detail::make_estimate(e.item, e.value, e.variance, z, e.kind);
+  *out = detail::make_estimate(e.item, e.value, e.variance, detail::confidence_z(confidence), e.kind);
   return status::ok;
 }
 
 status marginal_estimate(const wire::params& p, span<const estimate> coordinates, span<const uint32_t> attributes,
-                         double z, marginal_table* out) noexcept {
+                         double confidence, marginal_table* out) noexcept {
   uint64_t set = 0;
   for (uint32_t a : attributes) {
     if (a >= attributes_of(p) || (set >> a & 1) != 0) return status::invalid_argument;
@@ -118,8 +118,8 @@ status marginal_estimate(const wire::params& p, span<const estimate> coordinates
         sum.add(conjunction(cell | u), popcount(u) % 2 == 0 ? 1.0 : -1.0);
         if (u == 0) break;
       }
-      table.cells.push_back(
-          detail::make_estimate(static_cast<uint32_t>(cell), sum.value, sum.variance, z, coordinates[0].kind));
+      table.cells.push_back(detail::make_estimate(static_cast<uint32_t>(cell), sum.value, sum.variance,
+                                                  detail::confidence_z(confidence), coordinates[0].kind));
     }
     *out = std::move(table);
     return status::ok;
@@ -129,14 +129,14 @@ status marginal_estimate(const wire::params& p, span<const estimate> coordinates
 }
 
 status disjunction_estimate(const wire::params& p, span<const estimate> coordinates, uint64_t set,
-                            span<const double> weights, double z, estimate* out) noexcept {
+                            span<const double> weights, double confidence, estimate* out) noexcept {
   if (!fits(p, coordinates) || !valid_set(p, set)) return status::invalid_argument;
   combination sum{p, coordinates};
   for (uint64_t s = set; s != 0; s = (s - 1) & set) {
     const uint32_t size = popcount(s);
     if (size <= weights.size()) sum.add(s, weights[size - 1]);
   }
-  *out = detail::make_estimate(0, sum.value, sum.variance, z, coordinates[0].kind);
+  *out = detail::make_estimate(0, sum.value, sum.variance, detail::confidence_z(confidence), coordinates[0].kind);
   return status::ok;
 }
 
@@ -186,7 +186,7 @@ double disjunction_polynomial_value(uint32_t k, double gamma, double x) noexcept
   return 1 - q;
 }
 
-std::vector<double> subset_weights(span<const double> monomials, uint32_t k) {
+std::vector<double> subset_weights(const std::vector<double>& monomials, uint32_t k) {
   if (monomials.empty()) return {};
   const std::size_t degree = monomials.size() - 1;
   const std::size_t sizes = degree < k ? degree : k;

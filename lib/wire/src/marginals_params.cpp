@@ -22,14 +22,20 @@ uint32_t popcount(uint64_t v) {
 uint64_t binomial(uint32_t n, uint32_t s) noexcept {
   if (s > n) return 0;
   if (s > n - s) s = n - s;
-  // C(n - s + i, i) for i = 1..s: each step's product is i C(n - s + i, i), so the division is exact.
-  // Saturates when a product passes 2^64, which only a result above 2^64 / n does (never for the
-  // N' <= 2^16 of a valid block).
+  // C(n - s + i, i) = C(n - s + i - 1, i - 1) (n - s + i) / i for i = 1..s. With g = gcd(c, i),
+  // i / g divides n - s + i (it divides c (n - s + i) and is coprime to c / g), so each step is
+  // (c / g) ((n - s + i) / (i / g)) exactly and overflows only when the result does.
   uint64_t c = 1;
   for (uint32_t i = 1; i <= s; ++i) {
-    uint64_t product = 0;
-    if (!checked_mul(c, uint64_t{n - s + i}, &product)) return saturated;
-    c = product / i;
+    uint64_t g = c, r = i;
+    while (r != 0) {
+      const uint64_t t = g % r;
+      g = r;
+      r = t;
+    }
+    uint64_t next = 0;
+    if (!checked_mul(c / g, (uint64_t{n} - s + i) / (i / g), &next)) return saturated;
+    c = next;
   }
   return c;
 }

@@ -7,6 +7,7 @@
 #include "ldp/server/frequency.h"
 #include "ldp/server/kent_sparse.h"
 #include "ldp/server/kent_support.h"
+#include "ldp/server/marginals.h"
 #include "ldp/server/mean.h"
 #include "ldp/server/string_discovery.h"
 #include "ldp/server/threads.h"

@@ -16,6 +16,7 @@
 #include "ldp/wire/group_block.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/kent_support_params.h"
+#include "ldp/wire/marginals.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/mechanism_table.h"

@@ -6,7 +6,8 @@
 // variance sigma^2 / n of the implemented noise; the coordinates' noises are independent (f-hat of
 // the empty set is 1 exactly). Every answer here is a fixed linear combination sum_S w_S f-hat(S),
 // so it is unbiased for the same combination of the true fractions and its variance is
-// sum_S w_S^2 var(S); the interval is value -+ z sqrt(variance) (normal approximation).
+// sum_S w_S^2 var(S); the interval is value -+ z sqrt(variance) at the two-sided normal z of
+// `confidence` in (0, 1), as estimate_all's.
 //
 //   - a conjunction: w = 1 at S;
 //   - a marginal over attributes A (|A| <= k): cell c (bit i = the value of attribute A[i]) is
@@ -40,16 +41,17 @@ struct marginal_table {
 
 // f-hat(S) for the mask `set` of 1 <= |S| <= k attributes below p (item = S's coordinate).
 [[nodiscard]] status conjunction_estimate(const wire::params& p, span<const estimate> coordinates, uint64_t set,
-                                          double z, estimate* out) noexcept;
+                                          double confidence, estimate* out) noexcept;
 
 // The 2^|A| cells of the marginal over `attributes` (distinct, below p, 1 <= |A| <= k).
 [[nodiscard]] status marginal_estimate(const wire::params& p, span<const estimate> coordinates,
-                                       span<const uint32_t> attributes, double z, marginal_table* out) noexcept;
+                                       span<const uint32_t> attributes, double confidence,
+                                       marginal_table* out) noexcept;
 
 // The disjunction over `set` (1 <= |S| <= k) with the subset weights a_1.. (a_s = 0 beyond the
 // vector; item = 0).
 [[nodiscard]] status disjunction_estimate(const wire::params& p, span<const estimate> coordinates, uint64_t set,
-                                          span<const double> weights, double z, estimate* out) noexcept;
+                                          span<const double> weights, double confidence, estimate* out) noexcept;
 
 // ---- The polynomial of Alg 6 (docs/mechanisms.md H.5; MECHANISMS.md C.4) ----------------------
 
@@ -64,7 +66,7 @@ struct marginal_table {
 
 // a_s = sum_m c_m s! S(m, s), s = 1..min(k, t), from the monomials c (S the Stirling numbers of the
 // second kind): sum_{s} C(w, s) a_s = p(w) for every integer w >= 0 when p(0) = 0. Index 0 holds a_1.
-[[nodiscard]] std::vector<double> subset_weights(span<const double> monomials, uint32_t k);
+[[nodiscard]] std::vector<double> subset_weights(const std::vector<double>& monomials, uint32_t k);
 
 }  // namespace ldp::server
 
