@@ -365,8 +365,8 @@ std::vector<golden_case> all_cases() {
   payload(mechanism::kway_marginals, "p_entries", "four entries (one per attribute) where N' = 10 are due",
           builder().varint(1).varint(0).varint(1).varint(1), status::wrong_length);
   // smooth-queries: t^p = 4 features, not p = 2 coordinates (docs/wire_format.md 3.15).
-  payload(mechanism::smooth_queries, "p_entries", "two entries (p) instead of t^p = 4",
-          builder().varint(1).varint(2), status::wrong_length);
+  payload(mechanism::smooth_queries, "p_entries", "two entries (p) instead of t^p = 4", builder().varint(1).varint(2),
+          status::wrong_length);
 
   // bit: one byte holding 0 or 1.
   payload(mechanism::duchi, "reserved_bits", "bit byte 0x02", builder().le(2, 1), status::reserved_bits_set);

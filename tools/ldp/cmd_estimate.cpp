@@ -23,8 +23,8 @@
 #include "ldp/wire/oracle_params.h"
 #include "marginal_output.h"
 #include "mechanism_options.h"
-#include "smooth_answers.h"
 #include "output.h"
+#include "smooth_answers.h"
 #include "state_io.h"
 #include "svg_plot.h"
 #include "text_input.h"
@@ -59,7 +59,7 @@ struct estimate_options {
   CLI::Option* l1_ball = nullptr;  // vector means: --l1-ball R
   double l1_radius = 0;
   std::string marginal;  // kway-marginals: --marginal a,b,c
-  std::string query;  // smooth-queries: the JSON file of queries (smooth_answers.h)
+  std::string query;     // smooth-queries: the JSON file of queries (smooth_answers.h)
 };
 
 bool given(const CLI::Option* option) { return option->count() > 0; }
@@ -209,8 +209,9 @@ void print_report(const estimate_options& o, const server::aggregator& agg, cons
 
 void run(const estimate_options& o) {
   if (!(o.confidence > 0 && o.confidence < 1)) fail("--confidence must be in (0, 1), got {}", o.confidence);
-  refuse_overlaps({{"input state", o.state}, {"--truth", o.truth}, {"--candidates", o.candidates}, {"--query", o.query}},
-                  {{"--plot", o.plot}});
+  refuse_overlaps(
+      {{"input state", o.state}, {"--truth", o.truth}, {"--candidates", o.candidates}, {"--query", o.query}},
+      {{"--plot", o.plot}});
   const std::unique_ptr<server::aggregator> agg = load_state(o.state, o.limits);
   const bool central = is_central(agg->parameters().mech);
   const wire::mechanism mech = agg->parameters().mech;
@@ -253,9 +254,10 @@ void run(const estimate_options& o) {
     if (o.query.empty()) fail("{} is a smooth-queries state: ask --query FILE (docs/cli.md)", o.state);
     if (o.top != 0 || o.format == "csv" || !o.truth.empty() || !o.candidates.empty() || !o.plot.empty())
       fail("--query prints as a table or json, without --top, --truth, --candidates or --plot");
-    print_smooth_answers(*agg, o.state,
-                         read_smooth_queries(o.query, static_cast<uint32_t>(agg->parameters().get(wire::field::vector_dim))),
-                         o.confidence, o.format == "json");
+    print_smooth_answers(
+        *agg, o.state,
+        read_smooth_queries(o.query, static_cast<uint32_t>(agg->parameters().get(wire::field::vector_dim))),
+        o.confidence, o.format == "json");
     return;
   }
   if (queries) {

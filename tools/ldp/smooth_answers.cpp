@@ -81,8 +81,11 @@ void print_smooth_answers(const server::aggregator& agg, const std::string& stat
     answers.push_back(server::answer_smooth_query(c, features, confidence));
   }
   if (json) {
-    nlohmann::ordered_json out = {{"mechanism", "smooth-queries"}, {"dim", dim},          {"degree", t},
-                                  {"reports", agg.reports()},      {"confidence", confidence}};
+    nlohmann::ordered_json out = {{"mechanism", "smooth-queries"},
+                                  {"dim", dim},
+                                  {"degree", t},
+                                  {"reports", agg.reports()},
+                                  {"confidence", confidence}};
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < queries.size(); ++i) {
       list.push_back({{"name", queries[i].name},

@@ -32,7 +32,8 @@ void scale_row(const column_scaling& s, span<double> row) {
 
 std::string describe(const column_scaling& s) {
   std::string out;
-  for (std::size_t j = 0; j < s.lo.size(); ++j) out += fmt::format("{}[{:g}, {:g}]", j == 0 ? "" : ", ", s.lo[j], s.hi[j]);
+  for (std::size_t j = 0; j < s.lo.size(); ++j)
+    out += fmt::format("{}[{:g}, {:g}]", j == 0 ? "" : ", ", s.lo[j], s.hi[j]);
   return out;
 }
 

@@ -88,9 +88,9 @@ enum ldp_mechanism_id {
   LDP_MECH_SQUARE_WAVE = 32,
   LDP_MECH_HIERARCHICAL = 33,
   LDP_MECH_HAAR = 34,
-  LDP_MECH_KENT_SUPPORT = 35,  /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_KENT_SUPPORT = 35,   /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
   LDP_MECH_KWAY_MARGINALS = 37, /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
-  LDP_MECH_SMOOTH_QUERIES = 38 /* docs/mechanisms.md H.6: ldp_params_smooth_queries, ldp_randomize_smooth_queries */
+  LDP_MECH_SMOOTH_QUERIES = 38  /* docs/mechanisms.md H.6: ldp_params_smooth_queries, ldp_randomize_smooth_queries */
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */

@@ -14,7 +14,6 @@ int64_t round_to_grid(int64_t v, unsigned frac_bits) {
 
 int64_t clamp_unit(int64_t v, int64_t one) { return v < -one ? -one : v > one ? one : v; }
 
-
 // One step of the recurrence: T_(v+1) from T_v (current) and T_(v-1) (before), unclamped.
 struct recurrence {
   int64_t x, before, current;  // T_(v-1), T_v at v = 1 to start
@@ -43,7 +42,7 @@ void chebyshev_values(int64_t x, unsigned frac_bits, span<int64_t> out) noexcept
 
 void chebyshev_features(span<const int64_t> x, unsigned frac_bits, uint32_t t, span<int64_t> out) noexcept {
   const int64_t one = int64_t{1} << frac_bits;
-  out[0] = one;           // the empty product
+  out[0] = one;            // the empty product
   std::size_t filled = 1;  // t^j after axis j - 1
   for (int64_t xj : x) {
     recurrence r = start(xj, frac_bits);

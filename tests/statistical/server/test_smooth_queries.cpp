@@ -98,8 +98,9 @@ std::vector<std::vector<double>> coefficients_of(uint32_t t) {
 }  // namespace
 
 TEST_CASE("smooth-queries answers are unbiased for the mean of the interpolant") {
-  // Fails (checked): the coefficients transposed (axis 1 fastest), the server's features scaled by
-  // 2^f twice.
+  // Fails (checked): the answer with every non-constant term halved (a scale error of the feature
+  // means). The target uses the same coefficients, so the coefficients themselves are checked by
+  // unit.server.test_smooth_queries (a transposition passes here and fails there).
   const auto made = ldp::wire::make_smooth_queries(2, 6, frac, 4.0);
   REQUIRE(made.code == status::ok);
   ldp::random::drbg rng = ldp::test::seeded_drbg("smooth-queries unbiased");

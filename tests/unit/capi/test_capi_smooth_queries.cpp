@@ -48,14 +48,17 @@ TEST_CASE("smooth-queries through ldp_params_smooth_queries and ldp_randomize_sm
     size_t expected_size = 0, got_size = 0;
     REQUIRE(ldp::device::randomize_smooth_queries(device.context, x, cxx_rng, expected, ldp::device::framing::report,
                                                   &expected_size) == status::ok);
-    REQUIRE(ldp_randomize_smooth_queries(&p, &rng, x, 2, workspace.data(), ws, got.data(), got.size(), &got_size) == LDP_OK);
+    REQUIRE(ldp_randomize_smooth_queries(&p, &rng, x, 2, workspace.data(), ws, got.data(), got.size(), &got_size) ==
+            LDP_OK);
     expected.resize(expected_size);
     got.resize(got_size);
     CHECK(got == expected);
   }
   uint8_t out[512];
-  CHECK(ldp_randomize_smooth_queries(&p, &rng, x, 2, workspace.data(), ws - 8, out, sizeof out, &n) == LDP_WORKSPACE_TOO_SMALL);
-  CHECK(ldp_randomize_smooth_queries(&p, &rng, x, 1, workspace.data(), ws, out, sizeof out, &n) == LDP_INVALID_ARGUMENT);
+  CHECK(ldp_randomize_smooth_queries(&p, &rng, x, 2, workspace.data(), ws - 8, out, sizeof out, &n) ==
+        LDP_WORKSPACE_TOO_SMALL);
+  CHECK(ldp_randomize_smooth_queries(&p, &rng, x, 1, workspace.data(), ws, out, sizeof out, &n) ==
+        LDP_INVALID_ARGUMENT);
   ldp_rng_wipe(&rng);
 
   ldp_params bad;

@@ -41,7 +41,8 @@ status smooth_queries_fields(vector_mean_context& c, span<const int64_t> x, Rng&
 
 // The report or payload of x (out: max_output_size(p, f) bytes always suffice).
 [[nodiscard]] inline status randomize_smooth_queries(vector_mean_context& c, span<const int64_t> x, random::drbg& rng,
-                                                     span<unsigned char> out, framing f, std::size_t* written) noexcept {
+                                                     span<unsigned char> out, framing f,
+                                                     std::size_t* written) noexcept {
   return emit(
       c.parameters(), c.fingerprint(), [&](wire::report* r) { return smooth_queries_fields(c, x, rng, r); }, f, out,
       written);

@@ -30,7 +30,8 @@ namespace ldp::server {
 // values on the tensor grid of nodes (index sum_j k_j t^j, axis 0 fastest): along each axis
 // c_v = (2 - [v = 0]) / t sum_k g_k cos(pi v (k + 1/2) / t). Throws std::invalid_argument unless
 // node_values.size() == t^p.
-[[nodiscard]] std::vector<double> chebyshev_coefficients(uint32_t p, uint32_t t, const std::vector<double>& node_values);
+[[nodiscard]] std::vector<double> chebyshev_coefficients(uint32_t p, uint32_t t,
+                                                         const std::vector<double>& node_values);
 // The same for f evaluated on the nodes (f receives the p coordinates of a node).
 [[nodiscard]] std::vector<double> chebyshev_coefficients(uint32_t p, uint32_t t,
                                                          const std::function<double(const double*)>& f);

@@ -103,11 +103,17 @@ enum class mechanism_family : uint8_t {
 // that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
-enum class mean_member : uint8_t { laplace, laplace_vector, duchi, kway_marginals, smooth_queries };  // B.1, B.2, H.5, H.6
-enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
-enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
-enum class string_member : uint8_t { pem, treehist, sfp };                                        // F.2-F.4
-enum class distribution_member : uint8_t { square_wave, hierarchical, haar };                     // G.1-G.3
+enum class mean_member : uint8_t {
+  laplace,
+  laplace_vector,
+  duchi,
+  kway_marginals,
+  smooth_queries
+};                                                                                       // B.1, B.2, H.5, H.6
+enum class vector_mean_member : uint8_t { duchi, laplace };                              // B.5
+enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };  // B.6-B.8
+enum class string_member : uint8_t { pem, treehist, sfp };                               // F.2-F.4
+enum class distribution_member : uint8_t { square_wave, hierarchical, haar };            // G.1-G.3
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
