@@ -6,6 +6,12 @@
 // - Variance: over 300 fleets of 300 devices the mean of z^2 = (answer - target)^2 / variance is
 //   within 0.5 of 1 (its standard deviation is about sqrt(2.1 / 300) = 0.084: a 6 sd margin, false
 //   failure below 1e-6 by the fleets' near-normal answers).
+// - Monte-Carlo privacy audit (D.2 (b)): p = 1, t = 3 (features 1, x, 2x^2 - 1), f = 4, x = 1 against
+//   x = 0 (features differ by 1 and 2 in value: L1 1.5 Q of the bound N Q = 3 Q, the constant
+//   feature never moves), event "feature 1 <= 0 and feature 2 <= -1", whose ratio is e^{1.5 Q / t}
+//   = e^{epsilon_impl / 2} exactly. Clopper-Pearson at 1e-7 per proportion (false failure below
+//   4e-7) against that level (so the audit also bounds what the block reports, epsilon_impl); the
+//   point estimate must reach 0.9 of it.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -22,6 +28,7 @@
 #include "ldp/wire.h"
 #include "ldp/wire/chebyshev.h"
 #include "ldp/wire/smooth_params.h"
+#include "stats.h"
 #include "tables.h"
 
 using ldp::status;
@@ -140,4 +147,35 @@ TEST_CASE("smooth-queries variances match the spread of answers over fleets") {
     MESSAGE(queries()[q].name << ": mean z^2 " << mean_z2);
     CHECK(std::fabs(mean_z2 - 1) <= 0.5);
   }
+}
+
+TEST_CASE("smooth-queries audit: x = 1 against x = 0, both varying features at or below x = 0's") {
+  // Fails (checked): a device drawing noise of half the block's scale (t^p / epsilon, the paper's
+  // b = 1): the upper check.
+  constexpr uint64_t runs = 200000;
+  constexpr double alpha = 1e-7;
+  const auto made = ldp::wire::make_smooth_queries(1, 3, 4, 1.0);
+  REQUIRE(made.code == status::ok);
+  ldp::test::owned_context<ldp::device::vector_mean_context> dev(made.block);
+  REQUIRE(dev.code == status::ok);
+  auto rng = ldp::test::seeded_drbg("smooth-queries audit");
+  const auto in_event = [&](int64_t x) {
+    const int64_t input[1] = {x};
+    ldp::wire::report r;
+    REQUIRE(ldp::device::smooth_queries_fields(dev.context, ldp::span<const int64_t>(input), rng, &r) == status::ok);
+    return r.values[1] <= 0 && r.values[2] <= -16;
+  };
+  uint64_t hits_low = 0, hits_high = 0;
+  for (uint64_t i = 0; i < runs; ++i) hits_low += in_event(0) ? 1 : 0;
+  for (uint64_t i = 0; i < runs; ++i) hits_high += in_event(16) ? 1 : 0;
+  REQUIRE(hits_high > 0);
+  const auto pl = ldp::test::clopper_pearson(hits_low, runs, alpha),
+             ph = ldp::test::clopper_pearson(hits_high, runs, alpha);
+  CAPTURE(hits_low);
+  CAPTURE(hits_high);
+  CHECK(made.epsilon_impl <= 1.0);
+  // The pair's exact level is half the block's (above): the audit holds it to that.
+  const double level = made.epsilon_impl / 2;
+  CHECK(std::log(pl.lo / ph.hi) <= level);
+  CHECK(std::log(static_cast<double>(hits_low) / static_cast<double>(hits_high)) >= 0.9 * level);
 }
