@@ -120,6 +120,9 @@ std::string describe_block(const wire::params& p) {
   const int frac = static_cast<int>(p.get(field::frac_bits));
   const auto real = [&](field f) { return std::ldexp(static_cast<double>(p.get_signed(f)), -frac); };
   add("d", field::domain);
+  if (p.has(field::marginal_order)) {  // kway-marginals: d = N' conjunctions of at most k of p bits
+    parts.push_back(fmt::format("p={} k={}", p.get(field::vector_dim), p.get(field::marginal_order)));
+  }
   add("g", field::hash_range);
   add(p.has(field::rotation_seed) ? "d~" : "K", field::hadamard_dim);
   add("B", field::hadamard_blocks);

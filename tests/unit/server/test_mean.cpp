@@ -90,16 +90,18 @@ bytes le128(uint64_t lo, uint64_t hi) {
 
 }  // namespace
 
-TEST_CASE("the mean family serves laplace, laplace-vector, duchi and kent-refine") {
+TEST_CASE("the mean family serves laplace, laplace-vector, duchi, kent-refine and kway-marginals") {
   for (mechanism m : ldp::test::all_mechanisms()) {
     CHECK(ldp::server::is_mean_mechanism(m) == (m == mechanism::laplace || m == mechanism::laplace_vector ||
-                                                m == mechanism::duchi || m == mechanism::kent_refine));
+                                                m == mechanism::duchi || m == mechanism::kent_refine ||
+                                                m == mechanism::kway_marginals));
   }
-  for (mechanism m : {mechanism::laplace, mechanism::laplace_vector, mechanism::duchi, mechanism::kent_refine}) {
+  for (mechanism m : {mechanism::laplace, mechanism::laplace_vector, mechanism::duchi, mechanism::kent_refine,
+                      mechanism::kway_marginals}) {
     const auto a = make(ldp::test::example_params(m));
     CHECK(a->reports() == 0);
     const auto e = a->estimate_all();
-    REQUIRE(e.size() == (m == mechanism::laplace_vector ? 4u : 1u));
+    REQUIRE(e.size() == (m == mechanism::laplace_vector ? 4u : m == mechanism::kway_marginals ? 10u : 1u));
     CHECK(std::isnan(e[0].value));
     CHECK(std::isinf(e[0].variance));
   }
