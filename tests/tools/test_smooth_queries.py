@@ -114,8 +114,8 @@ def case_smooth_queries() -> None:
 
 
 def case_smooth_queries_refused() -> None:
-    """--degree below 2, too many features, a state without --query, --query on another state, a
-    malformed query, each with a short error naming the problem."""
+    """--degree below 2, too many features, --query on another state, a malformed query, each with a
+    short error naming the problem."""
     state = state_of(rows_of(300))
     base = ["simulate", "-m", "smooth-queries", "-e", "1", "--data", "uniform", "--devices", "10", "--seed", "1",
             "--out", path("x.ldpb")]
@@ -123,7 +123,6 @@ def case_smooth_queries_refused() -> None:
     fails(*base, "--dim", "17", "--degree", "2", message=r"more than 65536 features")
     fails(*base, "--dim", "2", message=r"needs --dim p --degree t")
     fails(*base, "--dim", "2", "--degree", "4", "--frac-bits", "31", message=r"--frac-bits must be at most 30")
-    fails("estimate", path(state), message=r"smooth-queries state: ask --query FILE")
     write("bad.json", json.dumps([{"name": "b", "kind": "gaussian", "center": [0.0], "width": 1}]))
     fails("estimate", path(state), "--query", path("bad.json"), message=r"array of 2 numbers")
     write("bad2.json", json.dumps([{"name": "c", "kind": "cubic", "center": [0, 0]}]))

@@ -247,11 +247,10 @@ void run(const estimate_options& o) {
     print_marginal(*agg, {o.state, o.marginal, o.confidence, o.format, o.truth});
     return;
   }
-  if (!o.query.empty() || mech == wire::mechanism::smooth_queries) {
-    // docs/mechanisms.md H.6: the feature means alone answer nothing a user asked; a query does.
+  if (!o.query.empty()) {
+    // docs/mechanisms.md H.6: answers from the feature estimates (plain estimate lists those).
     if (mech != wire::mechanism::smooth_queries)
       fail("--query applies to smooth-queries states only; {} is {}", o.state, wire::mechanism_name(mech));
-    if (o.query.empty()) fail("{} is a smooth-queries state: ask --query FILE (docs/cli.md)", o.state);
     if (o.top != 0 || o.format == "csv" || !o.truth.empty() || !o.candidates.empty() || !o.plot.empty())
       fail("--query prints as a table or json, without --top, --truth, --candidates or --plot");
     print_smooth_answers(
