@@ -90,7 +90,8 @@ def state_of(rows: Sequence[Sequence[float]]) -> str:
 
 def case_smooth_queries() -> None:
     """Each answer within Z sd (plus the fixed-point slack) of the interpolant's mean over the scaled
-    rows, its interval of half width z sd, the documented keys; the table lists the same queries."""
+    rows, its interval of half width z sd, the documented keys; the table lists the same queries.
+    Fails (checked) when the tool clamps the raw columns to [-1, 1] instead of scaling them."""
     rows = rows_of(N)
     state = state_of(rows)
     xs = scaled(rows)
