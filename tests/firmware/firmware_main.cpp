@@ -339,6 +339,19 @@ int main() {
     return 36;
   }
   sink = learner_report[report_size - 1];
+  // A smooth-queries report (docs/mechanisms.md H.6): the 4^2 Chebyshev features of a reading pair in
+  // [-1, 1]^2 by the integer recurrence, block derived on the device, laplace-vector noise on each.
+  const ldp::wire::derived_params smooth = ldp::wire::make_smooth_queries(2, 4, 16, 2.0);
+  const int64_t pair[2] = {reading, -40000};
+  alignas(ldp::device::workspace_alignment) std::byte smooth_workspace[16 * sizeof(int64_t)];
+  unsigned char smooth_report[ldp::wire::report_header_size + 16 * ldp::wire::varint_max_size];
+  if (vector_mean_context::workspace_size(smooth.block) > sizeof smooth_workspace ||
+      vector_mean_context::init(smooth_workspace, smooth.block, &vector) != ldp::status::ok ||
+      ldp::device::randomize_smooth_queries(vector, pair, rng, smooth_report, report, &report_size) !=
+          ldp::status::ok) {
+    return 97;
+  }
+  sink = smooth_report[report_size - 1];
   if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);

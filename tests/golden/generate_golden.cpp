@@ -364,6 +364,9 @@ std::vector<golden_case> all_cases() {
   // kway-marginals (docs/wire_format.md 3.14): N' = 10 conjunction indicators of p = 4, k = 2.
   payload(mechanism::kway_marginals, "p_entries", "four entries (one per attribute) where N' = 10 are due",
           builder().varint(1).varint(0).varint(1).varint(1), status::wrong_length);
+  // smooth-queries: t^p = 4 features, not p = 2 coordinates (docs/wire_format.md 3.15).
+  payload(mechanism::smooth_queries, "p_entries", "two entries (p) instead of t^p = 4", builder().varint(1).varint(2),
+          status::wrong_length);
 
   // bernstein (H.1): fixed_vector with N = (k + 1)^p = 9 entries, the domain field.
   payload(mechanism::bernstein, "missing_entry", "eight well-formed entries of N = 9",

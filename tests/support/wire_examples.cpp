@@ -185,6 +185,10 @@ wire::params example_params(mechanism m) {
       p.set(field::domain, 9).set(field::vector_dim, 2).set(field::grid_size, 2).set(field::loss, 2);
       p.set(field::frac_bits, 16).set_signed(field::clip_lo, 0).set_signed(field::clip_hi, int64_t{1} << 16);
       p.set(field::scale_num, 9 * (uint64_t{1} << 32) + 1).set(field::scale_den, 65536);
+    case mechanism::smooth_queries:  // H.6: p = 2 attributes, t = 2 degrees, t^p = 4 features on [-1, 1]
+      p.set(field::vector_dim, 2).set(field::degree, 2).set(field::domain, 4);
+      range();
+      scale();
       break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }

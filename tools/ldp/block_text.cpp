@@ -123,6 +123,9 @@ std::string describe_block(const wire::params& p) {
   if (p.has(field::marginal_order)) {  // kway-marginals: d = N' conjunctions of at most k of p bits
     parts.push_back(fmt::format("p={} k={}", p.get(field::vector_dim), p.get(field::marginal_order)));
   }
+  if (p.has(field::degree)) {  // smooth-queries: d = t^p Chebyshev features of p attributes
+    parts.push_back(fmt::format("p={} t={}", p.get(field::vector_dim), p.get(field::degree)));
+  }
   add("g", field::hash_range);
   add(p.has(field::rotation_seed) ? "d~" : "K", field::hadamard_dim);
   add("B", field::hadamard_blocks);

@@ -88,9 +88,10 @@ enum ldp_mechanism_id {
   LDP_MECH_SQUARE_WAVE = 32,
   LDP_MECH_HIERARCHICAL = 33,
   LDP_MECH_HAAR = 34,
-  LDP_MECH_KENT_SUPPORT = 35,  /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
-  LDP_MECH_BERNSTEIN = 36,     /* docs/mechanisms.md H.1: ldp_params_bernstein, ldp_randomize_bernstein */
-  LDP_MECH_KWAY_MARGINALS = 37 /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
+  LDP_MECH_KENT_SUPPORT = 35,   /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_BERNSTEIN = 36,      /* docs/mechanisms.md H.1: ldp_params_bernstein, ldp_randomize_bernstein */
+  LDP_MECH_KWAY_MARGINALS = 37, /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
+  LDP_MECH_SMOOTH_QUERIES = 38  /* docs/mechanisms.md H.6: ldp_params_smooth_queries, ldp_randomize_smooth_queries */
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
@@ -187,6 +188,13 @@ ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, 
  * each in [0, 1] on the grid of frac_bits with discrete Laplace noise of the L1 sensitivity N'.
  * ldp_randomize_record randomizes; its workspace is ldp_workspace_size's (8 N' bytes). */
 ldp_status ldp_params_kway_marginals(ldp_params* params, uint32_t p, uint32_t k, uint32_t frac_bits,
+                                     double epsilon) LDP_NOEXCEPT;
+
+/* smooth-queries (docs/mechanisms.md H.6): a device holds x in [-1, 1]^p and reports its t^p
+ * Chebyshev features prod_j T_(v_j)(x_j), v in {0..t-1}^p, each with discrete Laplace noise of scale
+ * 2 t^p / epsilon (in value): p >= 1, t >= 2, t^p <= 65536, frac_bits <= 30. ldp_randomize_smooth_queries
+ * randomizes. */
+ldp_status ldp_params_smooth_queries(ldp_params* params, uint32_t p, uint32_t t, uint32_t frac_bits,
                                      double epsilon) LDP_NOEXCEPT;
 
 /* vector-duchi or vector-laplace: vectors of d coordinates in the L2 ball of `radius`, rotated with
@@ -307,6 +315,14 @@ ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x
  * workspace on every call. */
 ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
                                 size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
+
+/* smooth-queries (docs/mechanisms.md H.6): x as p fixed-point coordinates (x_j * 2^frac_bits, clamped
+ * to [-1, 1]); the device computes the t^p Chebyshev features in its workspace (ldp_workspace_size's:
+ * 8 t^p bytes) and randomizes them. LDP_INVALID_ARGUMENT unless p is the block's vector_dim and the
+ * block is smooth-queries. */
+ldp_status ldp_randomize_smooth_queries(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t p,
+                                        void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                        size_t* written) LDP_NOEXCEPT;
 
 /* kent-vote or kent-refine (docs/mechanisms.md C.1, the user-level protocols): the one report of a
  * device holding `count` fixed-point observations (d coordinates each, one observation after the

@@ -16,6 +16,7 @@
 #include "ldp/device/kway_marginals.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
+#include "ldp/device/smooth_queries.h"
 #include "ldp/device/string.h"
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
@@ -29,6 +30,7 @@
 #include "ldp/wire/params.h"
 #include "ldp/wire/projunit_params.h"
 #include "ldp/wire/report.h"
+#include "ldp/wire/smooth_params.h"
 #include "ldp/wire/string_params.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
@@ -239,6 +241,12 @@ ldp_status ldp_params_kway_marginals(ldp_params* params, uint32_t p, uint32_t k,
   return publish(params, ldp::wire::make_kway_marginals(p, k, frac_bits, epsilon));
 }
 
+ldp_status ldp_params_smooth_queries(ldp_params* params, uint32_t p, uint32_t t, uint32_t frac_bits,
+                                     double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_smooth_queries(p, t, frac_bits, epsilon));
+}
+
 ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
                                   uint32_t frac_bits, double epsilon, double beta,
                                   const uint8_t rotation_seed[LDP_SEED_SIZE]) noexcept {
@@ -421,6 +429,18 @@ ldp_status ldp_randomize_record(const ldp_params* params, ldp_rng* rng, uint64_t
       call, workspace, workspace_size, [&](ldp::device::vector_mean_context& context) {
         return ldp::device::randomize_kway_marginals(context, record, call.r->rng, {out, capacity},
                                                      ldp::device::framing::report, written);
+      });
+}
+
+ldp_status ldp_randomize_smooth_queries(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t p,
+                                        void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                        size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (x == nullptr && p != 0)) return code(status::invalid_argument);
+  return on_context<ldp::device::vector_mean_context>(
+      call, workspace, workspace_size, [&](ldp::device::vector_mean_context& context) {
+        return ldp::device::randomize_smooth_queries(context, ldp::span<const int64_t>(x, p), call.r->rng,
+                                                     {out, capacity}, ldp::device::framing::report, written);
       });
 }
 

@@ -168,8 +168,9 @@ double mean_epsilon(const params& p) noexcept {
   switch (mean_of(p.mech)) {  // the kent-refine is a discrete Laplace value
     case mean_member::laplace:
     case mean_member::laplace_vector:
-    case mean_member::kway_marginals: return laplace_epsilon(p);
-    case mean_member::bernstein: return laplace_epsilon(p);
+    case mean_member::bernstein:
+    case mean_member::kway_marginals:
+    case mean_member::smooth_queries: return laplace_epsilon(p);
     case mean_member::duchi: return is_memoized_mean(p) ? memoized_report_epsilon(p) : duchi_epsilon(p);
   }
   return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration

@@ -48,8 +48,9 @@ enum class family : uint8_t {
         case wire::mean_member::laplace:
         case wire::mean_member::duchi: return family::mean;
         case wire::mean_member::laplace_vector:
-        case wire::mean_member::bernstein: return family::vector_mean;  // H.1: a laplace-vector of grid losses
-        case wire::mean_member::kway_marginals: return family::vector_mean;
+        case wire::mean_member::bernstein:  // H.1: a laplace-vector of grid losses
+        case wire::mean_member::kway_marginals:
+        case wire::mean_member::smooth_queries: return family::vector_mean;
       }
       break;
     case wire::mechanism_family::vector_mean: return family::vector_mean;

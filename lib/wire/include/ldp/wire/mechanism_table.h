@@ -59,6 +59,7 @@ enum class mechanism : uint8_t {
   kent_support = 35,       // C.1 P4, round 1 of Kent M4a: the hashed vote for a user's sparse support
   bernstein = 36,          // H.1 Wang et al.'s local Bernstein mechanism: the losses on a grid, laplace-vector
   kway_marginals = 37,     // H.5 Wang et al. Alg 6: conjunctions of at most k of p bits, laplace-vector coordinates
+  smooth_queries = 38,     // H.6 Wang et al. Alg 7: Chebyshev features of x in [-1, 1]^p, laplace-vector reports
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -103,11 +104,11 @@ enum class mechanism_family : uint8_t {
 // that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
-enum class mean_member : uint8_t { laplace, laplace_vector, duchi, bernstein, kway_marginals };   // B.1, B.2, H.1, H.5
-enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
-enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
-enum class string_member : uint8_t { pem, treehist, sfp };                                        // F.2-F.4
-enum class distribution_member : uint8_t { square_wave, hierarchical, haar };                     // G.1-G.3
+enum class mean_member : uint8_t { laplace, laplace_vector, duchi, bernstein, kway_marginals, smooth_queries };  // B, H
+enum class vector_mean_member : uint8_t { duchi, laplace };                                                      // B.5
+enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };  // B.6-B.8
+enum class string_member : uint8_t { pem, treehist, sfp };                               // F.2-F.4
+enum class distribution_member : uint8_t { square_wave, hierarchical, haar };            // G.1-G.3
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -256,6 +257,9 @@ inline constexpr mechanism_row mechanism_table[] = {
      field_bits(field::domain, field::sparsity, field::observations, field::vote_threshold) | required_group::range |
          required_group::scale,
      true},
+    {mechanism::smooth_queries, "smooth-queries", "smooth-queries", payload_kind::fixed_vector, mechanism_family::mean,
+     mean_member::smooth_queries,
+     field_bits(field::domain, field::vector_dim, field::degree) | required_group::range | required_group::scale, true},
     // clang-format on
 };
 
