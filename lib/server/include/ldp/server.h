@@ -2,6 +2,7 @@
 #ifndef LDP_SERVER_H
 #define LDP_SERVER_H
 
+#include "ldp/server/bernstein.h"
 #include "ldp/server/central.h"
 #include "ldp/server/distribution.h"
 #include "ldp/server/frequency.h"
