@@ -47,6 +47,8 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_HIERARCHICAL, "hierarchical"},
     {LDP_MECH_HAAR, "haar"},
     {LDP_MECH_KENT_SUPPORT, "kent-support"},
+    {LDP_MECH_BERNSTEIN_1BIT, "bernstein-1bit"},
+    {LDP_MECH_BERNSTEIN_GENPROT, "bernstein-genprot"},
 };
 
 constexpr bool every_constant_is_its_row() {

@@ -58,17 +58,26 @@ derived_params make_public_coin(mechanism m, double epsilon, const public_coin_s
   const double grid = std::ldexp(1.0, static_cast<int>(s.frac_bits));
   const double ideal = std::ceil(grid / lo * static_cast<double>(laplace_scale_den));
   if (!(ideal <= static_cast<double>(laplace_max_scale_num))) return out;
-  auto t_num = static_cast<uint64_t>(ideal);
-  // The rounded thresholds may sit a hair above the ideal level: step the scale up (D.1 step 3).
-  for (int step = 0; step < 4096; ++step) {
-    params p = block_of(m, s, t_num);
-    if (validate(p) != status::ok) return out;
-    const double level = detail::public_coin_epsilon(p);
-    if (level * epsilon_margin <= epsilon) return detail::finish(p);
-    t_num += t_num >> 16 > 0 ? t_num >> 16 : 1;
-    if (t_num > laplace_max_scale_num) return out;
+  // The rounded thresholds may sit a hair above the ideal level: the smallest scale at or above the
+  // ideal whose level fits (D.1 step 3), by doubling steps, then bisection between the last scale
+  // that failed and the first that fits.
+  const auto fits = [&](uint64_t num) {
+    const params p = block_of(m, s, num);
+    return validate(p) == status::ok && detail::public_coin_epsilon(p) * epsilon_margin <= epsilon;
+  };
+  uint64_t failed = static_cast<uint64_t>(ideal) - 1, step = 1;
+  if (validate(block_of(m, s, failed + 1)) != status::ok) return out;
+  while (!fits(failed + step)) {
+    failed += step;
+    step *= 2;
+    if (failed + step > laplace_max_scale_num) return out;
   }
-  return out;
+  uint64_t passed = failed + step;
+  while (passed - failed > 1) {
+    const uint64_t mid = failed + (passed - failed) / 2;
+    (fits(mid) ? passed : failed) = mid;
+  }
+  return detail::finish(block_of(m, s, passed));
 }
 
 }  // namespace
@@ -84,8 +93,8 @@ derived_params make_bernstein_genprot(double epsilon, const public_coin_shape& s
 }
 
 uint32_t coin_groups(const params& p) noexcept {
-  const uint64_t g = grid_point_count(static_cast<uint32_t>(p.get(field::vector_dim)),
-                                      static_cast<uint32_t>(p.get(field::grid_size)));
+  const uint64_t g =
+      grid_point_count(static_cast<uint32_t>(p.get(field::vector_dim)), static_cast<uint32_t>(p.get(field::grid_size)));
   return g > public_coin_max_groups ? 0 : static_cast<uint32_t>(g);
 }
 
@@ -151,8 +160,7 @@ double detail::public_coin_epsilon(const params& p) noexcept {
   if (!c.finite) return infinity;
   switch (public_coin_of(p.mech)) {
     case public_coin_member::one_bit: return c.bit_one > c.bit_zero ? c.bit_one : c.bit_zero;
-    case public_coin_member::genprot:
-      return genprot_level(c, static_cast<uint32_t>(p.get(field::public_strings)));
+    case public_coin_member::genprot: return genprot_level(c, static_cast<uint32_t>(p.get(field::public_strings)));
   }
   return infinity;
 }

@@ -9,6 +9,7 @@
 #include "ldp/server/kent_sparse.h"
 #include "ldp/server/kent_support.h"
 #include "ldp/server/mean.h"
+#include "ldp/server/public_coin.h"
 #include "ldp/server/string_discovery.h"
 #include "ldp/server/threads.h"
 #include "ldp/server/unit_vector.h"
