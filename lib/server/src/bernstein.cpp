@@ -29,6 +29,9 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 // The largest order accepted: A_h's norm grows like 2^h, so larger orders only amplify the noise.
 constexpr uint32_t max_order = 32;
 
+// bernstein_noise_gain computes ||A_h||_inf up to this many nodes per axis.
+constexpr uint32_t max_exact_gain_nodes = 512;
+
 double node(uint32_t k, uint32_t u) { return static_cast<double>(u) / static_cast<double>(k); }
 
 // c_i = C(h, i) (-1)^(i-1) for i = 1..h, in c[i - 1].
@@ -232,7 +235,9 @@ double bernstein_variance(bernstein_grid g, uint32_t h, const std::vector<double
 double bernstein_noise_gain(bernstein_grid g, uint32_t h) noexcept {
   if (grid_points(g) == 0 || h == 0 || h > max_order) return nan;
   // sum_v |c_v(w)| <= prod_j max_u sum_v |A_h[u][v]| since the basis is nonnegative and sums to 1;
-  // the rows of A_h are A_h^T e_u.
+  // the rows of A_h are A_h^T e_u, 2 (h - 1) (k + 1)^3 operations in all. Above k + 1 = 512 (only
+  // p = 1 allows it) that is seconds: the paper's bound instead.
+  if (g.k + 1 > max_exact_gain_nodes) return std::pow(std::pow(2.0, h) - 1, g.p);
   try {
     double largest = 0;
     std::vector<double> row(uint64_t{g.k} + 1);
@@ -264,15 +269,31 @@ namespace {
 
 using objective = std::function<double(const double*)>;
 
+// f with NaN read as +inf and a budget of evaluations: once it is spent every value is +inf, which
+// ends every search below.
+class budgeted {
+ public:
+  budgeted(const objective& f, uint64_t budget) : f_(f), left_(budget) {}
+  double operator()(const std::vector<double>& w) {
+    if (left_ == 0) return inf;
+    --left_;
+    return finite_or_inf(f_(w.data()));
+  }
+
+ private:
+  const objective& f_;
+  uint64_t left_;
+};
+
 // One exploratory sweep of Hooke-Jeeves around x (value fx): each coordinate tries +step then
 // -step, clamped to [0, 1], and keeps the first improvement. Updates x and returns its value.
-double explore(const objective& f, std::vector<double>& x, double fx, double step) {
+double explore(budgeted& f, std::vector<double>& x, double fx, double step) {
   for (std::size_t j = 0; j < x.size(); ++j) {
     const double keep = x[j];
     for (const double move : {step, -step}) {
       x[j] = clamp01(keep + move);
       if (x[j] == keep) continue;
-      const double v = finite_or_inf(f(x.data()));
+      const double v = f(x);
       if (v < fx) {
         fx = v;
         break;
@@ -283,15 +304,15 @@ double explore(const objective& f, std::vector<double>& x, double fx, double ste
   return fx;
 }
 
-// Hooke-Jeeves pattern search on the box from x: exploratory sweeps, pattern moves along the last
-// improvement, the step halved when a sweep finds nothing, until it is below 1e-10 (or an
-// evaluation budget runs out). Returns the value at the final x.
-double pattern_search(const objective& f, std::vector<double>& x, double step) {
+// Hooke-Jeeves pattern search on the box from x (value fx): exploratory sweeps, pattern moves
+// along the last improvement, the step halved when a sweep finds nothing, until it is below 1e-10
+// or the budget is spent. It needs no gradient, so kinks (the hinge loss's non-private optimum) do
+// not stop it; the pattern moves follow ill-conditioned valleys (tests/unit/server/
+// test_bernstein.cpp: a rotated quadratic of condition 10^4 at p = 20). Updates x and returns its value.
+double pattern_search(budgeted& f, std::vector<double>& x, double fx, double step) {
   constexpr double tolerance = 1e-10;
-  constexpr int max_sweeps = 100000;
-  double fx = finite_or_inf(f(x.data()));
-  std::vector<double> trial(x.size());
-  for (int sweep = 0; sweep < max_sweeps && step >= tolerance; ++sweep) {
+  std::vector<double> trial(x.size()), previous(x.size());
+  while (step >= tolerance) {
     trial = x;
     const double ft = explore(f, trial, fx, step);
     if (!(ft < fx)) {
@@ -299,12 +320,12 @@ double pattern_search(const objective& f, std::vector<double>& x, double step) {
       continue;
     }
     // Pattern moves: jump by the last improvement and explore there while that keeps improving.
-    std::vector<double> previous = x;
+    previous = x;
     x = trial;
     fx = ft;
-    for (; sweep < max_sweeps; ++sweep) {
+    for (;;) {
       for (std::size_t j = 0; j < x.size(); ++j) trial[j] = clamp01(2 * x[j] - previous[j]);
-      const double fp = explore(f, trial, finite_or_inf(f(trial.data())), step);
+      const double fp = explore(f, trial, f(trial), step);
       if (!(fp < fx)) break;
       previous = x;
       x = trial;
@@ -357,11 +378,14 @@ box_minimum minimize_on_box(uint32_t p, const std::function<double(const double*
         for (double& x : w) x = static_cast<double>(rng.next_u64() >> 11) * 0x1p-53;
         keep_best(best, starts, finite_or_inf(f(w.data())), w);
       }
-      first_step = 0.125;
+      first_step = 1.0 / 64;
     }
+    // Each start: the pattern search from the grid's spacing (p <= 3) or 1/64, within
+    // 20000 + 4000 p evaluations.
     box_minimum out{{}, inf};
     for (start& s : best) {
-      const double v = pattern_search(f, s.w, first_step);
+      budgeted limited(f, 20000 + uint64_t{4000} * p);
+      const double v = pattern_search(limited, s.w, s.value, first_step);
       if (out.w.empty() || v < out.value) out = box_minimum{s.w, v};
     }
     return out;

@@ -13,6 +13,7 @@
 #include "ldp/random/drbg.h"
 #include "ldp/server/bernstein.h"
 #include "ldp/wire/loss.h"
+#include "tables.h"
 
 using ldp::server::bernstein_grid;
 
@@ -41,19 +42,8 @@ double surrogate(bernstein_grid g, uint32_t h, const std::vector<double>& values
   return ldp::server::bernstein_value(g, coef, w);
 }
 
-class uniform01 {
- public:
-  explicit uniform01(unsigned char tag) : rng_(key(tag)) {}
-  double operator()() { return static_cast<double>(rng_.next_u64() >> 11) * 0x1p-53; }
-
- private:
-  static const unsigned char* key(unsigned char tag) {
-    static unsigned char k[ldp::random::drbg::seed_size];
-    std::fill(k, k + sizeof k, tag);
-    return k;
-  }
-  ldp::random::drbg rng_;
-};
+// Uniform in [0, 1) with 53 bits.
+double uniform(ldp::random::drbg& rng) { return static_cast<double>(rng.next_u64() >> 11) * 0x1p-53; }
 
 }  // namespace
 
@@ -62,11 +52,12 @@ TEST_CASE("the Bernstein basis is the binomial pmf and sums to 1 for every k") {
     std::vector<double> b(k + 1);
     for (const double x : {0.0, 1e-300, 0.013, 0.3, 0.5, 0.77, 1.0 - 1e-16, 1.0}) {
       ldp::server::bernstein_basis(k, x, b.data());
-      double sum = 0;
+      double sum = 0, smallest = 0;
       for (const double v : b) {
-        CHECK(v >= 0);
+        smallest = std::min(smallest, v);
         sum += v;
       }
+      CHECK(smallest == 0);  // none negative
       CHECK(std::fabs(sum - 1) <= 1e-12);
       if (k <= 37 && x > 0 && x < 1e-10) continue;
       if (k <= 37)
@@ -133,7 +124,11 @@ TEST_CASE("noiseless quadratic loss: the surrogate's minimizer is (2 k^h xbar - 
 
 TEST_CASE("the noise gain is ||A_h||_inf^p <= (2^h - 1)^p and bounds sup|L~ - L| (Thm 17's proof)") {
   const auto loss = [](const double* w) { return std::log1p(std::exp(2 * w[0] - 3 * w[1] + 0.5)) / 4; };
-  uniform01 u(7);
+  auto rng = ldp::test::seeded_drbg("bernstein sup bound");
+  const auto u = [&] { return uniform(rng); };
+  // Above 512 nodes per axis the gain is the paper's bound, not computed.
+  CHECK(ldp::server::bernstein_noise_gain({1, 600}, 2) == 3);
+  CHECK(ldp::server::bernstein_noise_gain({1, 600}, 1) == 1);
   for (const bernstein_grid g : {bernstein_grid{1, 8}, bernstein_grid{2, 6}}) {
     const uint64_t n = ldp::server::grid_points(g);
     const std::vector<double> exact = grid_values(g, loss);
@@ -197,7 +192,8 @@ TEST_CASE("bernstein_variance is sum_v var_v c_v(w)^2 for independent grid value
   // excess kurtosis is in [-1.2, 0] (a weighted sum of uniforms), so the sample variance has relative
   // standard deviation at most sqrt(2 / R) = 1.0 %; 5.2 % is 5 standard deviations (false failure
   // about 2e-7 with the normal approximation).
-  uniform01 u(11);
+  auto rng = ldp::test::seeded_drbg("bernstein variance");
+  const auto u = [&] { return uniform(rng); };
   const uint32_t h = 2;
   std::vector<double> variances(n);
   for (double& v : variances) v = 0.5 + 1.5 * u();
@@ -217,21 +213,29 @@ TEST_CASE("bernstein_variance is sum_v var_v c_v(w)^2 for independent grid value
   CHECK(std::fabs(sample_variance / predicted - 1) <= 0.052);
 }
 
-TEST_CASE("minimize_on_box finds known minima in p = 1, 2, 3, 5") {
-  for (const uint32_t p : {1u, 2u, 3u, 5u}) {
+TEST_CASE("minimize_on_box finds known minima in p = 1, 2, 3, 5, 20") {
+  for (const uint32_t p : {1u, 2u, 3u, 5u, 20u}) {
     std::vector<double> a(p), b(p);
     for (uint32_t j = 0; j < p; ++j) {
-      a[j] = 0.2 + 0.13 * j;
-      b[j] = 0.8 - 0.07 * j;
+      a[j] = 0.2 + 0.6 * j / p;
+      b[j] = 0.8 - 0.5 * j / p;
     }
-    // Convex, coupled: (w - a)^T (I + 0.5 1 1^T) (w - a), minimum 0 at a.
+    // Convex and ill-conditioned along rotated axes: |D^(1/2) H (w - a)|^2 with H the Householder
+    // reflection of v = (1, 2, 3, 1, 2, 3, ...) and D from 1 to 100 (10^4 at p = 20); minimum 0 at
+    // a. At p = 20 the local search must follow a valley no coordinate axis is aligned with, within
+    // its budget (a compass search without pattern moves ends 3e-4 away).
     const auto convex = [&](const double* w) {
-      double squares = 0, sum = 0;
+      double vz = 0, vv = 0;
       for (uint32_t j = 0; j < p; ++j) {
-        squares += (w[j] - a[j]) * (w[j] - a[j]);
-        sum += w[j] - a[j];
+        vz += (1 + j % 3) * (w[j] - a[j]);
+        vv += (1 + j % 3) * (1 + j % 3);
       }
-      return squares + 0.5 * sum * sum;
+      double s = 0;
+      for (uint32_t j = 0; j < p; ++j) {
+        const double y = (w[j] - a[j]) - 2 * (1 + j % 3) * vz / vv;
+        s += (p == 1 ? 1 : std::pow(p == 20 ? 1e4 : 100.0, static_cast<double>(j) / (p - 1))) * y * y;
+      }
+      return s;
     };
     auto m = ldp::server::minimize_on_box(p, convex, 3);
     REQUIRE(m.w.size() == p);
@@ -260,6 +264,12 @@ TEST_CASE("minimize_on_box finds known minima in p = 1, 2, 3, 5") {
     m = ldp::server::minimize_on_box(p, two_wells, 3);
     for (uint32_t j = 0; j < p; ++j) CHECK(m.w[j] == doctest::Approx(b[j]).epsilon(1e-6));
     CHECK(m.value <= 1e-12);
+    // NaN counts as +inf: the convex function, undefined where w_0 < 0.4, is minimal at a with its
+    // first coordinate raised to 0.4 (a_0 = 0.2; the coupled quadratic's optimum on that face).
+    const auto partial = [&](const double* w) { return w[0] < 0.4 ? std::nan("") : convex(w); };
+    m = ldp::server::minimize_on_box(p, partial, 3);
+    CHECK(m.w[0] == doctest::Approx(0.4).epsilon(1e-6));
+    CHECK(std::isfinite(m.value));
   }
 }
 
@@ -292,4 +302,16 @@ TEST_CASE("invalid grids, orders and lengths give empty coefficients and NaN") {
       0, [](const double*) { return 0.0; }, 1);
   CHECK(none.w.empty());
   CHECK(std::isnan(none.value));
+}
+
+TEST_CASE("to_grid_estimate takes the mean aggregator's value and variance per coordinate") {
+  std::vector<ldp::server::estimate> coordinates(3);
+  for (uint32_t l = 0; l < 3; ++l) coordinates[l] = {l, 0.1 * (l + 1), 0.01 * (l + 2), 0, 1};
+  const auto grid = ldp::server::to_grid_estimate(coordinates);
+  REQUIRE(grid.value.size() == 3);
+  REQUIRE(grid.variance.size() == 3);
+  for (uint32_t l = 0; l < 3; ++l) {
+    CHECK(grid.value[l] == coordinates[l].value);
+    CHECK(grid.variance[l] == coordinates[l].variance);
+  }
 }

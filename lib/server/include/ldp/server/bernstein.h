@@ -48,9 +48,10 @@ struct grid_estimate {
 // max_grid_points - 1.
 void bernstein_basis(uint32_t k, double x, double* out) noexcept;
 
-// Coefficients of the iterated Bernstein surrogate of order h >= 1 (h = 1: the plain Bernstein
-// polynomial, coef = values) from the values at the grid points. Empty if the grid or h is invalid,
-// values.size() != (k+1)^p, or memory runs out. Cost (h - 1) p (k + 1) ((k + 1) + N).
+// Coefficients of the iterated Bernstein surrogate of order 1 <= h <= 32 (h = 1: the plain
+// Bernstein polynomial, coef = values) from the values at the grid points. Empty if the grid or h is
+// invalid, values.size() != (k+1)^p, or memory runs out. About 2 (h - 1) p (k + 1) N operations
+// (p = 1, k = 65535, h = 2: seconds).
 [[nodiscard]] std::vector<double> bernstein_coefficients(bernstein_grid g, uint32_t h,
                                                          const std::vector<double>& values);
 
@@ -60,13 +61,15 @@ void bernstein_basis(uint32_t k, double x, double* out) noexcept;
 
 // The variance of the surrogate at w when the grid values are independent with these variances:
 // sum_v variance_v c_v(w)^2, where c_v(w) = prod_j sum_u A_h[u][v_j] b_{u,k}(w_j) is the weight of
-// value v in the surrogate. NaN on the conditions of bernstein_value (and h = 0).
+// value v in the surrogate. NaN on the conditions of bernstein_coefficients. About
+// 2 (h - 1) p (k + 1)^2 + N operations.
 [[nodiscard]] double bernstein_variance(bernstein_grid g, uint32_t h, const std::vector<double>& variances,
                                         const double* w);
 
-// ||A_h||_inf^p, the largest sum_v |c_v(w)| over w: sup_w |surrogate of (values + e) - surrogate of
-// values| <= this * max_v |e_v| (the paper's proof of Thm 17 uses its bound (2^h - 1)^p). 1 for
-// h = 1. NaN for an invalid grid or h = 0.
+// ||A_h||_inf^p (the largest row sum of |A_h| per axis), which bounds sum_v |c_v(w)| for every w:
+// sup_w |surrogate of (values + e) - surrogate of values| <= this * max_v |e_v|. 1 for h = 1, at
+// most (2^h - 1)^p, the bound the paper's proof of Thm 17 uses (and returns for k + 1 > 512, where
+// computing it would take seconds). NaN for an invalid grid or h = 0.
 [[nodiscard]] double bernstein_noise_gain(bernstein_grid g, uint32_t h) noexcept;
 
 // Lemma 18 of the paper (Lemma 3 with a union bound over the N grid points): with probability at
@@ -80,10 +83,12 @@ struct box_minimum {
   double value = 0;       // f(w)
 };
 
-// Minimizes f over [0, 1]^p (H.1): for p <= 3 a dense grid, then a pattern search (Hooke-Jeeves)
-// from its best points; for p > 3 a pattern search from the best of a seeded random sample (the
-// seed matters only there). A NaN value of f counts as +inf. Deterministic for a given (p, f,
-// seed). p = 0 or running out of memory: w empty and value NaN.
+// Minimizes f over [0, 1]^p (H.1): for p <= 3 a dense grid (1025, 129^2 or 33^3 points), for
+// p > 3 the centre and 128 p points drawn from a DRBG keyed by the seed (the seed matters only
+// there); then a Hooke-Jeeves pattern search from each of the 4 best, within 20000 + 4000 p
+// evaluations each. Global up to the grid's resolution for p <= 3 (a well narrower than the
+// spacing can be missed), a local search from good starts beyond. A NaN value of f counts as +inf.
+// Deterministic for a given (p, f, seed). p = 0 or running out of memory: w empty and value NaN.
 [[nodiscard]] box_minimum minimize_on_box(uint32_t p, const std::function<double(const double*)>& f, uint64_t seed);
 
 }  // namespace ldp::server
