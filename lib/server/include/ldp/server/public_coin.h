@@ -6,7 +6,7 @@
 // from the block's seed and the report's user index i (random/public_coin.h): its group l and the
 // public sample y (y_i for 1bit, y_{i,g} for genprot). Its state is exact and mergeable: per group,
 // the reports m_l, the ones c_l = sum b_i (1bit; 0 for genprot) and the signed sum S_l (1bit:
-// sum b_i y_i; genprot: sum y_{i,g_i}) in 128 bits (docs/wire_format.md 7.x: 32 bytes a group, u64 m,
+// sum b_i y_i; genprot: sum y_{i,g_i}) in 128 bits (docs/wire_format.md 7.7: 32 bytes a group, u64 m,
 // u64 c, i128 S little endian, in group order). estimate_all() lists the groups (item = grid index)
 // with the Horvitz-Thompson estimate; grid_estimate_of() gives either estimator. In loss units
 // (grid units / V), sigma^2 the implemented discrete Laplace variance of the public samples:

@@ -39,9 +39,11 @@ struct public_coin_shape {
 // The inner level that makes one bit eps-LDP (H.2, the corrected Theorem 23): ln(2 - e^{-eps}).
 [[nodiscard]] double one_bit_inner_epsilon(double epsilon) noexcept;
 
-// The blocks at level epsilon: the smallest scale (in steps of 2^-16 relative) whose enumerated
-// level (public_coin_epsilon) fits (D.1). invalid_argument for a shape that breaks a rule of
-// docs/wire_format.md 3.3, or a level no scale reaches (genprot below its floor, H.3).
+// The blocks at level epsilon: the inner level of the ideal thresholds by bisection, then the
+// smallest scale_num (scale_den 2^16) at or above V / inner whose enumerated level
+// (public_coin_epsilon) fits (D.1). invalid_argument for a shape that breaks a rule of
+// docs/wire_format.md 3.3, or a level no scale reaches (genprot below its floor, H.3). A level above
+// the cap of the inner level (ln 2, where T(V) reaches 2^32) is implemented at the cap.
 [[nodiscard]] derived_params make_bernstein_1bit(double epsilon, const public_coin_shape& shape) noexcept;
 [[nodiscard]] derived_params make_bernstein_genprot(double epsilon, const public_coin_shape& shape) noexcept;
 
