@@ -7,8 +7,7 @@ namespace ldp::device {
 
 using wire::field;
 
-status public_coin_context::init(span<std::byte> workspace, const wire::params& p,
-                                 public_coin_context* out) noexcept {
+status public_coin_context::init(span<std::byte> workspace, const wire::params& p, public_coin_context* out) noexcept {
   *out = public_coin_context{};
   if (!wire::in_family(p.mech, wire::mechanism_family::public_coin)) return status::invalid_argument;
   const status valid = wire::validate(p);
@@ -51,8 +50,8 @@ status public_coin_context::loss_at_group(const learner_example& e, double* ell)
   return status::ok;
 }
 
-status public_coin_context::randomize(const learner_example& e, random::drbg& rng, span<unsigned char> out,
-                                      framing f, std::size_t* written) noexcept {
+status public_coin_context::randomize(const learner_example& e, random::drbg& rng, span<unsigned char> out, framing f,
+                                      std::size_t* written) noexcept {
   drbg_coins coins(rng);
   return emit(
       block_.params, block_.fingerprint, [&](wire::report* r) { return fields(e, coins, r); }, f, out, written);

@@ -9,7 +9,7 @@ namespace ldp::random {
 namespace {
 
 constexpr unsigned char partition_nonce[chacha20_nonce_size] = {'l', 'd', 'p', ' ', 'p', 'a',
-                                                                 'r', 't', 'i', 't', 'i', 'o'};
+                                                                'r', 't', 'i', 't', 'i', 'o'};
 constexpr int feistel_rounds = 6;
 
 }  // namespace

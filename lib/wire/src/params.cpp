@@ -9,8 +9,8 @@
 #include "ldp/wire/distribution_params.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/kent_support_params.h"
-#include "ldp/wire/public_coin_params.h"
 #include "ldp/wire/oracle_params.h"
+#include "ldp/wire/public_coin_params.h"
 #include "ldp/wire/string_params.h"
 
 namespace ldp::wire {

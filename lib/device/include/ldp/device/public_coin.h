@@ -84,8 +84,7 @@ class public_coin_context {
 
   // invalid_argument for another block (or a misaligned workspace), validate()'s status for an
   // invalid one, workspace_too_small below workspace_size(p).
-  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p,
-                                   public_coin_context* out) noexcept;
+  [[nodiscard]] static status init(span<std::byte> workspace, const wire::params& p, public_coin_context* out) noexcept;
 
   const wire::params& parameters() const noexcept { return block_.params; }
   uint64_t fingerprint() const noexcept { return block_.fingerprint; }

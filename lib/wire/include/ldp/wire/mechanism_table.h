@@ -164,9 +164,9 @@ inline constexpr field_set winsorized =
                field::bin_range, field::bin_half_width) |
     range;
 // A public-coin learner's block (H.2): the grid, the loss, the users' partition and public samples.
-inline constexpr field_set public_coin = field_bits(field::vector_dim, field::grid_size, field::loss, field::users,
-                                                    field::hash_seed, field::frac_bits) |
-                                         scale;
+inline constexpr field_set public_coin =
+    field_bits(field::vector_dim, field::grid_size, field::loss, field::users, field::hash_seed, field::frac_bits) |
+    scale;
 }  // namespace required_group
 
 // Rows in the order the tool lists its mechanisms (docs/cli.md "Mechanisms"), so not by id.

@@ -30,9 +30,9 @@ struct public_coin_shape {
   uint32_t dim = 1;   // p
   uint32_t grid = 1;  // k
   loss_kind loss = loss_kind::squared;
-  uint32_t users = 1;        // n >= (k + 1)^p
-  unsigned frac_bits = 10;   // V = 2^f
-  uint32_t strings = 0;      // T (genprot only), >= 2
+  uint32_t users = 1;       // n >= (k + 1)^p
+  unsigned frac_bits = 10;  // V = 2^f
+  uint32_t strings = 0;     // T (genprot only), >= 2
   unsigned char seed[seed_size] = {};
 };
 
@@ -70,8 +70,8 @@ struct public_coin_shape {
 struct coin_levels {
   double bit_one = 0;
   double bit_zero = 0;
-  double p_lo = 0;  // T(-V) / 2^32, the smallest probability of a 1
-  double p_hi = 0;  // T(V) / 2^32
+  double p_lo = 0;      // T(-V) / 2^32, the smallest probability of a 1
+  double p_hi = 0;      // T(V) / 2^32
   bool finite = false;  // T non-decreasing, 1 <= T(-V), T(V) < 2^32
 };
 [[nodiscard]] coin_levels enumerate_levels(const params& p) noexcept;

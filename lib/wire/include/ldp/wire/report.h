@@ -63,8 +63,7 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
 // Whether a coordinate_value payload's value is allowed: any for vector-laplace, a public sample's
 // index g in [0, T) for bernstein-genprot (docs/wire_format.md 3.12).
 [[nodiscard]] constexpr bool coordinate_value_ok(const params& p, int64_t v) noexcept {
-  return p.mech != mechanism::bernstein_genprot ||
-         (v >= 0 && static_cast<uint64_t>(v) < p.get(field::public_strings));
+  return p.mech != mechanism::bernstein_genprot || (v >= 0 && static_cast<uint64_t>(v) < p.get(field::public_strings));
 }
 
 // The largest payload the parameters allow (exact for every fixed-size payload kind).
