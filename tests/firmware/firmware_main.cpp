@@ -277,6 +277,37 @@ int main() {
     return 72;
   }
   sink = support_report[report_size - 1];
+  // The public-coin learners (docs/mechanisms.md H.2, H.3): user 17 of 1000 with feature x and label 1
+  // under the squared loss on the grid {0, 1/3, 2/3, 1} (p = 1, k = 3), V = 2^8; the scales of
+  // make_bernstein_1bit at epsilon 1 and make_bernstein_genprot at 2 with T = 8 public samples.
+  static constexpr unsigned char coin_seed[ldp::wire::seed_size] = {4, 1, 7};
+  constexpr auto coin_block = [](ldp::wire::mechanism m) {
+    ldp::wire::params p;
+    p.mech = m;
+    p.set(ldp::wire::field::vector_dim, 1).set(ldp::wire::field::grid_size, 3).set(ldp::wire::field::loss, 1);
+    p.set(ldp::wire::field::users, 1000).set(ldp::wire::field::frac_bits, 8);
+    p.set_seed(ldp::wire::field::hash_seed, coin_seed).set(ldp::wire::field::scale_den, 65536);
+    p.set(ldp::wire::field::scale_num, m == ldp::wire::mechanism::bernstein_1bit ? 34247595u : 24204407u);
+    if (m == ldp::wire::mechanism::bernstein_genprot) p.set(ldp::wire::field::public_strings, 8);
+    return p;
+  };
+  const double feature = static_cast<double>(reading % 100) / 100;
+  ldp::device::learner_example example;
+  example.user = 17;
+  example.x = &feature;
+  example.dim = 1;
+  example.label = 1;
+  for (const ldp::wire::mechanism m : {ldp::wire::mechanism::bernstein_1bit, ldp::wire::mechanism::bernstein_genprot}) {
+    const ldp::wire::params coin = coin_block(m);
+    alignas(ldp::device::workspace_alignment) std::byte point[sizeof(double)];
+    unsigned char coin_report[ldp::wire::report_header_size + 16];
+    ldp::device::public_coin_context learner;
+    if (ldp::device::public_coin_context::init(point, coin, &learner) != ldp::status::ok ||
+        learner.randomize(example, rng, coin_report, report, &report_size) != ldp::status::ok) {
+      return 73;
+    }
+    sink = coin_report[report_size - 1];
+  }
   // String-discovery reports (docs/mechanisms.md F) from blocks derived on the device: a pem word of
   // at most 16 bytes (OLH, 8 bits a group, no workspace) and an sfp word of at most 8 bytes (CMS with
   // 16 rows of 256 columns: 32 bytes of sign bits); the group first, then the inner oracle's report.

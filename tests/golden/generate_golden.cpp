@@ -392,6 +392,19 @@ std::vector<golden_case> all_cases() {
   payload(mechanism::vector_laplace, "overlong_varint", "value 0 as 80 80 00",
           builder().le(17, 1).raw({0x80, 0x80, 0x00}), status::malformed_report);
 
+  // The public-coin learners (wire_format.md 3.12): coordinate = user index i < n = 1000 (2 bytes);
+  // bernstein-genprot's value is the sample index g < T = 16.
+  payload(mechanism::bernstein_1bit, "valid_last_user", "user n - 1 = 999, bit 1", builder().le(999, 2).le(1, 1),
+          status::ok);
+  payload(mechanism::bernstein_1bit, "user_out_of_range", "user 1000 = n", builder().le(1000, 2).le(1, 1),
+          status::out_of_range);
+  payload(mechanism::bernstein_genprot, "valid_last_choice", "user 5, g = T - 1 = 15", builder().le(5, 2).varint(15),
+          status::ok);
+  payload(mechanism::bernstein_genprot, "choice_out_of_range", "user 5, g = 16 = T", builder().le(5, 2).varint(16),
+          status::out_of_range);
+  payload(mechanism::bernstein_genprot, "negative_choice", "user 5, g = -1", builder().le(5, 2).varint(-1),
+          status::out_of_range);
+
   // sparse_pairs: count (1 byte, s = 4), then 2-byte index (d = 1000) + varint value in
   // [clip_lo, clip_hi] = [-65536, 65536], non-zero.
   payload(

@@ -293,6 +293,9 @@ constexpr cli_mechanism cli_mechanisms[] = {
 std::vector<tool_mechanism> table_mechanisms() {
   std::vector<tool_mechanism> out;
   for (const wire::mechanism_row& row : wire::mechanism_table) {
+    // The public-coin learners take a labelled example and a user index: `ldp train` runs them
+    // (docs/mechanisms.md H.2, H.3, H.7), not simulate.
+    if (row.family == wire::mechanism_family::public_coin) continue;
     const auto same = [&](const auto& m) { return std::strcmp(m.name, row.cli_name) == 0; };
     if (std::any_of(out.begin(), out.end(), same)) continue;
     const cli_mechanism* c = std::find_if(std::begin(cli_mechanisms), std::end(cli_mechanisms), same);

@@ -88,10 +88,12 @@ enum ldp_mechanism_id {
   LDP_MECH_SQUARE_WAVE = 32,
   LDP_MECH_HIERARCHICAL = 33,
   LDP_MECH_HAAR = 34,
-  LDP_MECH_KENT_SUPPORT = 35,   /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
-  LDP_MECH_BERNSTEIN = 36,      /* docs/mechanisms.md H.1: ldp_params_bernstein, ldp_randomize_bernstein */
-  LDP_MECH_KWAY_MARGINALS = 37, /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
-  LDP_MECH_SMOOTH_QUERIES = 38  /* docs/mechanisms.md H.6: ldp_params_smooth_queries, ldp_randomize_smooth_queries */
+  LDP_MECH_KENT_SUPPORT = 35,     /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_BERNSTEIN = 36,        /* docs/mechanisms.md H.1: ldp_params_bernstein, ldp_randomize_bernstein */
+  LDP_MECH_KWAY_MARGINALS = 37,   /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
+  LDP_MECH_SMOOTH_QUERIES = 38,   /* docs/mechanisms.md H.6: ldp_params_smooth_queries, ldp_randomize_smooth_queries */
+  LDP_MECH_BERNSTEIN_1BIT = 39,   /* docs/mechanisms.md H.2: one bit per user, ldp_randomize_public_coin */
+  LDP_MECH_BERNSTEIN_GENPROT = 40 /* docs/mechanisms.md H.3: GenProt, ldp_randomize_public_coin */
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
@@ -339,6 +341,34 @@ ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, co
                                       void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
                                       size_t* written) LDP_NOEXCEPT;
 
+/* ---- Public-coin learners (docs/mechanisms.md H.2, H.3) ------------------------------------------
+ * bernstein-1bit or bernstein-genprot: the n users of a deployment are split into (k + 1)^p public
+ * groups, one per point of the grid {0, 1/k, ..., 1}^p; user i (0 <= i < n, an index the deployment
+ * assigns, one report per index) evaluates its loss at its group's grid point and sends i with one bit
+ * (1bit) or the index of one of `strings` public samples (genprot). `loss` is 1 squared, 2 logistic,
+ * 3 hinge (docs/mechanisms.md H.0) or 0 for a loss the caller supplies; `frac_bits` in 1..16 is the
+ * grid of loss values; `seed` is the public 32-byte seed of the samples and groups; strings (T, 2 and
+ * up) is ignored for 1bit. LDP_INVALID_ARGUMENT for a level GenProt's bound cannot reach with T. */
+ldp_status ldp_params_public_coin(ldp_params* params, ldp_mechanism mechanism, uint32_t p, uint32_t k, uint32_t loss,
+                                  uint32_t users, uint32_t frac_bits, uint32_t strings, double epsilon,
+                                  const uint8_t seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
+
+/* A caller's loss at parameters w[0, p) in [0, 1]^p; `user` is passed through. Results are clamped to
+ * [0, 1]; a NaN makes the randomizer fail with LDP_INVALID_ARGUMENT before it draws anything. It must
+ * not throw (C++) or longjmp out. (The bernstein randomizers below take it too.) */
+typedef double (*ldp_loss_fn)(const double* w, uint32_t p, const void* user);
+
+/* The report of user `user` with features x[0, p) in [0, 1] and label y under the block's built-in
+ * loss. The workspace holds p doubles (ldp_workspace_size). */
+ldp_status ldp_randomize_public_coin(const ldp_params* params, ldp_rng* rng, uint32_t user, const double* x, uint32_t p,
+                                     double y, void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                     size_t* written) LDP_NOEXCEPT;
+
+/* The same for a block of loss 0: the caller's loss(w, p, loss_user) at the user's grid point. */
+ldp_status ldp_randomize_public_coin_loss(const ldp_params* params, ldp_rng* rng, uint32_t user, ldp_loss_fn loss,
+                                          const void* loss_user, void* workspace, size_t workspace_size, uint8_t* out,
+                                          size_t capacity, size_t* written) LDP_NOEXCEPT;
+
 /* ---- Memoized randomized response (docs/mechanisms.md E.1, RAPPOR's two stages) -----------------
  * A memoized block draws a permanent response once per (device, value), from a secret the device
  * keeps, and randomizes it again in every report: any number of reports of one value reveal at most
@@ -409,11 +439,6 @@ ldp_status ldp_params_dbitflip(ldp_params* params, uint32_t k, uint32_t sampled,
  * ln(1 + e^{-s m}) / ln(1 + e^p) and hinge max(0, 1 - s m) / (p + 1) (y in {0, 1}, s = 2 y - 1);
  * LDP_LOSS_CALLER: a function the application passes to ldp_randomize_bernstein_loss. */
 enum ldp_loss_kind { LDP_LOSS_CALLER = 0, LDP_LOSS_SQUARED = 1, LDP_LOSS_LOGISTIC = 2, LDP_LOSS_HINGE = 3 };
-
-/* A caller's loss at parameters w[0, p) in [0, 1]^p; `user` is passed through. Results are clamped to
- * [0, 1]; a NaN makes the randomizer fail with LDP_INVALID_ARGUMENT before it draws anything. It must
- * not throw (C++) or longjmp out. */
-typedef double (*ldp_loss_fn)(const double* w, uint32_t p, const void* user);
 
 /* bernstein: p >= 1 features, the grid of k >= 1 steps per axis with (k + 1)^p <= 65536, `loss` an
  * ldp_loss_kind, loss values on the grid of frac_bits <= 32 fraction bits, at the largest

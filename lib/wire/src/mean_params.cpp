@@ -205,7 +205,8 @@ bool numeric_rules_hold(const params& p) noexcept {
     }
   }
   const payload_kind kind = kind_of(p.mech);
-  if (kind == payload_kind::bit || kind == payload_kind::coordinate_bit) {
+  if ((kind == payload_kind::bit || kind == payload_kind::coordinate_bit) &&
+      !in_family(p.mech, mechanism_family::public_coin)) {
     // Duchi (B.2): symmetric thresholds T_lo + T_hi = 2^w with 1 <= T_lo < T_hi (a finite level
     // above 0, an unbiased estimator), and a uniform in [0, 2^w * Q) that fits 64 bits.
     const uint64_t w = p.get(field::threshold_bits);

@@ -15,6 +15,7 @@
 #include "ldp/device/memo.h"
 #include "ldp/device/memo_key.h"
 #include "ldp/device/projected_unit.h"
+#include "ldp/device/public_coin.h"
 #include "ldp/device/smooth_queries.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/device/string.h"

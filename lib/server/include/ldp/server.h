@@ -10,6 +10,7 @@
 #include "ldp/server/kent_support.h"
 #include "ldp/server/marginals.h"
 #include "ldp/server/mean.h"
+#include "ldp/server/public_coin.h"
 #include "ldp/server/string_discovery.h"
 #include "ldp/server/threads.h"
 #include "ldp/server/unit_vector.h"

@@ -26,6 +26,7 @@
 #include "ldp/wire/params.h"
 #include "ldp/wire/peek.h"
 #include "ldp/wire/projunit_params.h"
+#include "ldp/wire/public_coin_params.h"
 #include "ldp/wire/range_cells.h"
 #include "ldp/wire/report.h"
 #include "ldp/wire/smooth_params.h"
