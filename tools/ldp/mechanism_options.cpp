@@ -255,6 +255,8 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"hierarchical", input_kind::value, "--range", "--buckets --branching --frac-bits",
      "--range lo:hi [--buckets D] [--branching B] [--frac-bits f]"},
     {"haar", input_kind::value, "--range", "--buckets --frac-bits", "--range lo:hi [--buckets D] [--frac-bits f]"},
+    // Labelled examples, not a vector to average: `ldp train --method wang-glm` makes its reports.
+    {"glm-copies", input_kind::vector, "", "", "(ldp train --method wang-glm)"},
 };
 
 // One entry per command-line name, in the table's order; a name without its options above (or
@@ -454,6 +456,9 @@ parameter_block build_block(const mechanism_options& o) {
     fail("internal: {} blocks come from its protocol", m.name);
   }
   if (m.input == input_kind::sparse) return sparse_block(m, o);
+  if (m.id == mechanism::glm_copies) {
+    fail("glm-copies devices send labelled examples (docs/mechanisms.md H.4): use ldp train --method wang-glm");
+  }
   const auto derive = [&](double epsilon) {
     mechanism_options at = o;
     at.epsilon = epsilon;

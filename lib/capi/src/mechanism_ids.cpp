@@ -47,6 +47,7 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_HIERARCHICAL, "hierarchical"},
     {LDP_MECH_HAAR, "haar"},
     {LDP_MECH_KENT_SUPPORT, "kent-support"},
+    {LDP_MECH_GLM_COPIES, "glm-copies"},
 };
 
 constexpr bool every_constant_is_its_row() {

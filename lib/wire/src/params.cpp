@@ -7,6 +7,7 @@
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
 #include "ldp/wire/distribution_params.h"
+#include "ldp/wire/glm_params.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/kent_support_params.h"
 #include "ldp/wire/oracle_params.h"
@@ -162,6 +163,7 @@ bool ranges_hold(const params& p) {
   if (in_family(p.mech, mechanism_family::string_discovery) && !detail::string_rules_hold(p)) return false;
   if (in_family(p.mech, mechanism_family::distribution) && !detail::distribution_rules_hold(p)) return false;
   if (p.mech == mechanism::kent_support && !detail::kent_support_rules_hold(p)) return false;
+  if (p.mech == mechanism::glm_copies && !detail::glm_rules_hold(p)) return false;
   return detail::oracle_rules_hold(p) && detail::memo_rules_hold(p) && detail::numeric_rules_hold(p);
 }
 

@@ -34,6 +34,7 @@ enum class family : uint8_t {
   string,          // pem, treehist and sfp (string.h)
   distribution,    // square-wave, hierarchical and haar (distribution.h)
   kent_support,    // Kent M4a's support vote (kent_support.h)
+  glm,             // glm-copies, the GLM learner's noisy copies (glm.h)
 };
 
 // Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
@@ -67,6 +68,7 @@ enum class family : uint8_t {
     case wire::mechanism_family::string_discovery: return family::string;
     case wire::mechanism_family::user_level_support: return family::kent_support;
     case wire::mechanism_family::distribution: return family::distribution;
+    case wire::mechanism_family::gaussian_copies: return family::glm;
   }
   return family::none;  // a value outside the enumerations
 }

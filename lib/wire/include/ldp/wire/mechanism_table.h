@@ -57,6 +57,7 @@ enum class mechanism : uint8_t {
   hierarchical = 33,       // G.2 hierarchical histogram (Cormode et al.): one level's node through OLH
   haar = 34,               // G.3 Haar wavelet: one level's coefficient node and sign through OLH
   kent_support = 35,       // C.1 P4, round 1 of Kent M4a: the hashed vote for a user's sparse support
+  glm_copies = 41,         // H.4 Wang et al. Algs 4/5: d (d + 1) + 1 discrete Gaussian copies of (x, y)
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -94,6 +95,7 @@ enum class mechanism_family : uint8_t {
   string_discovery,   // F: byte strings, one group's derived item through an inner oracle (server/string_discovery.h)
   distribution,  // G: values in a range, as a histogram of buckets: densities, ranges, quantiles (server/distribution.h)
   user_level_support,  // C.1 P4: a user's hashed support vote (server/kent_support.h)
+  gaussian_copies,     // H.4: noisy copies of a labelled example for the GLM learner (server/glm.h)
 };
 
 // The members of the families that have more than one (the table's member column). The
@@ -244,6 +246,9 @@ inline constexpr mechanism_row mechanism_table[] = {
      field_bits(field::domain, field::sparsity, field::observations, field::vote_threshold) | required_group::range |
          required_group::scale,
      true},
+    {mechanism::glm_copies, "glm-copies", "glm-copies", payload_kind::fixed_vector, mechanism_family::gaussian_copies,
+     {}, field_bits(field::domain, field::vector_dim, field::frac_bits, field::degree, field::noise_sigma2,
+                    field::privacy_delta), true},
     // clang-format on
 };
 
