@@ -175,6 +175,11 @@ wire::params example_params(mechanism m) {
       p.set(field::vote_threshold, 16384).set(field::scale_num, 8 * 65536 + 1).set(field::scale_den, 65536);
       range();
       break;
+    case mechanism::glm_copies:
+      // make_glm_copies(1, 1e-6, {p = 2, d = 1, f = 8}): 3 copies of (x_0, x_1, s), rho = 0.02436 (H.4).
+      p.set(field::domain, 9).set(field::vector_dim, 2).set(field::frac_bits, 8).set(field::degree, 1);
+      p.set(field::noise_sigma2, 24216814).set(field::privacy_delta, 18446744073709u);
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;

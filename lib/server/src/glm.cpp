@@ -118,7 +118,7 @@ double glm_link(loss_kind loss, uint32_t p, double z) noexcept {
 double glm_link_slope(loss_kind loss, uint32_t p, double z) noexcept {
   const double m = p * z;
   switch (loss) {
-    case loss_kind::logistic: return -p / (1.0 + std::exp(m)) / softplus(static_cast<double>(p));
+    case loss_kind::logistic: return -static_cast<double>(p) / (1.0 + std::exp(m)) / softplus(static_cast<double>(p));
     case loss_kind::hinge: return m < 1.0 ? -(p / (1.0 + p)) : 0.0;  // the right slope at the kink
     case loss_kind::caller:
     case loss_kind::squared: break;
