@@ -43,12 +43,12 @@ double zcdp_epsilon(double rho, double delta) noexcept {
   if (!(rho >= 0) || !(delta > 0) || !(delta < 1)) return std::numeric_limits<double>::quiet_NaN();
   if (rho == 0) return 0;
   const double log_inverse_delta = -det_log(delta);
-  // Grid b = a - 1 = 2^(k/16), k in [-640, 640]: the optimum a ~ 1 + sqrt(L / rho) lies inside for
+  // Grid b = a - 1 = 2^(k/4), k in [-160, 160]: the optimum a ~ 1 + sqrt(L / rho) lies inside for
   // every rho the blocks can hold (D (p + 4) Q^2 / 2^53 <= rho <= 2^40).
-  const auto b_of = [](double k) { return det_exp(k / 16.0 * 0.6931471805599453); };
-  int best_k = -640;
-  double best = order_bound(rho, log_inverse_delta, b_of(-640));
-  for (int k = -639; k <= 640; ++k) {
+  const auto b_of = [](double k) { return det_exp(k / 4.0 * 0.6931471805599453); };
+  int best_k = -160;
+  double best = order_bound(rho, log_inverse_delta, b_of(-160));
+  for (int k = -159; k <= 160; ++k) {
     const double v = order_bound(rho, log_inverse_delta, b_of(k));
     if (v < best) {
       best = v;
@@ -96,7 +96,7 @@ derived_params make_glm_copies(double epsilon, double delta, const glm_shape& sh
   const double stored_delta = glm_delta(p);
   // The largest rho whose bound fits (zcdp_epsilon increases with rho): bisection on [0, epsilon].
   double lo = 0, hi = epsilon;
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < 64; ++i) {
     const double mid = (lo + hi) / 2;
     (zcdp_epsilon(mid, stored_delta) * epsilon_margin <= epsilon ? lo : hi) = mid;
   }

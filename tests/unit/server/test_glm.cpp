@@ -244,7 +244,7 @@ TEST_CASE("glm links: f(s <theta, x> / p) is wire::loss_value; Lemma 32's kink l
       // f'(z) = (f'(1) - f'(-1)) P(s < z) + f'(-1), P by the midpoint rule over the quantile.
       const double lo = ldp::server::glm_link_slope(loss, p, -1), hi = ldp::server::glm_link_slope(loss, p, 1);
       for (double z : {-0.9, -0.3, 0.25, 0.7}) {  // not at hinge's kinks 1/p
-        const int nodes = 100000;
+        const int nodes = 20000;
         int below = 0;
         for (int i = 0; i < nodes; ++i) below += ldp::server::glm_kink_quantile(loss, p, (i + 0.5) / nodes) < z;
         CAPTURE(z);

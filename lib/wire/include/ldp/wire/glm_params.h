@@ -48,7 +48,7 @@ struct glm_shape {
 
 // The smallest epsilon of CKS 2020 Corollary 13 for a rho-zCDP mechanism at delta in (0, 1):
 // min over Renyi orders a > 1 of a rho + (ln(1/delta) - a ln a) / (a - 1) + ln(a - 1), never
-// below 0. Every order gives a valid bound; the minimum is searched on a grid of a - 1 = 2^(k/16)
+// below 0. Every order gives a valid bound; the minimum is searched on a grid of a - 1 = 2^(k/4)
 // and refined by golden section, with det_log only (deterministic).
 [[nodiscard]] double zcdp_epsilon(double rho, double delta) noexcept;
 
