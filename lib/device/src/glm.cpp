@@ -16,8 +16,8 @@ status glm_context::init(span<std::byte> workspace, const wire::params& p, glm_c
   return status::ok;
 }
 
-status glm_context::randomize(span<const int64_t> x, int64_t s, random::drbg& rng, span<unsigned char> out,
-                              framing f, std::size_t* written) noexcept {
+status glm_context::randomize(span<const int64_t> x, int64_t s, random::drbg& rng, span<unsigned char> out, framing f,
+                              std::size_t* written) noexcept {
   return emit(
       block_.params, block_.fingerprint, [&](wire::report* r) { return fields(x, s, rng, r); }, f, out, written);
 }

@@ -91,7 +91,7 @@ const detail::family* detail::family_of(wire::mechanism m) noexcept {
     case wire::mechanism_family::string_discovery: return &string_discovery_family;
     case wire::mechanism_family::distribution: return &distribution_family;
     case wire::mechanism_family::user_level_support: return &kent_support_family;  // C.1 P4
-    case wire::mechanism_family::gaussian_copies: return &glm_family;                // H.4
+    case wire::mechanism_family::gaussian_copies: return &glm_family;              // H.4
   }
   return nullptr;
 }

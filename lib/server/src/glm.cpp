@@ -25,9 +25,9 @@ double smooth_step(double t, double beta) { return 0.5 * (1.0 + t / std::sqrt(t 
 // What every estimate of one block, loss and smoothing shares.
 struct oracle {
   uint32_t p = 1, d = 1;
-  std::size_t width = 2;  // p + 1 entries a copy
-  double step = 1;        // real units per grid unit
-  double lo = 0, hi = 0;  // f'(-1), f'(1)
+  std::size_t width = 2;     // p + 1 entries a copy
+  double step = 1;           // real units per grid unit
+  double lo = 0, hi = 0;     // f'(-1), f'(1)
   std::vector<double> coef;  // c_j C(d, j) for j = 0..d
 
   oracle(const wire::params& block, double smoothing, loss_kind loss)
@@ -86,7 +86,7 @@ class coins {
  public:
   explicit coins(uint64_t seed) : engine_(seed) {}
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }  // [0, 1)
-  uint64_t below(uint64_t n) {  // uniform in [0, n) by rejection
+  uint64_t below(uint64_t n) {                                                   // uniform in [0, n) by rejection
     const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
     for (;;) {
       const uint64_t v = engine_();

@@ -98,8 +98,8 @@ std::vector<estimate> glm_aggregator::estimate_impl(double z) const {
     const double mean = static_cast<double>(sum / (static_cast<long double>(n) * copies)) * step;
     // A feature lies in [0, 1], the label in [-1, 1]: Popoviciu's range^2 / 4 bounds their spread.
     const double spread = j + 1 < dim ? 0.25 : 1.0;
-    out.push_back(make_estimate(static_cast<uint32_t>(j), mean, (spread + noise / copies) / n, z,
-                                variance_kind::bound));
+    out.push_back(
+        make_estimate(static_cast<uint32_t>(j), mean, (spread + noise / copies) / n, z, variance_kind::bound));
   }
   return out;
 }

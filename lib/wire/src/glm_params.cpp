@@ -82,8 +82,8 @@ double glm_delta(const params& p) noexcept { return std::ldexp(static_cast<doubl
 
 derived_params make_glm_copies(double epsilon, double delta, const glm_shape& shape) noexcept {
   if (!valid_epsilon(epsilon) || !(delta > std::ldexp(1.0, -64)) || !(delta < 0.5)) return fail();
-  if (shape.degree < 1 || shape.degree > glm_max_degree || shape.dimension < 1 ||
-      shape.dimension > glm_max_dimension || shape.frac_bits > glm_max_frac_bits) {
+  if (shape.degree < 1 || shape.degree > glm_max_degree || shape.dimension < 1 || shape.dimension > glm_max_dimension ||
+      shape.frac_bits > glm_max_frac_bits) {
     return fail();
   }
   params p;

@@ -105,8 +105,8 @@ TEST_CASE("glm-copies: the product terms are unbiased over the device's noise (e
     ldp::wire::report r;
     REQUIRE(c.fields(fx, -256, rng, &r) == status::ok);
     for (std::size_t i = 0; i < thetas.size(); ++i) {
-      slope[i].add(ldp::server::glm_slope_estimate(p, r.values.data(), thetas[i].data(), s.data(), beta,
-                                                   loss_kind::logistic));
+      slope[i].add(
+          ldp::server::glm_slope_estimate(p, r.values.data(), thetas[i].data(), s.data(), beta, loss_kind::logistic));
       double g[2];
       ldp::server::glm_gradient(p, r.values.data(), thetas[i].data(), s.data(), beta, loss_kind::logistic, g);
       grad0[i].add(g[0]);
@@ -148,7 +148,8 @@ TEST_CASE("glm-copies: with random kinks the estimate's mean is E_s of the Berns
   for (int t = 0; t < 40000; ++t) {
     ldp::wire::report r;
     REQUIRE(c.fields(fx, 256, rng, &r) == status::ok);
-    for (double& v : s) v = ldp::server::glm_kink_quantile(loss_kind::logistic, 2, std::ldexp(double(kinks() >> 11), -53));
+    for (double& v : s)
+      v = ldp::server::glm_kink_quantile(loss_kind::logistic, 2, std::ldexp(double(kinks() >> 11), -53));
     slope.add(ldp::server::glm_slope_estimate(p, r.values.data(), theta.data(), s.data(), beta, loss_kind::logistic));
   }
   CHECK(std::fabs(slope.z(expected)) < z_bound(1));
@@ -189,8 +190,8 @@ fleet_result run_fleet(const char* name, uint64_t n, loss_kind loss, uint64_t se
     ys.push_back(label);
     std::size_t size = 0;
     const std::vector<int64_t> input = fixed({x0, x1});
-    REQUIRE(c->randomize(input, static_cast<int64_t>(label * 256), rng, out, ldp::device::framing::report,
-                         &size) == status::ok);
+    REQUIRE(c->randomize(input, static_cast<int64_t>(label * 256), rng, out, ldp::device::framing::report, &size) ==
+            status::ok);
     REQUIRE(agg->add_report({out.data(), size}) == status::ok);
   }
   ldp::server::glm_options o;

@@ -83,7 +83,8 @@ TEST_CASE("glm-copies block: epsilon_impl <= epsilon from the integers, rho, the
       CHECK(made.epsilon_impl * ldp::wire::epsilon_margin <= epsilon);
       CHECK(made.epsilon_impl >= epsilon * (1 - 1e-4));
       // rho = D (p + 4) Q^2 / (2 sigma2), Q = 2^8.
-      const double rho = static_cast<double>(copies) * 7 * 65536 / (2.0 * static_cast<double>(p.get(field::noise_sigma2)));
+      const double rho =
+          static_cast<double>(copies) * 7 * 65536 / (2.0 * static_cast<double>(p.get(field::noise_sigma2)));
       CHECK(ldp::wire::glm_rho(p) == doctest::Approx(rho).epsilon(1e-15));
       CHECK(made.epsilon_impl == ldp::wire::zcdp_epsilon(rho, ldp::wire::glm_delta(p)));
       CHECK(ldp::wire::glm_delta(p) <= 1e-6);
@@ -95,12 +96,10 @@ TEST_CASE("glm-copies block: epsilon_impl <= epsilon from the integers, rho, the
   params bad = p;
   bad.set(field::domain, p.get(field::domain) + 1);  // not D (p + 1)
   CHECK(ldp::wire::validate(bad) == status::invalid_parameters);
-  const std::pair<field, uint64_t> breaking[] = {{field::noise_sigma2, 0},
-                                                 {field::noise_sigma2, (uint64_t{1} << 52) + 1},
-                                                 {field::privacy_delta, 0},
-                                                 {field::privacy_delta, uint64_t{1} << 63},
-                                                 {field::degree, 0},
-                                                 {field::frac_bits, 31}};
+  const std::pair<field, uint64_t> breaking[] = {
+      {field::noise_sigma2, 0},  {field::noise_sigma2, (uint64_t{1} << 52) + 1},
+      {field::privacy_delta, 0}, {field::privacy_delta, uint64_t{1} << 63},
+      {field::degree, 0},        {field::frac_bits, 31}};
   for (auto [f, v] : breaking) {
     bad = p;
     bad.set(f, v);
@@ -182,7 +181,8 @@ TEST_CASE("glm-copies device: the copy budget, the input's size, clamping, the r
   std::size_t na = 0, nb = 0;
   REQUIRE(ok->randomize(wild, 1000, a, ra, ldp::device::framing::report, &na) == status::ok);
   REQUIRE(ok->randomize(clamped, 256, b, rb, ldp::device::framing::report, &nb) == status::ok);
-  CHECK(std::vector<unsigned char>(ra.begin(), ra.begin() + na) == std::vector<unsigned char>(rb.begin(), rb.begin() + nb));
+  CHECK(std::vector<unsigned char>(ra.begin(), ra.begin() + na) ==
+        std::vector<unsigned char>(rb.begin(), rb.begin() + nb));
   ldp::wire::report decoded;
   REQUIRE(ldp::wire::decode_report(p, ldp::wire::fingerprint(p), {ra.data(), na}, &decoded) == status::ok);
   CHECK(decoded.count == 7 * 3);

@@ -53,8 +53,8 @@ namespace ldp::server {
 // s[0..d] the kink draw of each product term (Algorithm 5 steps 14-19 corrected):
 // F = (f'(1) - f'(-1)) sum_j c_j C(d, j) prod_{k=1..j} u_{jd+k} prod_{k=j+1..d} (1 - u_{jd+k}) + f'(-1),
 // u_c = (z_c - s_j + 2) / 4.
-[[nodiscard]] double glm_slope_estimate(const wire::params& p, const int64_t* row, const double* theta,
-                                        const double* s, double smoothing, wire::loss_kind loss) noexcept;
+[[nodiscard]] double glm_slope_estimate(const wire::params& p, const int64_t* row, const double* theta, const double* s,
+                                        double smoothing, wire::loss_kind loss) noexcept;
 
 // Its mean over the device's noise for a user at margin z (given the s_j): the same sum with every
 // u_c = (z - s_j + 2) / 4.
