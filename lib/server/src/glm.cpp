@@ -176,11 +176,12 @@ status glm_train(const aggregator& a, const glm_options& o, glm_result* out) {
     for (double& v : s) v = glm_kink_quantile(o.loss, p, rng.uniform());
     g.gradient(row, theta.data(), s.data(), grad.data());
   };
-  // sigma of Lemma 16: the spread of G at theta = 0 over (at most 1000) sampled realizations.
-  std::vector<double> zero(p, 0.0), mean(p, 0.0), second(p, 0.0);
+  // sigma of Lemma 16 (a bound over C): the spread of G over (at most 1000) sampled realizations at
+  // the corner theta = (1, ..., 1), where the margins' noise <theta, noise> / p is largest.
+  std::vector<double> corner(p, 1.0), mean(p, 0.0), second(p, 0.0);
   const uint64_t probes = std::min<uint64_t>(n, 1000);
   for (uint64_t i = 0; i < probes; ++i) {
-    sample(zero);
+    sample(corner);
     for (uint32_t k = 0; k < p; ++k) {
       mean[k] += grad[k] / static_cast<double>(probes);
       second[k] += grad[k] * grad[k] / static_cast<double>(probes);

@@ -77,7 +77,7 @@ struct glm_result {
   std::vector<double> theta;  // 2 w - 1 in [-1, 1]^p
   double smoothing = 0;       // the beta used
   uint64_t steps = 0;         // the iterations run
-  double spread = 0;          // sigma of SIGM: the root mean square deviation of G at theta = 0
+  double spread = 0;          // sigma of SIGM: the root mean square deviation of G at theta = (1, ..., 1)
   double epsilon = 0;         // the reports' (epsilon, delta) (wire::implemented_epsilon, glm_delta)
   double delta = 0;
 };
