@@ -211,9 +211,9 @@ fleet_result run_fleet(const char* name, uint64_t n, loss_kind loss, uint64_t se
 
 // epsilon 40 (the largest level; sigma about 1.3 per entry), d = 2, n = 20,000, the paper's
 // n SIGM steps. The check: theta_priv captures at least 75 % of the loss decrease from theta = 0 to
-// the best theta (1, -1). Over 20 data and coin seeds per loss the captured share missed by at most
-// 5.5 % (logistic) and 6 % (hinge), mean about 2.5 %, spread about 1 %: the bound 25 % lies more
-// than 15 observed standard deviations above the mean (false failure far below default_alpha under a
+// the best theta (1, -1). Over 20 data and coin seeds per loss the shortfall was at most 5.0 %
+// (logistic) and 5.8 % (hinge), mean 2.4 %, standard deviation 1.4 %: the bound 25 % lies more than
+// 15 observed standard deviations above the mean (false failure far below default_alpha under a
 // normal approximation of the spread).
 TEST_CASE("glm-copies: SIGM on a synthetic fleet learns the separating direction (logistic, hinge)") {
   for (loss_kind loss : {loss_kind::logistic, loss_kind::hinge}) {
