@@ -172,7 +172,7 @@ status glm_train(const aggregator& a, const glm_options& o, glm_result* out) {
   std::vector<double> s(d + std::size_t{1}), grad(p);
   // One realization xi: a user drawn uniformly and one kink draw per product term (erratum 7).
   const auto sample = [&](const std::vector<double>& theta) {
-    const int64_t* row = rows.data() + rng.below(n) * state.width();
+    const int64_t* row = rows.data() + static_cast<std::size_t>(rng.below(n)) * state.width();
     for (double& v : s) v = glm_kink_quantile(o.loss, p, rng.uniform());
     g.gradient(row, theta.data(), s.data(), grad.data());
   };

@@ -82,7 +82,7 @@ status glm_aggregator::read_body(span<const unsigned char> body) {
 }
 
 std::vector<estimate> glm_aggregator::estimate_impl(double z) const {
-  const std::size_t dim = width_ / wire::glm_copy_count(params_.get(field::degree));  // p + 1
+  const auto dim = static_cast<std::size_t>(width_ / wire::glm_copy_count(params_.get(field::degree)));  // p + 1
   std::vector<estimate> out;
   out.reserve(dim);
   if (reports_ == 0) {
