@@ -383,6 +383,26 @@ int main() {
     return 97;
   }
   sink = smooth_report[report_size - 1];
+  // A glm-copies report (docs/mechanisms.md H.4): d = 2, 7 copies of (x_0, x_1, s) on the grid of
+  // f = 8 with the discrete Gaussian of make_glm_copies(4, 1e-6, {2, 2, 8}); within the bare-metal
+  // budget LDP_CONFIG_MAX_GLM_COPIES = 21.
+  constexpr ldp::wire::params glm = [] {
+    ldp::wire::params p;
+    p.mech = ldp::wire::mechanism::glm_copies;
+    p.set(ldp::wire::field::domain, 21).set(ldp::wire::field::vector_dim, 2).set(ldp::wire::field::frac_bits, 8);
+    p.set(ldp::wire::field::degree, 2).set(ldp::wire::field::noise_sigma2, 4424337);
+    p.set(ldp::wire::field::privacy_delta, 18446744073709u);
+    return p;
+  }();
+  alignas(ldp::device::workspace_alignment) std::byte glm_workspace[ldp::device::glm_context::workspace_size(glm)];
+  unsigned char glm_report[ldp::wire::max_report_size(glm)];
+  const int64_t glm_example[] = {192, 64};  // x = (0.75, 0.25)
+  ldp::device::glm_context glm_learner;
+  if (ldp::device::glm_context::init(glm_workspace, glm, &glm_learner) != ldp::status::ok ||
+      glm_learner.randomize(glm_example, 256, rng, glm_report, report, &report_size) != ldp::status::ok) {
+    return 98;
+  }
+  sink = glm_report[report_size - 1];
   if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);

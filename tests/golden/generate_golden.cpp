@@ -376,6 +376,23 @@ std::vector<golden_case> all_cases() {
           builder().varint(0).varint(1).varint(2).varint(3).varint(4).varint(5).varint(6).varint(7).varint(8).varint(9),
           status::wrong_length);
 
+  // glm-copies (docs/mechanisms.md H.4): a fixed_vector of D (p + 1) = 9 entries (3 copies of x_0, x_1, s).
+  payload(mechanism::glm_copies, "missing_entry", "eight well-formed entries of nine",
+          builder().varint(1).varint(2).varint(3).varint(4).varint(5).varint(6).varint(7).varint(8),
+          status::wrong_length);
+  payload(mechanism::glm_copies, "valid_extremes", "entries INT64_MIN and INT64_MAX (noise is unbounded)",
+          builder()
+              .varint(std::numeric_limits<int64_t>::min())
+              .varint(std::numeric_limits<int64_t>::max())
+              .varint(0)
+              .varint(-1)
+              .varint(1)
+              .varint(256)
+              .varint(-256)
+              .varint(0)
+              .varint(0),
+          status::ok);
+
   // bit: one byte holding 0 or 1.
   payload(mechanism::duchi, "reserved_bits", "bit byte 0x02", builder().le(2, 1), status::reserved_bits_set);
   payload(mechanism::duchi, "high_bit", "bit byte 0x81", builder().le(0x81, 1), status::reserved_bits_set);

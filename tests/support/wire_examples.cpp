@@ -200,6 +200,11 @@ wire::params example_params(mechanism m) {
       p.set(field::scale_num, m == mechanism::bernstein_1bit ? 136990379u : 96817626u);
       if (m == mechanism::bernstein_genprot) p.set(field::public_strings, 16);
       break;
+    case mechanism::glm_copies:
+      // make_glm_copies(1, 1e-6, {p = 2, d = 1, f = 8}): 3 copies of (x_0, x_1, s), rho = 0.02436 (H.4).
+      p.set(field::domain, 9).set(field::vector_dim, 2).set(field::frac_bits, 8).set(field::degree, 1);
+      p.set(field::noise_sigma2, 24216814).set(field::privacy_delta, 18446744073709u);
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;

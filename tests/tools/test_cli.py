@@ -67,8 +67,8 @@ RELEASE = {"sparse-projection": ["--epsilon", "2", "--delta", "1e-6", "--release
 RELEASED_BY_SIMULATE = {"winsorized-mean"}
 # The string-discovery mechanisms read text and have their own cases (test_strings.py).
 STRINGS = {"pem", "treehist", "sfp"}
-# The learners' devices hold labelled examples: `ldp train` runs them (its own tests).
-LEARNERS = {"bernstein"}
+# The learners' devices hold labelled examples: `ldp train` runs them, simulate refuses (its own tests).
+LEARNERS = {"bernstein", "glm-copies"}
 # Users whose reports the batch holds: the second half with two stages (the first half votes).
 REPORTING = {"kent/two-stage": 0.5}
 WIRE_NAMES = {"vector-mean": "vector-duchi", "vector-mean/laplace": "vector-laplace", "kent": "kent-refine",

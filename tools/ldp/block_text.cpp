@@ -60,6 +60,8 @@ const char* field_name(field f) {
     case field::degree: return "degree";
     case field::public_strings: return "public_strings";
     case field::users: return "users";
+    case field::noise_sigma2: return "noise_sigma2";
+    case field::privacy_delta: return "privacy_delta";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }

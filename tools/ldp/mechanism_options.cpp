@@ -286,6 +286,8 @@ constexpr cli_mechanism cli_mechanisms[] = {
     // Its devices hold a labelled example and report their losses on a grid (docs/mechanisms.md H.1):
     // `ldp train` runs it; the other commands read its batches and states as laplace-vector ones.
     {"bernstein", input_kind::vector, "", "", "(run by ldp train --method wang-bernstein)"},
+    // Labelled examples, not a vector to average: `ldp train --method wang-glm` makes its reports.
+    {"glm-copies", input_kind::vector, "", "", "(ldp train --method wang-glm)"},
 };
 
 // One entry per command-line name, in the table's order; a name without its options above (or
@@ -494,6 +496,9 @@ parameter_block build_block(const mechanism_options& o) {
   }
   if (m.input == input_kind::sparse) return sparse_block(m, o);
   if (m.id == mechanism::bernstein) fail("--mechanism bernstein is run by ldp train --method wang-bernstein");
+  if (m.id == mechanism::glm_copies) {
+    fail("glm-copies devices send labelled examples (docs/mechanisms.md H.4): use ldp train --method wang-glm");
+  }
   const auto derive = [&](double epsilon) {
     mechanism_options at = o;
     at.epsilon = epsilon;

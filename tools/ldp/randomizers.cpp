@@ -283,6 +283,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::distribution: return std::make_unique<distribution_program>(p, value_input(p, data));
     case device::family::kent_support: return std::make_unique<kent_support_program>(p, device_input(p, data));
     case device::family::public_coin:  // not a simulate mechanism (mechanism_options.cpp): `ldp train` (H.7)
+    case device::family::glm:          // labelled examples: ldp train's wang-glm method runs these devices (H.7)
     case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));

@@ -88,12 +88,13 @@ enum ldp_mechanism_id {
   LDP_MECH_SQUARE_WAVE = 32,
   LDP_MECH_HIERARCHICAL = 33,
   LDP_MECH_HAAR = 34,
-  LDP_MECH_KENT_SUPPORT = 35,     /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
-  LDP_MECH_BERNSTEIN = 36,        /* docs/mechanisms.md H.1: ldp_params_bernstein, ldp_randomize_bernstein */
-  LDP_MECH_KWAY_MARGINALS = 37,   /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
-  LDP_MECH_SMOOTH_QUERIES = 38,   /* docs/mechanisms.md H.6: ldp_params_smooth_queries, ldp_randomize_smooth_queries */
-  LDP_MECH_BERNSTEIN_1BIT = 39,   /* docs/mechanisms.md H.2: one bit per user, ldp_randomize_public_coin */
-  LDP_MECH_BERNSTEIN_GENPROT = 40 /* docs/mechanisms.md H.3: GenProt, ldp_randomize_public_coin */
+  LDP_MECH_KENT_SUPPORT = 35,      /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_BERNSTEIN = 36,         /* docs/mechanisms.md H.1: ldp_params_bernstein, ldp_randomize_bernstein */
+  LDP_MECH_KWAY_MARGINALS = 37,    /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
+  LDP_MECH_SMOOTH_QUERIES = 38,    /* docs/mechanisms.md H.6: ldp_params_smooth_queries, ldp_randomize_smooth_queries */
+  LDP_MECH_BERNSTEIN_1BIT = 39,    /* docs/mechanisms.md H.2: one bit per user, ldp_randomize_public_coin */
+  LDP_MECH_BERNSTEIN_GENPROT = 40, /* docs/mechanisms.md H.3: GenProt, ldp_randomize_public_coin */
+  LDP_MECH_GLM_COPIES = 41         /* docs/mechanisms.md H.4: Wang et al.'s GLM learner, ldp_randomize_glm */
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
@@ -260,6 +261,14 @@ ldp_status ldp_params_hierarchical(ldp_params* params, double epsilon, uint32_t 
 ldp_status ldp_params_haar(ldp_params* params, double epsilon, uint32_t buckets, double lo, double hi,
                            uint32_t frac_bits) LDP_NOEXCEPT;
 
+/* glm-copies (docs/mechanisms.md H.4, Wang et al. Algorithms 4 and 5): a report of
+ * D = degree (degree + 1) + 1 copies of a labelled example (p features, one label), each plus exact
+ * discrete Gaussian noise, at (epsilon, delta) by zCDP accounting; frac_bits 0 chooses 8.
+ * LDP_INVALID_ARGUMENT for epsilon out of (0, 40], delta out of (2^-64, 1/2), degree out of
+ * [1, 255], p out of [1, 65536] or a noise the exact sampler cannot draw. */
+ldp_status ldp_params_glm_copies(ldp_params* params, double epsilon, double delta, uint32_t p, uint32_t degree,
+                                 uint32_t frac_bits) LDP_NOEXCEPT;
+
 /* x * 2^f for the block's f, rounded half to even (the grid of docs/mechanisms.md B.0).
  * LDP_INVALID_ARGUMENT for NaN or a block without a grid, LDP_OVERFLOW when saturated. */
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) LDP_NOEXCEPT;
@@ -368,6 +377,15 @@ ldp_status ldp_randomize_public_coin(const ldp_params* params, ldp_rng* rng, uin
 ldp_status ldp_randomize_public_coin_loss(const ldp_params* params, ldp_rng* rng, uint32_t user, ldp_loss_fn loss,
                                           const void* loss_user, void* workspace, size_t workspace_size, uint8_t* out,
                                           size_t capacity, size_t* written) LDP_NOEXCEPT;
+
+/* glm-copies (docs/mechanisms.md H.4): the report of features x[0, p) in [0, 1] and a label in
+ * [-1, 1] (hinge and logistic: -1 or +1), all in fixed point (ldp_params_to_fixed) and clamped to
+ * those ranges; p must be the block's dimension (else LDP_INVALID_ARGUMENT). The workspace holds
+ * the D (p + 1) noisy entries. LDP_LIMIT_EXCEEDED for a block with more copies than the build's
+ * LDP_CONFIG_MAX_GLM_COPIES. */
+ldp_status ldp_randomize_glm(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t p, int64_t label,
+                             void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                             size_t* written) LDP_NOEXCEPT;
 
 /* ---- Memoized randomized response (docs/mechanisms.md E.1, RAPPOR's two stages) -----------------
  * A memoized block draws a permanent response once per (device, value), from a secret the device

@@ -12,6 +12,7 @@
 #include "ldp/device/context.h"
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
+#include "ldp/device/glm.h"
 #include "ldp/device/kent_support.h"
 #include "ldp/device/kway_marginals.h"
 #include "ldp/device/mean.h"
@@ -86,6 +87,7 @@ std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
     case family::distribution: return ldp::device::distribution_context::workspace_size(p);
     case family::kent_support: return ldp::device::kent_support_context::workspace_size(p);
     case family::public_coin: return ldp::device::public_coin_context::workspace_size(p);
+    case family::glm: return ldp::device::glm_context::workspace_size(p);
     case family::none:
     case family::sparse_projection:
     case family::winsorized: return 0;  // no randomizer of ldp.h takes these blocks
@@ -346,6 +348,13 @@ ldp_status ldp_params_haar(ldp_params* params, double epsilon, uint32_t buckets,
   return publish(params, ldp::wire::make_haar(epsilon, buckets, lo, hi, frac_bits));
 }
 
+ldp_status ldp_params_glm_copies(ldp_params* params, double epsilon, double delta, uint32_t p, uint32_t degree,
+                                 uint32_t frac_bits) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  const ldp::wire::glm_shape shape{p, degree, frac_bits == 0 ? ldp::wire::glm_default_frac_bits : frac_bits};
+  return publish(params, ldp::wire::make_glm_copies(epsilon, delta, shape));
+}
+
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
   const params_context* context = live<params_context>(params);
   if (context == nullptr || out == nullptr || !context->block.has(ldp::wire::field::frac_bits)) {
@@ -530,6 +539,17 @@ ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, co
   }
   return randomize_with<ldp::device::user_level_context>(call, ldp::span<const int64_t>(observations, count), workspace,
                                                          workspace_size, out, capacity, written);
+}
+
+ldp_status ldp_randomize_glm(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t p, int64_t label,
+                             void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                             size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (x == nullptr && p != 0)) return code(status::invalid_argument);
+  const ldp::span<const int64_t> features(x, p);
+  return on_context<ldp::device::glm_context>(call, workspace, workspace_size, [&](ldp::device::glm_context& context) {
+    return context.randomize(features, label, call.r->rng, {out, capacity}, ldp::device::framing::report, written);
+  });
 }
 
 ldp_status ldp_params_frequency_memoized(ldp_params* params, ldp_mechanism mechanism, uint32_t d,

@@ -52,6 +52,7 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_SMOOTH_QUERIES, "smooth-queries"},
     {LDP_MECH_BERNSTEIN_1BIT, "bernstein-1bit"},
     {LDP_MECH_BERNSTEIN_GENPROT, "bernstein-genprot"},
+    {LDP_MECH_GLM_COPIES, "glm-copies"},
 };
 
 constexpr bool every_constant_is_its_row() {

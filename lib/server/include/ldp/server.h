@@ -6,6 +6,7 @@
 #include "ldp/server/central.h"
 #include "ldp/server/distribution.h"
 #include "ldp/server/frequency.h"
+#include "ldp/server/glm.h"
 #include "ldp/server/kent_sparse.h"
 #include "ldp/server/kent_support.h"
 #include "ldp/server/marginals.h"

@@ -14,6 +14,7 @@
 #include "ldp/wire/epsilon.h"
 #include "ldp/wire/field.h"
 #include "ldp/wire/fixed_trig.h"
+#include "ldp/wire/glm_params.h"
 #include "ldp/wire/group_block.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/kent_support_params.h"

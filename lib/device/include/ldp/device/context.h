@@ -35,6 +35,7 @@ enum class family : uint8_t {
   distribution,    // square-wave, hierarchical and haar (distribution.h)
   kent_support,    // Kent M4a's support vote (kent_support.h)
   public_coin,     // bernstein-1bit and bernstein-genprot (public_coin.h)
+  glm,             // glm-copies, the GLM learner's noisy copies (glm.h)
 };
 
 // Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
@@ -72,6 +73,7 @@ enum class family : uint8_t {
     case wire::mechanism_family::user_level_support: return family::kent_support;
     case wire::mechanism_family::distribution: return family::distribution;
     case wire::mechanism_family::public_coin: return family::public_coin;
+    case wire::mechanism_family::gaussian_copies: return family::glm;
   }
   return family::none;  // a value outside the enumerations
 }

@@ -96,6 +96,7 @@ constexpr bool members_are_consistent() noexcept {
       case mechanism_family::winsorized_bins:
       case mechanism_family::winsorized_sums:
       case mechanism_family::user_level_support:
+      case mechanism_family::gaussian_copies:
         if (v != 0) return false;
         break;
     }

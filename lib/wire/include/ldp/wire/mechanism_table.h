@@ -62,6 +62,7 @@ enum class mechanism : uint8_t {
   smooth_queries = 38,     // H.6 Wang et al. Alg 7: Chebyshev features of x in [-1, 1]^p, laplace-vector reports
   bernstein_1bit = 39,     // H.2 Wang et al. Alg 3: one bit per user against its public Laplace sample
   bernstein_genprot = 40,  // H.3 Wang et al. Alg 8 (GenProt): the index of one of T public samples
+  glm_copies = 41,         // H.4 Wang et al. Algs 4/5: d (d + 1) + 1 discrete Gaussian copies of (x, y)
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -100,6 +101,7 @@ enum class mechanism_family : uint8_t {
   distribution,  // G: values in a range, as a histogram of buckets: densities, ranges, quantiles (server/distribution.h)
   user_level_support,  // C.1 P4: a user's hashed support vote (server/kent_support.h)
   public_coin,  // H.2, H.3: a user's loss at its public group's grid point, against public samples (server/public_coin.h)
+  gaussian_copies,  // H.4: noisy copies of a labelled example for the GLM learner (server/glm.h)
 };
 
 // The members of the families that have more than one (the table's member column). The
@@ -276,6 +278,9 @@ inline constexpr mechanism_row mechanism_table[] = {
     {mechanism::bernstein_genprot, "bernstein-genprot", "bernstein-genprot", payload_kind::coordinate_value,
      mechanism_family::public_coin, public_coin_member::genprot,
      required_group::public_coin | field_bits(field::public_strings), true},
+    {mechanism::glm_copies, "glm-copies", "glm-copies", payload_kind::fixed_vector, mechanism_family::gaussian_copies,
+     {}, field_bits(field::domain, field::vector_dim, field::frac_bits, field::degree, field::noise_sigma2,
+                    field::privacy_delta), true},
     // clang-format on
 };
 
