@@ -144,7 +144,7 @@ TEST_CASE("rounding alone would leave the ball: the integer re-clip") {
     }
   }
   // Huge doubles are clipped, not overflowed.
-  const double huge[] = {1e300, -1e300, 1e300};
+  const double huge[] = {1e307, -1e307, 1e307};  // the norm in grid units overflows a double
   REQUIRE(ldp::device::clip_and_quantize<double>(huge, 8, 1000, out) == status::ok);
   CHECK(out[0] == 577);  // 1000 / sqrt 3, truncated by no re-clip: 577^2 3 < 10^6
   CHECK(out[1] == -577);
