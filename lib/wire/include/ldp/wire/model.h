@@ -53,7 +53,9 @@ struct sparse_input {
   std::size_t count = 0;
 };
 
-// The loss of one sample (x has p entries; y as in the table above, a class index for softmax).
+// The loss of one sample (x has p entries; y as in the table above, a class index for softmax). The
+// label is not checked here (a softmax class >= C reads outside theta): device::user_gradient checks
+// the labels it is given before calling these.
 template <class T>
 [[nodiscard]] T model_loss(const model_shape& s, const T* theta, const T* x, T y) noexcept;
 template <class T>
