@@ -334,6 +334,16 @@ int main() {
       return 98;
     }
     sink = static_cast<uint64_t>(contribution[4]);
+    // The same samples in sparse form (feature index, value pairs), as an embedding-style device holds them.
+    static const std::size_t offsets[4] = {0, 3, 5, 9};
+    static const uint32_t index[9] = {0, 2, 3, 1, 3, 0, 1, 2, 3};
+    static const float value[9] = {1, 0.5f, 2, 1, 1, 3, 3, 3, 3};
+    if (ldp::device::user_gradient<float>(broadcast, bound,
+                                          ldp::device::sparse_samples<float>{offsets, index, value, labels, 3},
+                                          model_workspace, contribution) != ldp::status::ok) {
+      return 99;
+    }
+    sink = static_cast<uint64_t>(contribution[0]);
   }
   if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);

@@ -71,19 +71,14 @@ status bound_vector(span<const T> g, unsigned frac_bits, int64_t radius_fixed, s
   return status::ok;
 }
 
-}  // namespace
-
-template <class T>
-status clip_and_quantize(span<const T> g, unsigned frac_bits, int64_t radius_fixed, span<int64_t> out) noexcept {
-  if (!bound_holds(g.size(), frac_bits, radius_fixed)) return status::invalid_argument;
-  if (out.size() < g.size()) return status::buffer_too_small;
-  return bound_vector(g, frac_bits, radius_fixed, out);
-}
-
-template <class T>
-status user_gradient(span<const unsigned char> broadcast, const gradient_bound& bound, user_samples<T> samples,
-                     span<T> workspace, span<int64_t> out) noexcept {
-  if (bound.max_samples < 1 || samples.count < 1 || bound.frac_bits > 62 || bound.radius_fixed < 1) {
+// A user's contribution, the part both sample forms share: the checks in gradient.h's order, the
+// decoded weights, then valid(n, shape) on the first n = min(count, m) samples before anything is
+// accumulated, their average (add(shape, k, theta, weight, acc) adds sample k's gradient times
+// weight) and the bounding.
+template <class T, class Valid, class Add>
+status contribution(span<const unsigned char> broadcast, const gradient_bound& bound, std::size_t count,
+                    const T* labels, span<T> workspace, span<int64_t> out, Valid&& valid, Add&& add) {
+  if (bound.max_samples < 1 || count < 1 || bound.frac_bits > 62 || bound.radius_fixed < 1) {
     return status::invalid_argument;
   }
   if (wire::model_broadcast_digest(broadcast) != bound.model_digest) return status::parameter_mismatch;
@@ -96,17 +91,59 @@ status user_gradient(span<const unsigned char> broadcast, const gradient_bound& 
   span<T> theta(workspace.data(), d), average(workspace.data() + d, d);
   if (const status s = wire::decode_model_broadcast(broadcast, &h, theta); s != status::ok) return s;
 
-  const std::size_t n = samples.count < bound.max_samples ? samples.count : bound.max_samples;
+  const std::size_t n = count < bound.max_samples ? count : bound.max_samples;
   for (std::size_t k = 0; k < n; ++k) {
-    if (!label_ok(h.shape, samples.labels[k])) return status::invalid_argument;
+    if (!label_ok(h.shape, labels[k])) return status::invalid_argument;
   }
+  if (const status s = valid(n, h.shape); s != status::ok) return s;
   for (T& a : average) a = T(0);
   const T weight = T(1) / static_cast<T>(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    wire::model_gradient_add(h.shape, theta.data(), samples.features + k * h.shape.features, samples.labels[k], weight,
-                             average.data());
-  }
+  for (std::size_t k = 0; k < n; ++k) add(h.shape, k, theta.data(), weight, average.data());
   return bound_vector(span<const T>(average.data(), d), bound.frac_bits, bound.radius_fixed, out);
+}
+
+}  // namespace
+
+template <class T>
+status clip_and_quantize(span<const T> g, unsigned frac_bits, int64_t radius_fixed, span<int64_t> out) noexcept {
+  if (!bound_holds(g.size(), frac_bits, radius_fixed)) return status::invalid_argument;
+  if (out.size() < g.size()) return status::buffer_too_small;
+  return bound_vector(g, frac_bits, radius_fixed, out);
+}
+
+template <class T>
+status user_gradient(span<const unsigned char> broadcast, const gradient_bound& bound, user_samples<T> samples,
+                     span<T> workspace, span<int64_t> out) noexcept {
+  return contribution(
+      broadcast, bound, samples.count, samples.labels, workspace, out,
+      [](std::size_t, const wire::model_shape&) { return status::ok; },
+      [&](const wire::model_shape& s, std::size_t k, const T* theta, T weight, T* acc) {
+        wire::model_gradient_add(s, theta, samples.features + k * s.features, samples.labels[k], weight, acc);
+      });
+}
+
+template <class T>
+status user_gradient(span<const unsigned char> broadcast, const gradient_bound& bound, sparse_samples<T> samples,
+                     span<T> workspace, span<int64_t> out) noexcept {
+  // Every index is read by the accumulation, so all are checked first (an index >= p would reach
+  // past the row).
+  const auto valid = [&](std::size_t n, const wire::model_shape& s) {
+    if (samples.offsets[0] != 0) return status::invalid_argument;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (samples.offsets[k + 1] < samples.offsets[k]) return status::invalid_argument;
+      for (std::size_t i = samples.offsets[k]; i < samples.offsets[k + 1]; ++i) {
+        if (samples.index[i] >= s.features) return status::out_of_range;
+      }
+    }
+    return status::ok;
+  };
+  return contribution(
+      broadcast, bound, samples.count, samples.labels, workspace, out, valid,
+      [&](const wire::model_shape& s, std::size_t k, const T* theta, T weight, T* acc) {
+        const std::size_t at = samples.offsets[k];
+        const wire::sparse_input<T> x{samples.index + at, samples.value + at, samples.offsets[k + 1] - at};
+        wire::model_gradient_add(s, theta, x, samples.labels[k], weight, acc);
+      });
 }
 
 template status clip_and_quantize<float>(span<const float>, unsigned, int64_t, span<int64_t>) noexcept;
@@ -114,6 +151,10 @@ template status clip_and_quantize<double>(span<const double>, unsigned, int64_t,
 template status user_gradient<float>(span<const unsigned char>, const gradient_bound&, user_samples<float>, span<float>,
                                      span<int64_t>) noexcept;
 template status user_gradient<double>(span<const unsigned char>, const gradient_bound&, user_samples<double>,
+                                      span<double>, span<int64_t>) noexcept;
+template status user_gradient<float>(span<const unsigned char>, const gradient_bound&, sparse_samples<float>,
+                                     span<float>, span<int64_t>) noexcept;
+template status user_gradient<double>(span<const unsigned char>, const gradient_bound&, sparse_samples<double>,
                                       span<double>, span<int64_t>) noexcept;
 
 }  // namespace ldp::device

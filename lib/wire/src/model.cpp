@@ -139,6 +139,11 @@ void model_gradient_add(const model_shape& s, const T* theta, const T* x, T y, T
 }
 
 template <class T>
+void model_gradient_add(const model_shape& s, const T* theta, sparse_input<T> x, T y, T scale, T* acc) noexcept {
+  gradient_add(s, theta, sparse_view<T>{x, s.features}, y, scale, acc);
+}
+
+template <class T>
 T model_gradient(const model_shape& s, const T* theta, const T* x, T y, T* grad) noexcept {
   const std::size_t stride = std::size_t{s.features} + 1;
   const dense_view<T> v{x, s.features};
@@ -203,6 +208,7 @@ T model_add_l2(const model_shape& s, T lambda, const T* theta, T* grad) noexcept
   template T model_loss<T>(const model_shape&, const T*, const T*, T) noexcept;                                  \
   template T model_loss<T>(const model_shape&, const T*, sparse_input<T>, T) noexcept;                           \
   template void model_gradient_add<T>(const model_shape&, const T*, const T*, T, T, T*) noexcept;                \
+  template void model_gradient_add<T>(const model_shape&, const T*, sparse_input<T>, T, T, T*) noexcept;         \
   template T model_gradient<T>(const model_shape&, const T*, const T*, T, T*) noexcept;                          \
   template T model_gradient_sparse<T>(const model_shape&, const T*, sparse_input<T>, T, uint32_t*, T*) noexcept; \
   template T model_predict<T>(const model_shape&, const T*, const T*) noexcept;                                  \

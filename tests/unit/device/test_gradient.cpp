@@ -5,6 +5,7 @@
 // refused before anything is written.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -220,4 +221,45 @@ TEST_CASE("logistic labels and a weight past the float range") {
                                            span<int64_t>(out.data(), 3)) == status::invalid_argument);
   CHECK(ldp::device::user_gradient<float>(b, gradient_bound{digest, 1, 8, 256}, user_samples<float>{fx, fy, 1}, fwork,
                                           span<int64_t>(out.data(), 3)) == status::out_of_range);
+}
+
+TEST_CASE("sparse samples give the dense samples' contribution") {
+  // 3 samples of p = 3 features under the fixture's softmax model, written both ways; sample 1 has
+  // no feature at all, sample 2 lists feature 0 twice (0.5 + 0.75).
+  fixture f(3);
+  f.x = {1.5, 0, -2, 0, 0, 0, 1.25, 0, 3};
+  const std::size_t offsets[] = {0, 2, 2, 5};
+  const uint32_t index[] = {2, 0, 0, 2, 0};
+  const double value[] = {-2, 1.5, 0.5, 3, 0.75};
+  const uint64_t digest = ldp::wire::model_broadcast_digest(f.broadcast);
+  for (const gradient_bound& b :
+       {gradient_bound{digest, 8, 16, int64_t{100} << 16}, gradient_bound{digest, 2, 12, 9}}) {
+    std::vector<int64_t> dense;
+    REQUIRE(f.run<double>(b, 3, &dense) == status::ok);
+    std::vector<int64_t> sparse(f.d);
+    std::vector<double> work(2 * f.d);
+    const ldp::device::sparse_samples<double> s{offsets, index, value, f.y.data(), 3};
+    REQUIRE(ldp::device::user_gradient<double>(f.broadcast, b, s, work, span<int64_t>(sparse.data(), f.d)) ==
+            status::ok);
+    CHECK(sparse == dense);
+  }
+  std::vector<int64_t> out(f.d);
+  std::vector<double> work(2 * f.d);
+  const gradient_bound b{digest, 8, 16, 1 << 16};
+  const uint32_t past[] = {2, 0, 3, 2, 0};  // index 3 = p, in sample 2
+  CHECK(ldp::device::user_gradient<double>(f.broadcast, b,
+                                           ldp::device::sparse_samples<double>{offsets, past, value, f.y.data(), 3},
+                                           work, span<int64_t>(out.data(), f.d)) == status::out_of_range);
+  const std::size_t backwards[] = {0, 2, 1, 5};
+  CHECK(ldp::device::user_gradient<double>(f.broadcast, b,
+                                           ldp::device::sparse_samples<double>{backwards, index, value, f.y.data(), 3},
+                                           work, span<int64_t>(out.data(), f.d)) == status::invalid_argument);
+  const std::size_t shifted[] = {1, 2, 2, 5};
+  CHECK(ldp::device::user_gradient<double>(f.broadcast, b,
+                                           ldp::device::sparse_samples<double>{shifted, index, value, f.y.data(), 3},
+                                           work, span<int64_t>(out.data(), f.d)) == status::invalid_argument);
+  CHECK(std::all_of(out.begin(), out.end(), [](int64_t v) { return v == 0; }));  // written only on ok
+  CHECK(ldp::device::user_gradient<double>(f.broadcast, gradient_bound{digest, 1, 16, 1 << 16},
+                                           ldp::device::sparse_samples<double>{offsets, past, value, f.y.data(), 3},
+                                           work, span<int64_t>(out.data(), f.d)) == status::ok);  // past m
 }

@@ -139,6 +139,15 @@ TEST_CASE("accumulation adds the scaled gradient") {
     (void)ldp::wire::model_gradient(s, theta.data(), x.data(), y, grad.data());
     ldp::wire::model_gradient_add(s, theta.data(), x.data(), y, 0.25f, acc.data());
     for (std::size_t i = 0; i < d; ++i) CHECK(acc[i] == doctest::Approx(1.0f + 0.25f * grad[i]).epsilon(1e-6));
+    // The sparse input of the same x: the same accumulation.
+    std::vector<uint32_t> index(s.features);
+    for (uint32_t j = 0; j < s.features; ++j) index[j] = s.features - 1 - j;
+    std::vector<float> value(s.features);
+    for (uint32_t j = 0; j < s.features; ++j) value[j] = x[index[j]];
+    std::vector<float> sparse_acc(d, 1.0f);
+    ldp::wire::model_gradient_add(s, theta.data(), sparse_input<float>{index.data(), value.data(), s.features}, y,
+                                  0.25f, sparse_acc.data());
+    for (std::size_t i = 0; i < d; ++i) CHECK(sparse_acc[i] == doctest::Approx(acc[i]).epsilon(1e-6));
   }
 }
 

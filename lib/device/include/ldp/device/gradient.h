@@ -37,6 +37,18 @@ struct user_samples {
   std::size_t count = 0;
 };
 
+// A user's samples in sparse form (embedding-style inputs, docs/mechanisms.md I.0): sample k has the
+// features index[offsets[k] .. offsets[k + 1]) (each < p) with their values; offsets has count + 1
+// entries, non-decreasing, offsets[0] = 0. A feature listed twice counts as the sum of its values.
+template <class T>
+struct sparse_samples {
+  const std::size_t* offsets = nullptr;
+  const uint32_t* index = nullptr;
+  const T* value = nullptr;
+  const T* labels = nullptr;
+  std::size_t count = 0;
+};
+
 // T entries of workspace the call needs for a model of this header: the weights and the average.
 [[nodiscard]] constexpr std::size_t gradient_workspace_size(const wire::model_header& h) noexcept {
   return 2 * static_cast<std::size_t>(wire::model_dim(h.shape));
@@ -55,6 +67,13 @@ struct user_samples {
 template <class T>
 [[nodiscard]] status user_gradient(span<const unsigned char> broadcast, const gradient_bound& bound,
                                    user_samples<T> samples, span<T> workspace, span<int64_t> out) noexcept;
+
+// The same from sparse samples: each sample costs O(rows (s + 1)) besides the O(d) of the bounding.
+// Also invalid_argument when the offsets of the first min(count, m) samples are not as stated, and
+// out_of_range for a feature index >= p.
+template <class T>
+[[nodiscard]] status user_gradient(span<const unsigned char> broadcast, const gradient_bound& bound,
+                                   sparse_samples<T> samples, span<T> workspace, span<int64_t> out) noexcept;
 
 // The bounding step alone, for a gradient g (d entries) already averaged: clipped to L 2^-f, scaled
 // by 2^f, rounded to nearest (halves away from zero) and clipped again in integers (each entry

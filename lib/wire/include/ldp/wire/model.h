@@ -65,6 +65,9 @@ template <class T>
 // evaluates its margins twice), so a device accumulates a user's average in place.
 template <class T>
 void model_gradient_add(const model_shape& s, const T* theta, const T* x, T y, T scale, T* acc) noexcept;
+// The same for a sparse input: touches rows (count + 1) entries of acc.
+template <class T>
+void model_gradient_add(const model_shape& s, const T* theta, sparse_input<T> x, T y, T scale, T* acc) noexcept;
 
 // The dense gradient (d entries written); returns the loss.
 template <class T>
