@@ -8,6 +8,7 @@
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/glm.h"
+#include "ldp/device/gradient.h"
 #include "ldp/device/kent_support.h"
 #include "ldp/device/kway_marginals.h"
 #include "ldp/device/ledger.h"
