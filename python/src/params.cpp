@@ -31,6 +31,7 @@ const char* input_name(tools::input_kind k) {
     case tools::input_kind::sparse: return "sparse";
     case tools::input_kind::samples: return "samples";
     case tools::input_kind::string: return "string";
+    case tools::input_kind::record: return "record";
   }
   return "";
 }

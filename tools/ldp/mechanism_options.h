@@ -30,6 +30,7 @@ enum class input_kind {
   sparse,        // d reals of which the device keeps the s largest: sparse-projection (central DP)
   samples,       // m samples of d reals in [lo, hi]: winsorized-mean (central DP, user level)
   string,        // one byte string of 1..L bytes: pem, treehist, sfp (truth: item,count with quoted strings)
+  record,        // p bits, read as p reals, bit j = [real j >= 1/2]: kway-marginals (truth: the conjunction fractions)
 };
 
 // The trusted-aggregator mechanisms: devices add no noise, the server's release does.
@@ -81,6 +82,8 @@ struct mechanism_options {
   uint32_t buckets = wire::distribution_default_buckets;  // square-wave, hierarchical, haar: D
   uint32_t branching = 0;                                 // hierarchical: B (0: wire::default_branching)
   int64_t half_width = -1;                                // square-wave: b (-1: wire::square_wave_half_width)
+  uint32_t order = 0;                                     // kway-marginals: k, conjunctions of at most k attributes
+  uint32_t degree = 0;                                    // smooth-queries: t, Chebyshev degrees 0..t-1
 
   // kent --sparse s (M4, s-sparse means): s (0: none) and the method, choose, select (M4a) or
   // threshold (M4b).

@@ -9,8 +9,10 @@
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
 #include "ldp/device/kent_support.h"
+#include "ldp/device/kway_marginals.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
+#include "ldp/device/smooth_queries.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/device/string.h"
 #include "ldp/device/unit_vector.h"
@@ -22,6 +24,7 @@
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "memo_devices.h"
+#include "smooth_scaling.h"
 
 namespace ldp::tools {
 namespace {
@@ -93,6 +96,28 @@ class string_input {
   const dataset& data_;
 };
 
+// A smooth-queries device's p reals, each column scaled to [-1, 1] by its range over the data
+// (smooth_scaling.h), on the block's grid.
+class smooth_input {
+ public:
+  smooth_input(const wire::params& p, const dataset& data)
+      : params_(p), data_(data), scaling_(scaling_of(data)), reals_(data.width()), fixed_(reals_.size()) {}
+
+  span<const int64_t> of(uint64_t device) {
+    data_.values(device, reals_);
+    scale_row(scaling_, reals_);
+    for (std::size_t j = 0; j < reals_.size(); ++j) fixed_[j] = fixed(params_, reals_[j]);
+    return fixed_;
+  }
+
+ private:
+  const wire::params& params_;
+  const dataset& data_;
+  column_scaling scaling_;
+  std::vector<double> reals_;
+  std::vector<int64_t> fixed_;
+};
+
 // A laplace or duchi device's one value.
 class value_input {
  public:
@@ -114,6 +139,24 @@ class dense_input {
  private:
   device_input values_;
   std::vector<uint32_t> indices_;
+};
+
+// A kway-marginals device's record (docs/mechanisms.md H.5): bit j is 1 when its real j is at
+// least 1/2, so a CSV of 0/1 columns is read exactly and the synthetic data are bits of chance
+// 1/2 (uniform) or P(K(u) >= 1/2) (builtin).
+class record_input {
+ public:
+  explicit record_input(const dataset& data) : data_(data), reals_(data.width()) {}
+  uint64_t of(uint64_t device) {
+    data_.values(device, reals_);
+    uint64_t record = 0;
+    for (std::size_t j = 0; j < reals_.size(); ++j) record |= uint64_t{reals_[j] >= 0.5} << j;
+    return record;
+  }
+
+ private:
+  const dataset& data_;
+  std::vector<double> reals_;
 };
 
 // The device context of the block (lib/device) on this program's own workspace; each device is one
@@ -148,6 +191,33 @@ using projected_unit_program = context_program<device::projected_unit_context, d
 using string_program = context_program<device::string_context, string_input>;
 using kent_support_program = context_program<device::kent_support_context, device_input>;
 
+// kway-marginals: the vector context randomizes the conjunction indicators of the record.
+class record_program final : public device_program {
+ public:
+  record_program(const wire::params& p, const dataset& data)
+      : input_(data), workspace_(device::vector_mean_context::workspace_size(p)) {
+    const status s = device::vector_mean_context::init(workspace_, p, &context_);
+    if (s != status::ok) fail("internal: the device context refused its block: {}", describe(s));
+  }
+  status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) override {
+    return device::randomize_kway_marginals(context_, input_.of(device), rng, out, device::framing::payload, written);
+  }
+
+ private:
+  record_input input_;
+  std::vector<std::byte> workspace_;
+  device::vector_mean_context context_;
+};
+
+// smooth-queries: the vector context randomizes the Chebyshev features of the scaled reals.
+class smooth_program final : public context_program<device::vector_mean_context, smooth_input> {
+ public:
+  smooth_program(const wire::params& p, const dataset& data) : context_program(p, smooth_input(p, data)) {}
+  status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) override {
+    return device::randomize_smooth_queries(context_, input_.of(device), rng, out, device::framing::payload, written);
+  }
+};
+
 // kent-vote, kent-refine: the device's T observations.
 class user_level_program final : public context_program<device::user_level_context, device_input> {
  public:
@@ -174,6 +244,23 @@ class sparse_program final : public context_program<device::sparse_projection_co
   }
 };
 
+// The mean of each Chebyshev feature the devices compute (H.6): what each coordinate estimates.
+truth_table smooth_truth(const wire::params& p, const dataset& data) {
+  truth_table t;
+  t.means = true;
+  smooth_input input(p, data);
+  const auto n = static_cast<std::size_t>(p.get(field::domain));
+  std::vector<int64_t> features(n);
+  std::vector<exact_sum> sums(n);
+  for (uint64_t i = 0; i < data.devices(); ++i) {
+    wire::chebyshev_features(input.of(i), static_cast<unsigned>(p.get(field::frac_bits)),
+                             static_cast<uint32_t>(p.get(field::degree)), features);
+    for (std::size_t j = 0; j < n; ++j) sums[j].add(features[j]);
+  }
+  for (const exact_sum& s : sums) t.values.push_back(s.mean(data.devices(), static_cast<int>(p.get(field::frac_bits))));
+  return t;
+}
+
 }  // namespace
 
 std::unique_ptr<device_program> make_device_program(const parameter_block& block, const dataset& data, uint64_t seed) {
@@ -182,7 +269,10 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
   switch (device::family_of(p.mech)) {  // the device context that takes its input
     case device::family::frequency: return std::make_unique<frequency_program>(p, item_input(data));
     case device::family::mean: return std::make_unique<value_program>(p, value_input(p, data));
-    case device::family::vector_mean: return std::make_unique<vector_program>(p, device_input(p, data));
+    case device::family::vector_mean:
+      if (p.mech == wire::mechanism::kway_marginals) return std::make_unique<record_program>(p, data);
+      if (p.mech == wire::mechanism::smooth_queries) return std::make_unique<smooth_program>(p, data);
+      return std::make_unique<vector_program>(p, device_input(p, data));
     case device::family::user_level: return std::make_unique<user_level_program>(p, data);
     case device::family::sparse_projection: return std::make_unique<sparse_program>(p, data);
     case device::family::winsorized:
@@ -192,6 +282,8 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::string: return std::make_unique<string_program>(p, string_input(data));
     case device::family::distribution: return std::make_unique<distribution_program>(p, value_input(p, data));
     case device::family::kent_support: return std::make_unique<kent_support_program>(p, device_input(p, data));
+    case device::family::public_coin:  // not a simulate mechanism (mechanism_options.cpp): `ldp train` (H.7)
+    case device::family::glm:          // labelled examples: ldp train's wang-glm method runs these devices (H.7)
     case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));
@@ -205,6 +297,20 @@ truth_table truth_of(const parameter_block& block, const dataset& data) {
     t.values.assign(counts.begin(), counts.end());
     return t;
   }
+  if (block.mechanism->input == input_kind::record) {
+    // The fraction of the records holding each conjunction: what each coordinate estimates (H.5).
+    t.means = true;
+    record_input input(data);
+    std::vector<int64_t> features(static_cast<std::size_t>(p.get(field::domain)));
+    std::vector<uint64_t> counts(features.size());
+    for (uint64_t i = 0; i < data.devices(); ++i) {
+      if (!device::conjunction_features(p, input.of(i), features)) fail("internal: a record wider than its block");
+      for (std::size_t j = 0; j < features.size(); ++j) counts[j] += features[j] != 0 ? 1 : 0;
+    }
+    for (uint64_t c : counts) t.values.push_back(static_cast<double>(c) / static_cast<double>(data.devices()));
+    return t;
+  }
+  if (p.mech == wire::mechanism::smooth_queries) return smooth_truth(p, data);
   if (wire::in_family(p.mech, wire::mechanism_family::distribution)) {
     // The devices' buckets (docs/mechanisms.md G.0): what estimate_all counts.
     t.values.assign(static_cast<std::size_t>(p.get(field::domain)), 0);

@@ -12,21 +12,28 @@
 #include "ldp/device/context.h"
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
+#include "ldp/device/glm.h"
 #include "ldp/device/kent_support.h"
+#include "ldp/device/kway_marginals.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
+#include "ldp/device/public_coin.h"
+#include "ldp/device/smooth_queries.h"
 #include "ldp/device/string.h"
 #include "ldp/device/unit_vector.h"
 #include "ldp/device/user_level.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/wire/bernstein_params.h"
 #include "ldp/wire/distribution_params.h"
+#include "ldp/wire/marginals.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/projunit_params.h"
+#include "ldp/wire/public_coin_params.h"
 #include "ldp/wire/report.h"
+#include "ldp/wire/smooth_params.h"
 #include "ldp/wire/string_params.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
@@ -79,6 +86,8 @@ std::size_t workspace_bytes(const ldp::wire::params& p) noexcept {
     case family::string: return ldp::device::string_context::workspace_size(p);
     case family::distribution: return ldp::device::distribution_context::workspace_size(p);
     case family::kent_support: return ldp::device::kent_support_context::workspace_size(p);
+    case family::public_coin: return ldp::device::public_coin_context::workspace_size(p);
+    case family::glm: return ldp::device::glm_context::workspace_size(p);
     case family::none:
     case family::sparse_projection:
     case family::winsorized: return 0;  // no randomizer of ldp.h takes these blocks
@@ -231,6 +240,41 @@ ldp_status ldp_params_bernstein(ldp_params* params, uint32_t p, uint32_t k, uint
   return publish(params, ldp::wire::make_bernstein(p, k, static_cast<ldp::wire::loss_kind>(loss), frac_bits, epsilon));
 }
 
+ldp_status ldp_params_kway_marginals(ldp_params* params, uint32_t p, uint32_t k, uint32_t frac_bits,
+                                     double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_kway_marginals(p, k, frac_bits, epsilon));
+}
+
+ldp_status ldp_params_smooth_queries(ldp_params* params, uint32_t p, uint32_t t, uint32_t frac_bits,
+                                     double epsilon) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  return publish(params, ldp::wire::make_smooth_queries(p, t, frac_bits, epsilon));
+}
+
+ldp_status ldp_params_public_coin(ldp_params* params, ldp_mechanism mechanism, uint32_t p, uint32_t k, uint32_t loss,
+                                  uint32_t users, uint32_t frac_bits, uint32_t strings, double epsilon,
+                                  const uint8_t seed[LDP_SEED_SIZE]) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  if (seed == nullptr || !ldp::wire::is_loss_kind(loss)) {
+    clear(params);
+    return code(status::invalid_argument);
+  }
+  ldp::wire::public_coin_shape shape;
+  shape.dim = p;
+  shape.grid = k;
+  shape.loss = static_cast<ldp::wire::loss_kind>(loss);
+  shape.users = users;
+  shape.frac_bits = frac_bits;
+  shape.strings = strings;
+  std::memcpy(shape.seed, seed, LDP_SEED_SIZE);
+  switch (mechanism) {
+    case LDP_MECH_BERNSTEIN_1BIT: return publish(params, ldp::wire::make_bernstein_1bit(epsilon, shape));
+    case LDP_MECH_BERNSTEIN_GENPROT: return publish(params, ldp::wire::make_bernstein_genprot(epsilon, shape));
+    default: clear(params); return code(status::invalid_argument);
+  }
+}
+
 ldp_status ldp_params_vector_mean(ldp_params* params, ldp_mechanism mechanism, uint32_t d, double radius,
                                   uint32_t frac_bits, double epsilon, double beta,
                                   const uint8_t rotation_seed[LDP_SEED_SIZE]) noexcept {
@@ -302,6 +346,13 @@ ldp_status ldp_params_haar(ldp_params* params, double epsilon, uint32_t buckets,
                            uint32_t frac_bits) noexcept {
   if (params == nullptr) return code(status::invalid_argument);
   return publish(params, ldp::wire::make_haar(epsilon, buckets, lo, hi, frac_bits));
+}
+
+ldp_status ldp_params_glm_copies(ldp_params* params, double epsilon, double delta, uint32_t p, uint32_t degree,
+                                 uint32_t frac_bits) noexcept {
+  if (params == nullptr) return code(status::invalid_argument);
+  const ldp::wire::glm_shape shape{p, degree, frac_bits == 0 ? ldp::wire::glm_default_frac_bits : frac_bits};
+  return publish(params, ldp::wire::make_glm_copies(epsilon, delta, shape));
 }
 
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) noexcept {
@@ -405,6 +456,78 @@ ldp_status ldp_randomize_bernstein_loss(const ldp_params* params, ldp_rng* rng, 
   });
 }
 
+ldp_status ldp_randomize_record(const ldp_params* params, ldp_rng* rng, uint64_t record, void* workspace,
+                                size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok) return code(status::invalid_argument);
+  return on_context<ldp::device::vector_mean_context>(
+      call, workspace, workspace_size, [&](ldp::device::vector_mean_context& context) {
+        return ldp::device::randomize_kway_marginals(context, record, call.r->rng, {out, capacity},
+                                                     ldp::device::framing::report, written);
+      });
+}
+
+ldp_status ldp_randomize_smooth_queries(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t p,
+                                        void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                        size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (x == nullptr && p != 0)) return code(status::invalid_argument);
+  return on_context<ldp::device::vector_mean_context>(
+      call, workspace, workspace_size, [&](ldp::device::vector_mean_context& context) {
+        return ldp::device::randomize_smooth_queries(context, ldp::span<const int64_t>(x, p), call.r->rng,
+                                                     {out, capacity}, ldp::device::framing::report, written);
+      });
+}
+
+namespace {
+
+// A C loss and its pointer, behind the device's noexcept loss_fn (a C function cannot throw).
+struct c_loss {
+  ldp_loss_fn fn;
+  const void* user;
+};
+
+double call_c_loss(const double* w, uint32_t p, const void* user) noexcept {
+  const auto* c = static_cast<const c_loss*>(user);
+  return c->fn(w, p, c->user);
+}
+
+ldp_status randomize_public_coin(const randomizer_call& call, const ldp::device::learner_example& e, void* workspace,
+                                 size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) noexcept {
+  if (ldp::device::family_of(call.p->block.mech) != ldp::device::family::public_coin) {
+    return code(status::invalid_argument);
+  }
+  return randomize_with<ldp::device::public_coin_context>(call, e, workspace, workspace_size, out, capacity, written);
+}
+
+}  // namespace
+
+ldp_status ldp_randomize_public_coin(const ldp_params* params, ldp_rng* rng, uint32_t user, const double* x, uint32_t p,
+                                     double y, void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                     size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || x == nullptr) return code(status::invalid_argument);
+  ldp::device::learner_example e;
+  e.user = user;
+  e.x = x;
+  e.dim = p;
+  e.label = y;
+  return randomize_public_coin(call, e, workspace, workspace_size, out, capacity, written);
+}
+
+ldp_status ldp_randomize_public_coin_loss(const ldp_params* params, ldp_rng* rng, uint32_t user, ldp_loss_fn loss,
+                                          const void* loss_user, void* workspace, size_t workspace_size, uint8_t* out,
+                                          size_t capacity, size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || loss == nullptr) return code(status::invalid_argument);
+  const c_loss wrapped{loss, loss_user};
+  ldp::device::learner_example e;
+  e.user = user;
+  e.loss = call_c_loss;
+  e.loss_user = &wrapped;
+  return randomize_public_coin(call, e, workspace, workspace_size, out, capacity, written);
+}
+
 ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,
                                       void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
                                       size_t* written) noexcept {
@@ -416,6 +539,17 @@ ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, co
   }
   return randomize_with<ldp::device::user_level_context>(call, ldp::span<const int64_t>(observations, count), workspace,
                                                          workspace_size, out, capacity, written);
+}
+
+ldp_status ldp_randomize_glm(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t p, int64_t label,
+                             void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                             size_t* written) noexcept {
+  const randomizer_call call(params, rng, workspace, workspace_size, out, capacity, written);
+  if (!call.ok || (x == nullptr && p != 0)) return code(status::invalid_argument);
+  const ldp::span<const int64_t> features(x, p);
+  return on_context<ldp::device::glm_context>(call, workspace, workspace_size, [&](ldp::device::glm_context& context) {
+    return context.randomize(features, label, call.r->rng, {out, capacity}, ldp::device::framing::report, written);
+  });
 }
 
 ldp_status ldp_params_frequency_memoized(ldp_params* params, ldp_mechanism mechanism, uint32_t d,

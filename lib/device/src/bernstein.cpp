@@ -7,7 +7,19 @@ status randomize_bernstein(vector_mean_context& context, span<const double> x, d
   *written = 0;
   const status s = builtin_loss_values(context.parameters(), x, y, rng, values);
   if (s != status::ok) return s;
-  return context.randomize(values, rng, out, f, written);
+  return detail::emit_losses(context, values, rng, out, f, written);
+}
+
+status detail::emit_losses(vector_mean_context& context, span<const int64_t> values, random::drbg& rng,
+                           span<unsigned char> out, framing f, std::size_t* written) noexcept {
+  const auto copy = [&](span<int64_t> coordinates) {
+    if (coordinates.size() != values.size()) return false;
+    for (std::size_t i = 0; i < values.size(); ++i) coordinates[i] = values[i];
+    return true;
+  };
+  return emit(
+      context.parameters(), context.fingerprint(), [&](wire::report* r) { return context.mapped_fields(copy, rng, r); },
+      f, out, written);
 }
 
 status randomize_bernstein(vector_mean_context& context, loss_fn loss, const void* user, span<int64_t> values,

@@ -6,6 +6,7 @@
 //   laplace, kent-refine   16 bytes: the sum of the reported values (wide_sum.h layout)
 //   laplace-vector         d x 16 bytes: the sum of coordinate j, j = 0..d-1
 //   bernstein              N x 16 bytes: the same, coordinate l = grid point l (docs/mechanisms.md H.1)
+//   kway-marginals         the same, d = N' conjunctions (docs/mechanisms.md H.5)
 //   duchi                  8 bytes: the number of reports with bit 1 (u64, <= n)
 #include <algorithm>
 #include <cmath>
@@ -27,7 +28,6 @@ namespace {
 
 using wire::field;
 using wire::mean_member;
-using wire::mechanism;
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
@@ -44,7 +44,7 @@ class laplace_mean final : public aggregator {
 
  protected:
   status ingest(const wire::report& r) noexcept override {
-    if (!wire::is_coordinate_laplace(params_.mech)) {
+    if (!wire::is_laplace_vector_block(params_)) {
       sums_[0] += to_i128(r.value);
       return status::ok;
     }
@@ -73,7 +73,7 @@ class laplace_mean final : public aggregator {
     std::vector<estimate> out;
     out.reserve(sums_.size());
     for (std::size_t j = 0; j < sums_.size(); ++j) {
-      const uint32_t item = wire::is_coordinate_laplace(params_.mech) ? static_cast<uint32_t>(j) : scalar_item(params_);
+      const uint32_t item = wire::is_laplace_vector_block(params_) ? static_cast<uint32_t>(j) : scalar_item(params_);
       out.push_back(reports_ == 0 ? detail::empty_estimate(item)
                                   : detail::make_estimate(item, to_double(sums_[j]) / n * gamma, variance, z,
                                                           variance_kind::exact));
@@ -198,7 +198,9 @@ status detail::make_mean_aggregator(const wire::params& p, std::unique_ptr<aggre
       return status::ok;
     case mean_member::laplace: *out = std::make_unique<laplace_mean>(p, 1); return status::ok;
     case mean_member::laplace_vector:
-    case mean_member::bernstein: {  // H.1: the per-coordinate sums are the grid's loss sums
+    case mean_member::bernstein:  // H.1: the per-coordinate sums are the grid's loss sums
+    case mean_member::kway_marginals:
+    case mean_member::smooth_queries: {
       std::size_t d = 0;
       if (!cell_count(3 * p.get(field::domain), &d)) return status::overflow;  // sums (2 words) and scratch
       *out = std::make_unique<laplace_mean>(p, static_cast<std::size_t>(p.get(field::domain)));
@@ -212,7 +214,9 @@ bool detail::mean_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
   switch (wire::mean_of(p.mech)) {
     case mean_member::duchi: *bytes = 8; return true;
     case mean_member::laplace_vector:
-    case mean_member::bernstein: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
+    case mean_member::bernstein:
+    case mean_member::kway_marginals:
+    case mean_member::smooth_queries: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
     case mean_member::laplace: *bytes = wide_sum_bytes; return true;
   }
   return false;  // a value outside the enumeration

@@ -15,7 +15,7 @@ derived_params make_bernstein(uint32_t p, uint32_t k, loss_kind loss, unsigned f
     return out;
   }
   // The loss values of Assumption 1 lie in [0, 1]: the range is [0, Q] grid units.
-  return detail::make_coordinate_laplace(block, n, 0.0, 1.0, frac_bits, epsilon);
+  return detail::laplace_vector_block(block, static_cast<uint32_t>(n), 0.0, 1.0, frac_bits, epsilon);
 }
 
 bool detail::bernstein_rules_hold(const params& p) noexcept {

@@ -25,11 +25,12 @@ namespace ldp::wire::detail {
 // (mean_params.cpp).
 [[nodiscard]] bool set_range(params& p, double lo, double hi, unsigned frac_bits) noexcept;
 
-// A laplace-vector block (B.1): p's mechanism and fields plus domain = d coordinates in [lo, hi] on
-// the grid of frac_bits, the L1 sensitivity d * Q <= 2^62 and the scale for epsilon
-// (mean_params.cpp); the laplace-vector members of chapter H add their fields to p first.
-[[nodiscard]] derived_params make_coordinate_laplace(params p, uint64_t d, double lo, double hi, unsigned frac_bits,
-                                                     double epsilon) noexcept;
+// make_laplace_vector's derivation for any laplace-vector block (mean_params.h
+// is_laplace_vector_block): p with its mechanism and own fields set, plus the domain d, the range
+// [lo, hi] on the grid of frac_bits, and the discrete Laplace scale of the L1 sensitivity d Q
+// (mean_params.cpp; d Q <= 2^62). invalid_argument when a step fails or validate() refuses.
+[[nodiscard]] derived_params laplace_vector_block(params p, uint32_t d, double lo, double hi, unsigned frac_bits,
+                                                  double epsilon) noexcept;
 
 // The derivation's result for a block: its ε_impl, and invalid_argument unless validate() accepts it
 // (mean_params.cpp; the numeric and unit-vector derivations end with it).

@@ -118,7 +118,18 @@ derived_params make_laplace(double lo, double hi, unsigned frac_bits, double eps
 derived_params make_laplace_vector(uint32_t d, double lo, double hi, unsigned frac_bits, double epsilon) noexcept {
   params p;
   p.mech = mechanism::laplace_vector;
-  return detail::make_coordinate_laplace(p, d, lo, hi, frac_bits, epsilon);
+  return detail::laplace_vector_block(p, d, lo, hi, frac_bits, epsilon);
+}
+
+derived_params detail::laplace_vector_block(params p, uint32_t d, double lo, double hi, unsigned frac_bits,
+                                            double epsilon) noexcept {
+  p.set(field::domain, d);
+  uint64_t delta = 0;
+  if (d == 0 || !set_range(p, lo, hi, frac_bits) || !checked_mul(range_width(p), d, &delta) ||
+      delta > (uint64_t{1} << 62)) {
+    return fail();
+  }
+  return make_scaled(p, epsilon);
 }
 
 derived_params make_duchi(double lo, double hi, unsigned frac_bits, double epsilon) noexcept {
@@ -145,17 +156,6 @@ derived_params make_memoized_duchi(double lo, double hi, unsigned frac_bits, dou
 
 namespace detail {
 
-derived_params make_coordinate_laplace(params p, uint64_t d, double lo, double hi, unsigned frac_bits,
-                                       double epsilon) noexcept {
-  p.set(field::domain, d);
-  uint64_t delta = 0;
-  if (d == 0 || !set_range(p, lo, hi, frac_bits) || !checked_mul(range_width(p), d, &delta) ||
-      delta > (uint64_t{1} << 62)) {
-    return fail();
-  }
-  return make_scaled(p, epsilon);
-}
-
 derived_params finish(const params& p) noexcept {
   derived_params out;
   out.block = p;
@@ -168,7 +168,9 @@ double mean_epsilon(const params& p) noexcept {
   switch (mean_of(p.mech)) {  // the kent-refine is a discrete Laplace value
     case mean_member::laplace:
     case mean_member::laplace_vector:
-    case mean_member::bernstein: return laplace_epsilon(p);
+    case mean_member::bernstein:
+    case mean_member::kway_marginals:
+    case mean_member::smooth_queries: return laplace_epsilon(p);
     case mean_member::duchi: return is_memoized_mean(p) ? memoized_report_epsilon(p) : duchi_epsilon(p);
   }
   return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration
@@ -198,13 +200,13 @@ bool numeric_rules_hold(const params& p) noexcept {
     if (!magnitude_fits(r.lo) || !magnitude_fits(r.hi) || t_num > laplace_max_scale_num) return false;
     if (checked_mul(laplace_max_scale, p.get(field::scale_den), &limit) && t_num > limit) return false;
     uint64_t delta = 0;
-    if (is_coordinate_laplace(p.mech) &&
-        (!checked_mul(q, p.get(field::domain), &delta) || delta > (uint64_t{1} << 62))) {
+    if (is_laplace_vector_block(p) && (!checked_mul(q, p.get(field::domain), &delta) || delta > (uint64_t{1} << 62))) {
       return false;
     }
   }
   const payload_kind kind = kind_of(p.mech);
-  if (kind == payload_kind::bit || kind == payload_kind::coordinate_bit) {
+  if ((kind == payload_kind::bit || kind == payload_kind::coordinate_bit) &&
+      !in_family(p.mech, mechanism_family::public_coin)) {
     // Duchi (B.2): symmetric thresholds T_lo + T_hi = 2^w with 1 <= T_lo < T_hi (a finite level
     // above 0, an unbiased estimator), and a uniform in [0, 2^w * Q) that fits 64 bits.
     const uint64_t w = p.get(field::threshold_bits);

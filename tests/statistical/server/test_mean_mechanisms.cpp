@@ -3,7 +3,8 @@
 //
 // - Monte-Carlo privacy audit (D.2 (b), Table D.2): DLap inputs lo and hi with the event z <= lo
 //   (ratio e^{Delta/t} exactly), Duchi inputs lo and hi with the event b = 1 (ratio T_hi/T_lo),
-//   laplace-vector (d = 2) all-lo against all-hi with every coordinate <= lo (ratio e^{d Q/t}),
+//   laplace-vector (d = 2) all-lo against all-hi with every coordinate <= lo (ratio e^{d Q/t}), the
+//   same for bernstein (p = 1, k = 1: N = 2 losses of 0 against 1 through the device's loss path),
 //   kent-refine at the interval ends. Clopper-Pearson at 1e-7 per proportion: a correct build fails
 //   a case with probability below 4e-7. The point estimate must reach 0.9 epsilon_impl, more than
 //   10 standard errors from the truth at N = 200000 (it catches noise twice too large, or a scale
@@ -64,14 +65,25 @@ bool in_event(const ldp::wire::params& p, bool high, ldp::random::drbg& rng) {
   const ldp::wire::value_range r = ldp::wire::range_of(p);
   const int64_t x = high ? r.hi : r.lo;
   if (p.mech == mechanism::duchi) return randomize(p, fp, x, rng) == 1;
-  if (p.mech != mechanism::laplace_vector) return randomize(p, fp, x, rng) <= r.lo;
+  if (!ldp::wire::is_laplace_vector_block(p)) return randomize(p, fp, x, rng) <= r.lo;
   const auto d = static_cast<std::size_t>(p.get(ldp::wire::field::domain));
   std::vector<int64_t> xs(d, x), values(d);
   unsigned char out[ldp::wire::report_header_size + 4 * ldp::wire::varint_max_size];
   std::size_t size = 0;
   REQUIRE(d <= 4);
-  REQUIRE(ldp::test::randomize_once<ldp::device::vector_mean_context>(
-              p, ldp::span<const int64_t>(xs), rng, out, ldp::device::framing::report, &size) == status::ok);
+  if (p.mech == mechanism::bernstein) {
+    // H.1 through the device's loss path: a caller loss of 0 or 1 at every grid point gives the
+    // values 0 = lo or Q = hi, the inputs farthest apart (one coordinate moves by at most Q).
+    ldp::test::owned_context<ldp::device::vector_mean_context> c(p);
+    REQUIRE(c.code == status::ok);
+    const auto loss = [&](const double*) { return high ? 1.0 : 0.0; };
+    REQUIRE(ldp::device::randomize_caller_loss(*c.operator->(), loss, ldp::span<int64_t>(xs), rng, out,
+                                               ldp::device::framing::report, &size) == status::ok);
+    REQUIRE(xs == std::vector<int64_t>(d, x));
+  } else {
+    REQUIRE(ldp::test::randomize_once<ldp::device::vector_mean_context>(
+                p, ldp::span<const int64_t>(xs), rng, out, ldp::device::framing::report, &size) == status::ok);
+  }
   ldp::wire::report rep;
   REQUIRE(ldp::wire::decode_report(p, fp, ldp::span<const unsigned char>(out, size), &rep) == status::ok);
   REQUIRE(ldp::wire::read_vector(rep, values) == status::ok);
@@ -172,6 +184,11 @@ TEST_CASE(
     REQUIRE(vec.code == status::ok);
     audit(vec.block, vec.epsilon_impl, eps, "audit laplace vector");
   }
+  // bernstein (H.1): p = 1, k = 1, N = 2 grid losses, the sensitivity N Q of a laplace-vector block
+  // (whose noise the loop above audits at every level).
+  const auto learner = ldp::wire::make_bernstein(1, 1, ldp::wire::loss_kind::caller, 12, 2.0);
+  REQUIRE(learner.code == status::ok);
+  audit(learner.block, learner.epsilon_impl, 2.0, "audit bernstein");
   // kent-refine: the noise scale of the broadcast interval's width (Table D.2, Kent P2).
   auto refine = ldp::test::example_params(mechanism::kent_refine);
   uint64_t num = 0, den = 0;

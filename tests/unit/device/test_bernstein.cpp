@@ -58,7 +58,7 @@ TEST_CASE("the values are the losses at the grid points in wire::grid_point orde
               status::ok);
       CHECK(never.draws == 16);  // one word per coordinate, whatever the value
       CHECK(always.draws == 16);
-      for (uint64_t l = 0; l < 16; ++l) {
+      for (std::size_t l = 0; l < 16; ++l) {
         double w[2];
         ldp::wire::grid_point(2, 3, l, w);
         const uint64_t v = q62(ldp::wire::loss_value(kind, w, x, 2, y));
@@ -110,7 +110,7 @@ TEST_CASE("a caller loss: called at every grid point in order, clamped to [0, 1]
   REQUIRE(ldp::device::caller_loss_values(p, loss, never, ldp::span<int64_t>(out)) == status::ok);
   CHECK(out == std::vector<int64_t>{256, 0, 256, 128, 256, 0, 64, 0, 192});
   REQUIRE(seen.size() == 18);
-  for (uint64_t l = 0; l < 9; ++l) {
+  for (std::size_t l = 0; l < 9; ++l) {
     double w[2];
     ldp::wire::grid_point(2, 2, l, w);
     CHECK(seen[2 * l] == w[0]);

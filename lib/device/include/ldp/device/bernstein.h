@@ -22,6 +22,7 @@
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
 #include "ldp/device/context.h"
+#include "ldp/device/loss_fn.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/random/drbg.h"
 #include "ldp/wire/bernstein_params.h"
@@ -29,9 +30,6 @@
 #include "ldp/wire/params.h"
 
 namespace ldp::device {
-
-// A caller-supplied loss at parameters w in [0, 1]^p (H.0's set C); `user` is passed through.
-using loss_fn = double (*)(const double* w, uint32_t p, const void* user) noexcept;
 
 // Largest p of a valid block: (k + 1)^p <= 65536 with k >= 1.
 inline constexpr uint32_t bernstein_max_dim = 16;
@@ -118,8 +116,16 @@ status builtin_loss_values(const wire::params& p, span<const double> x, double y
   return status::ok;
 }
 
+namespace detail {
+// The rounded losses as the context's report: a bernstein block takes no caller vector through
+// randomize, so the values enter as the block's computed coordinates (vector_mean_context::
+// mapped_fields), which adds the noise.
+[[nodiscard]] status emit_losses(vector_mean_context& context, span<const int64_t> values, random::drbg& rng,
+                                 span<unsigned char> out, framing f, std::size_t* written) noexcept;
+}  // namespace detail
+
 // One report through a vector context initialized with the bernstein block: the values go to
-// `values` (N entries, the caller's memory), then context.randomize adds the noise. The statuses of
+// `values` (N entries, the caller's memory), then the context adds the noise. The statuses of
 // the calls above and of randomize. The example (x, y) under the built-in loss:
 [[nodiscard]] status randomize_bernstein(vector_mean_context& context, span<const double> x, double y,
                                          span<int64_t> values, random::drbg& rng, span<unsigned char> out, framing f,
@@ -132,7 +138,7 @@ status randomize_caller_loss(vector_mean_context& context, Loss&& loss, span<int
   *written = 0;
   const status s = caller_loss_values(context.parameters(), loss, rng, values);
   if (s != status::ok) return s;
-  return context.randomize(values, rng, out, f, written);
+  return detail::emit_losses(context, values, rng, out, f, written);
 }
 
 // A caller loss_fn (p is the block's).

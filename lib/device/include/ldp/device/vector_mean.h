@@ -87,6 +87,14 @@ class vector_mean_context {
   [[nodiscard]] status randomize(span<const int64_t> x, random::drbg& rng, span<unsigned char> out, framing f,
                                  std::size_t* written) noexcept;
 
+  // The report fields of a laplace-vector block whose d coordinates the device computes itself
+  // (wire::is_laplace_vector_block; docs/mechanisms.md H.5): features(span<int64_t>) writes them,
+  // in fixed point, into the workspace, where each is then clamped and noised as a laplace-vector
+  // coordinate, in place. invalid_argument (nothing drawn) for another block or a feature map that
+  // returns false.
+  template <class Features, class Rng>
+  status mapped_fields(Features features, Rng& rng, wire::report* r) noexcept;
+
  private:
   struct placement {
     workspace_layout bytes;
@@ -100,7 +108,7 @@ class vector_mean_context {
     placement at;
     if (is_rotated(p)) {
       at.rotation = place_rotation(at.bytes, static_cast<uint32_t>(p.get(wire::field::hadamard_dim)));
-    } else if (wire::is_coordinate_laplace(p.mech)) {
+    } else if (wire::is_laplace_vector_block(p)) {
       at.noisy = at.bytes.place<int64_t>(static_cast<std::size_t>(p.get(wire::field::domain)));
     }
     return at;
@@ -118,10 +126,15 @@ status vector_mean_context::fields(span<const int64_t> x, Rng& rng, wire::report
   *r = wire::report{};
   r->mech = block_.params.mech;
   if (!block_.ready || x.size() != block_.params.get(wire::field::domain)) return status::invalid_argument;
-  if (wire::is_coordinate_laplace(block_.params.mech)) {
-    for (std::size_t i = 0; i < x.size(); ++i) noisy_[i] = laplace_noisy(block_.params, x[i], rng);
-    r->values = noisy_;
-    return status::ok;
+  if (!is_rotated(block_.params)) {
+    // The members with a feature map take their own input (mapped_fields), never d values.
+    if (block_.params.mech != wire::mechanism::laplace_vector) return status::invalid_argument;
+    return mapped_fields(
+        [&](span<int64_t> v) {
+          for (std::size_t i = 0; i < v.size(); ++i) v[i] = x[i];
+          return true;
+        },
+        rng, r);
   }
   const span<int32_t> rotated = rotation_.values;
   clip_to_ball(x, block_.params.get_signed(wire::field::radius), log2_dim_, rotated);
@@ -136,6 +149,18 @@ status vector_mean_context::fields(span<const int64_t> x, Rng& rng, wire::report
   } else {
     r->value = laplace_noisy(block_.params, y, rng);
   }
+  return status::ok;
+}
+
+template <class Features, class Rng>
+status vector_mean_context::mapped_fields(Features features, Rng& rng, wire::report* r) noexcept {
+  *r = wire::report{};
+  r->mech = block_.params.mech;
+  if (!block_.ready || !wire::is_laplace_vector_block(block_.params) || !features(noisy_)) {
+    return status::invalid_argument;
+  }
+  for (int64_t& v : noisy_) v = laplace_noisy(block_.params, v, rng);
+  r->values = noisy_;
   return status::ok;
 }
 

@@ -90,24 +90,18 @@ struct value_range {
   return x < r.lo ? r.lo : x > r.hi ? r.hi : x;
 }
 
-// Whether m's reports are laplace-vector reports: `domain` coordinates on the block's range, each with
-// discrete Laplace noise for the L1 sensitivity domain * Q (B.1). The members of chapter H that
-// report a feature vector this way share the device randomizer, the aggregator and the estimate.
-[[nodiscard]] constexpr bool is_coordinate_laplace(mechanism m) noexcept {
-  if (!in_family(m, mechanism_family::mean)) return false;
-  switch (mean_of(m)) {
-    case mean_member::laplace:
-    case mean_member::duchi: return false;
-    case mean_member::laplace_vector:
-    case mean_member::bernstein: return true;  // H.1: the (k + 1)^p grid losses
-  }
-  return false;  // a value outside the enumeration
+// Whether the block's reports are laplace-vector reports: d = domain discrete Laplace coordinates
+// (B.1 per coordinate). laplace-vector takes the d values from the caller; the other mean members
+// with a fixed_vector payload compute them on the device from their own input (docs/mechanisms.md
+// H.5) and share everything else: derivation, noise, aggregation, state.
+[[nodiscard]] constexpr bool is_laplace_vector_block(const params& p) noexcept {
+  return in_family(p.mech, mechanism_family::mean) && kind_of(p.mech) == payload_kind::fixed_vector;
 }
 
-// Delta in grid units: Q, or d * Q (L1) for laplace-vector reports. Valid blocks keep it below 2^63.
+// Delta in grid units: Q, or d * Q (L1) for laplace-vector blocks. Valid blocks keep it below 2^63.
 [[nodiscard]] constexpr uint64_t sensitivity(const params& p) noexcept {
   const uint64_t q = range_width(p);
-  return is_coordinate_laplace(p.mech) ? q * p.get(field::domain) : q;
+  return is_laplace_vector_block(p) ? q * p.get(field::domain) : q;
 }
 
 // Duchi's probability of b = 1 at x (clamped) is N / (2^w * Q) with the integer
