@@ -30,6 +30,10 @@ const std::vector<train_method>& train_methods() {
        "--epsilon --steps --sgd-mechanism", "--epsilon", solve_ldp_sgd},
       {"wang-bernstein", "Wang et al. Alg 2: every grid loss through the bernstein mechanism, the Bernstein surrogate",
        "--epsilon --grid --order", "--epsilon", solve_wang_bernstein},
+      {"wang-1bit", "Wang et al. Alg 3: one bit per user on its public group's grid loss, the Bernstein surrogate",
+       "--epsilon --grid --order", "--epsilon", solve_wang_1bit},
+      {"wang-genprot", "Wang et al. Alg 8: one of T public samples per user, the Bernstein surrogate",
+       "--epsilon --grid --order --strings", "--epsilon", solve_wang_genprot},
   };
   return methods;
 }

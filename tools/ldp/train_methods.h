@@ -24,6 +24,7 @@ struct train_settings {
   uint32_t grid = 0;          // Bernstein learners: k, (k + 1)^p grid points
   uint32_t order = 0;         // Bernstein learners: h, the surrogate's order
   uint64_t steps = 0;         // SGD baselines: T steps, the users split across them
+  uint32_t strings = 0;       // wang-genprot: T public samples per user
   std::string sgd_mechanism;  // ldp-sgd: the vector mechanism of the gradients
   uint64_t seed = 0;          // the devices' DRBG (seeding.h) and the solvers' searches
 };

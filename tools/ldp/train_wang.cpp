@@ -9,9 +9,12 @@
 
 #include "errors.h"
 #include "ldp/device/bernstein.h"
+#include "ldp/device/public_coin.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/server/bernstein.h"
+#include "ldp/server/public_coin.h"
 #include "ldp/wire/bernstein_params.h"
+#include "ldp/wire/public_coin_params.h"
 #include "mechanism_options.h"
 #include "seeding.h"
 #include "train_users.h"
@@ -65,6 +68,51 @@ void fit_surrogate(const char* mechanism, server::bernstein_grid grid, uint32_t 
                  {"noise_gain", server::bernstein_noise_gain(grid, h)}};
 }
 
+// The public-coin learners (H.2, H.3): user i's device context with the deployment's index i, the
+// aggregator's per-group Horvitz-Thompson estimate, then the surrogate path of wang-bernstein.
+train_result solve_public_coin(const train_data& data, const train_settings& s, bool genprot) {
+  const examples& train = data.train;
+  const uint32_t p = train.p;
+  const uint32_t k = s.grid != 0 ? s.grid : default_grid, h = s.order != 0 ? s.order : default_order;
+  if (train.size() > UINT32_MAX) fail("--users: the public-coin learners index users in 32 bits");
+  wire::public_coin_shape shape;
+  shape.dim = p;
+  shape.grid = k;
+  shape.loss = s.loss;
+  shape.users = static_cast<uint32_t>(train.size());
+  shape.strings = genprot ? (s.strings != 0 ? s.strings : default_strings) : 0;
+  derive_seed(s.seed, seed_purpose::hash_seed, 0, shape.seed);
+  train_result out;
+  const char* name = genprot ? "wang-genprot" : "wang-1bit";
+  const wire::params block = built(
+      name,
+      [&](double e) { return genprot ? wire::make_bernstein_genprot(e, shape) : wire::make_bernstein_1bit(e, shape); },
+      s.epsilon, &out.epsilon_impl);
+  std::vector<std::byte> workspace(device::public_coin_context::workspace_size(block));
+  device::public_coin_context context;
+  const status ready = device::public_coin_context::init(workspace, block, &context);
+  if (ready != status::ok) fail("internal: the public-coin device context refused its block: {}", describe(ready));
+  const std::unique_ptr<server::aggregator> agg = aggregator_for(block);
+  device_cost cost;
+  random::drbg rng = seeded_drbg(s.seed, seed_purpose::device_block, 0);
+  run_users(
+      0, train.size(),
+      [&](uint64_t user, random::drbg& r, span<unsigned char> payload, std::size_t* written) {
+        device::learner_example e;
+        e.user = static_cast<uint32_t>(user);
+        e.x = train.row(user);
+        e.dim = p;
+        e.label = train.y[user];
+        return context.randomize(e, r, payload, device::framing::payload, written);
+      },
+      rng, *agg, cost);
+  server::grid_estimate estimate;
+  const status got = server::grid_estimate_of(*agg, server::coin_estimator::horvitz_thompson, &estimate);
+  if (got != status::ok) fail("internal: no grid estimate from the {} aggregator: {}", name, describe(got));
+  fit_surrogate(wire::mechanism_name(block.mech), server::bernstein_grid{p, k}, h, estimate, s.seed, cost, out);
+  return out;
+}
+
 }  // namespace
 
 train_result solve_wang_bernstein(const train_data& data, const train_settings& s) {
@@ -105,6 +153,14 @@ train_result solve_wang_bernstein(const train_data& data, const train_settings& 
   out.details["grid_error_bound"] = std::isfinite(bound) ? nlohmann::ordered_json(bound) : nullptr;
   out.details["grid_error_beta"] = error_beta;
   return out;
+}
+
+train_result solve_wang_1bit(const train_data& data, const train_settings& s) {
+  return solve_public_coin(data, s, false);
+}
+
+train_result solve_wang_genprot(const train_data& data, const train_settings& s) {
+  return solve_public_coin(data, s, true);
 }
 
 }  // namespace ldp::tools

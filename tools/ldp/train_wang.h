@@ -21,10 +21,20 @@ inline constexpr uint32_t default_order = 1;
 // below the discrete Laplace noise of scale N / epsilon loss units.
 inline constexpr unsigned loss_frac_bits = 16;
 
+// genprot's public samples per user when --strings is not given (H.3: its bias bound is 3e-4 there).
+inline constexpr uint32_t default_strings = 32;
+
 // --method wang-bernstein (Alg 2, H.1): the (k + 1)^p losses of every user through the bernstein
 // mechanism, the mean aggregator's grid estimate, the iterated Bernstein surrogate of order h and
 // its minimum over [0, 1]^p (server::minimize_on_box).
 train_result solve_wang_bernstein(const train_data& data, const train_settings& settings);
+
+// --method wang-1bit (Alg 3, H.2) and wang-genprot (Alg 8, H.3): user i (its index in the shuffled
+// users) evaluates its loss at its public group's grid point only and sends one bit (or the index
+// of one of T public samples); the public samples and groups come from derive_seed(--seed,
+// hash_seed, 0); the aggregator's Horvitz-Thompson grid estimate, then wang-bernstein's surrogate.
+train_result solve_wang_1bit(const train_data& data, const train_settings& settings);
+train_result solve_wang_genprot(const train_data& data, const train_settings& settings);
 
 }  // namespace ldp::tools
 
