@@ -175,5 +175,45 @@ def case_train_refused() -> None:
           "--grid", "16", message=r"cannot build its block")
 
 
+def case_train_public_coin() -> None:
+    """The public-coin learners (H.2, H.3) through ldp train: one report per user of the wire header,
+    the user index and one bit (1bit) or the chosen sample's index (genprot), the implemented level
+    at most the request (1bit: exactly the corrected level, within D.1's margin; genprot: its
+    bound, capped), deterministic for a seed, near the optimum with many users (excess risk 0.0023
+    at this seed for both; the surrogate maximized instead gives 0.098)."""
+    for method, lo, hi in (("wang-1bit", 1.999, 2.0), ("wang-genprot", 0.5, 2.0)):
+        base = ["--method", method, "--loss", "logistic", "--data", f"csv:{CANCER}", "--label", "31",
+                "--features", "1", "--intercept", "--epsilon", "2", "--grid", "2", "--seed", "5"]
+        j = train(*base, "--users", "100000")
+        check(j["reports"] == 100000 and j["details"]["grid_points"] == 9, f"{method}: {j['details']}")
+        # Header 10 bytes, the user index (a varint of 1 to 3 bytes below 100,000) and the bit or g.
+        check(11 <= j["bytes_per_report"] <= 15, f"{method}: bytes per report {j['bytes_per_report']}")
+        check(lo <= j["epsilon_impl"] <= hi, f"{method}: epsilon_impl {j['epsilon_impl']}")
+        check(-1e-6 <= j["excess_risk"] < 0.01, f"{method}: excess risk {j['excess_risk']}")
+        small, again = train(*base), train(*base)
+        for k in ("seconds", "device_seconds_per_report"):
+            small.pop(k)
+            again.pop(k)
+        check(small == again, f"{method}: two runs with one seed differ")
+
+
+def case_train_wang_glm() -> None:
+    """The GLM learner (H.4): D = d (d + 1) + 1 = 7 copies of (x, s) per report (21 varints for p = 2),
+    the (epsilon, delta) it spends at most the request, and near the optimum at epsilon 40 with
+    40,000 users (excess risk 0.0014 at this seed; the labels' sign flipped gives 0.148). Squared
+    loss and a missing --delta are refused."""
+    base = ["--method", "wang-glm", "--loss", "logistic", "--data", f"csv:{CANCER}", "--label", "31",
+            "--features", "28", "--intercept", "--seed", "1"]
+    j = train(*base, "--epsilon", "40", "--delta", "1e-6", "--users", "40000")
+    d = j["details"]
+    check(d["degree"] == 2 and d["copies"] == 7 and j["reports"] == 40000, f"{d}")
+    check(10 + 21 <= j["bytes_per_report"] <= 10 + 21 * 10, f"bytes per report {j['bytes_per_report']}")
+    check(j["epsilon_impl"] <= 40 and 0 < j["delta"] <= 1e-6, f"spent {j['epsilon_impl']}, {j['delta']}")
+    check(-1e-6 <= j["excess_risk"] < 0.005, f"excess risk {j['excess_risk']}")
+    fails("train", "--method", "wang-glm", "--loss", "squared", "--data", f"csv:{CANCER}", "--label", "31",
+          "--features", "28", "--seed", "1", "--epsilon", "1", "--delta", "1e-6", message=r"--loss logistic or hinge")
+    fails("train", *base, "--epsilon", "1", message=r"--method wang-glm needs --delta")
+
+
 if __name__ == "__main__":
     sys.exit(cli.main(globals()))

@@ -182,6 +182,7 @@ command add_train(CLI::App& parent) {
       {"--grid", app->add_option("--grid", s.grid, "Bernstein learners: k, (k + 1)^p grid points")},
       {"--order", app->add_option("--order", s.order, "Bernstein learners: h, the surrogate's order")},
       {"--strings", app->add_option("--strings", s.strings, "wang-genprot: T public samples per user (default 32)")},
+      {"--degree", app->add_option("--degree", s.degree, "wang-glm: d, d (d + 1) + 1 copies a report (default 2)")},
       {"--steps", app->add_option("--steps", s.steps, "SGD: steps T, the users split across them (default sqrt n)")},
       {"--sgd-mechanism",
        app->add_option("--sgd-mechanism", s.sgd_mechanism,

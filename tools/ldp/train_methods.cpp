@@ -34,6 +34,8 @@ const std::vector<train_method>& train_methods() {
        "--epsilon --grid --order", "--epsilon", solve_wang_1bit},
       {"wang-genprot", "Wang et al. Alg 8: one of T public samples per user, the Bernstein surrogate",
        "--epsilon --grid --order --strings", "--epsilon", solve_wang_genprot},
+      {"wang-glm", "Wang et al. Algs 4/5: d (d + 1) + 1 Gaussian copies of (x, s) per user, SIGM on unbiased products",
+       "--epsilon --delta --degree --steps", "--epsilon --delta", solve_wang_glm},
   };
   return methods;
 }

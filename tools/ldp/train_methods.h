@@ -23,8 +23,9 @@ struct train_settings {
   double delta = 0;
   uint32_t grid = 0;          // Bernstein learners: k, (k + 1)^p grid points
   uint32_t order = 0;         // Bernstein learners: h, the surrogate's order
-  uint64_t steps = 0;         // SGD baselines: T steps, the users split across them
+  uint64_t steps = 0;         // SGD baselines: T steps, the users split across them; wang-glm: SIGM iterations
   uint32_t strings = 0;       // wang-genprot: T public samples per user
+  uint32_t degree = 0;        // wang-glm: d, D = d (d + 1) + 1 copies a report
   std::string sgd_mechanism;  // ldp-sgd: the vector mechanism of the gradients
   uint64_t seed = 0;          // the devices' DRBG (seeding.h) and the solvers' searches
 };

@@ -9,11 +9,15 @@
 
 #include "errors.h"
 #include "ldp/device/bernstein.h"
+#include "ldp/device/glm.h"
 #include "ldp/device/public_coin.h"
 #include "ldp/server/aggregator.h"
 #include "ldp/server/bernstein.h"
+#include "ldp/server/glm.h"
 #include "ldp/server/public_coin.h"
 #include "ldp/wire/bernstein_params.h"
+#include "ldp/wire/glm_params.h"
+#include "ldp/wire/mean_params.h"
 #include "ldp/wire/public_coin_params.h"
 #include "mechanism_options.h"
 #include "seeding.h"
@@ -161,6 +165,61 @@ train_result solve_wang_1bit(const train_data& data, const train_settings& s) {
 
 train_result solve_wang_genprot(const train_data& data, const train_settings& s) {
   return solve_public_coin(data, s, true);
+}
+
+train_result solve_wang_glm(const train_data& data, const train_settings& s) {
+  const examples& train = data.train;
+  if (s.loss != wire::loss_kind::logistic && s.loss != wire::loss_kind::hinge) {
+    fail("--method wang-glm learns GLMs of s <theta, x>: --loss logistic or hinge (docs/mechanisms.md H.4)");
+  }
+  wire::glm_shape shape;
+  shape.dimension = train.p;
+  shape.degree = s.degree != 0 ? s.degree : default_glm_degree;
+  train_result out;
+  const wire::params block = built(
+      "wang-glm", [&](double e) { return wire::make_glm_copies(e, s.delta, shape); }, s.epsilon, &out.epsilon_impl);
+  std::vector<std::byte> workspace(device::glm_context::workspace_size(block));
+  device::glm_context context;
+  const status ready = device::glm_context::init(workspace, block, &context);
+  if (ready != status::ok) fail("internal: the glm-copies device context refused its block: {}", describe(ready));
+  const std::unique_ptr<server::aggregator> agg = aggregator_for(block);
+  const int64_t one = int64_t{1} << shape.frac_bits;
+  std::vector<int64_t> x(train.p);
+  device_cost cost;
+  random::drbg rng = seeded_drbg(s.seed, seed_purpose::device_block, 0);
+  run_users(
+      0, train.size(),
+      [&](uint64_t user, random::drbg& r, span<unsigned char> payload, std::size_t* written) {
+        // Features in [0, 1] and the label's sign s = 2 y - 1 on the block's grid (H.4).
+        for (uint32_t j = 0; j < train.p; ++j) {
+          const status fixed = wire::to_fixed(train.row(user)[j], shape.frac_bits, &x[j]);
+          if (fixed != status::ok) return fixed;
+        }
+        const int64_t label = train.y[user] > 0.5 ? one : -one;
+        return context.randomize(x, label, r, payload, device::framing::payload, written);
+      },
+      rng, *agg, cost);
+  server::glm_options o;
+  o.loss = s.loss;
+  o.steps = s.steps;
+  o.seed = s.seed;
+  server::glm_result fit;
+  const status trained = server::glm_train(*agg, o, &fit);
+  if (trained != status::ok) fail("internal: glm_train refused the fleet's aggregator: {}", describe(trained));
+  out.w = fit.w;
+  out.delta = fit.delta;
+  out.reports = cost.reports;
+  out.report_bytes = cost.report_bytes;
+  out.device_seconds = cost.device_seconds;
+  out.summary =
+      fmt::format("glm-copies: degree d = {} ({} copies a report), smoothing {:.3g}, {} SIGM steps (spread {:.3g})",
+                  shape.degree, wire::glm_copy_count(shape.degree), fit.smoothing, fit.steps, fit.spread);
+  out.details = {{"degree", shape.degree},
+                 {"copies", wire::glm_copy_count(shape.degree)},
+                 {"smoothing", fit.smoothing},
+                 {"sigm_steps", fit.steps},
+                 {"spread", fit.spread}};
+  return out;
 }
 
 }  // namespace ldp::tools

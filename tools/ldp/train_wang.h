@@ -36,6 +36,16 @@ train_result solve_wang_bernstein(const train_data& data, const train_settings& 
 train_result solve_wang_1bit(const train_data& data, const train_settings& settings);
 train_result solve_wang_genprot(const train_data& data, const train_settings& settings);
 
+// --degree d when not given: D = d (d + 1) + 1 = 7 copies a report. H.4 measures why d stays small:
+// the product terms' spread grows so fast with d that larger d only helps at epsilon far above 10.
+inline constexpr uint32_t default_glm_degree = 2;
+
+// --method wang-glm (Algs 4/5, H.4): every user's D noisy copies of (x, s) through the glm-copies
+// mechanism at (epsilon, delta), then server::glm_train (the unbiased product terms and SIGM; --steps
+// its iterations, default n). Logistic and hinge losses only (the squared loss is not a GLM of
+// s <theta, x>).
+train_result solve_wang_glm(const train_data& data, const train_settings& settings);
+
 }  // namespace ldp::tools
 
 #endif
