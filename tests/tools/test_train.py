@@ -180,7 +180,7 @@ def case_train_public_coin() -> None:
     the user index and one bit (1bit) or the chosen sample's index (genprot), the implemented level
     at most the request (1bit: exactly the corrected level, within D.1's margin; genprot: its
     bound, capped), deterministic for a seed, near the optimum with many users (excess risk 0.0023
-    at this seed for both; the surrogate maximized instead gives 0.098)."""
+    at this seed for both, the corner w = (0, 1) the three Bernstein learners reach)."""
     for method, lo, hi in (("wang-1bit", 1.999, 2.0), ("wang-genprot", 0.5, 2.0)):
         base = ["--method", method, "--loss", "logistic", "--data", f"csv:{CANCER}", "--label", "31",
                 "--features", "1", "--intercept", "--epsilon", "2", "--grid", "2", "--seed", "5"]
