@@ -105,7 +105,13 @@ TEST_CASE("clip_on_grid: the exact L2 norm never exceeds C, short vectors are un
   server::clip_on_grid(outside, 5);
   CHECK(norm2(outside) <= 25);
   CHECK(outside[0] >= 2);
-  CHECK(outside[1] <= -3);  // the direction kept up to the grid
+  CHECK(outside[1] <= -3);               // the direction kept up to the grid
+  std::vector<int64_t> boundary{-1000};  // lands on the sphere, not a grid unit inside it
+  server::clip_on_grid(boundary, 1);
+  CHECK(boundary == std::vector<int64_t>{-1});
+  std::vector<int64_t> diagonal{1, 1};  // rounding to nearest would leave it outside: truncated
+  server::clip_on_grid(diagonal, 1);
+  CHECK(norm2(diagonal) <= 1);
   std::vector<int64_t> huge{INT64_MAX, INT64_MIN, INT64_MAX};
   server::clip_on_grid(huge, uint64_t{1} << 30);
   CHECK(norm2(huge) <= std::ldexp(1.0, 60));
@@ -197,11 +203,10 @@ TEST_CASE("run_dp_sgd: the noise is there at small epsilon, and the spend counts
   ldp::random::drbg rng(seed);
   const std::vector<double> w0{0, 0, 0};
   uint64_t seen = 0;
-  const server::dp_sgd_result r = server::run_dp_sgd(o, w0, users, rng,
-                                                     [&](uint64_t step, span<const double>) {
-                                                       seen = step;
-                                                       return step < 3;
-                                                     });
+  const server::dp_sgd_result r = server::run_dp_sgd(o, w0, users, rng, [&](uint64_t step, span<const double>) {
+    seen = step;
+    return step < 3;
+  });
   REQUIRE(r.code == status::ok);
   CHECK(seen == 3);
   CHECK(r.steps_taken == 3);
@@ -211,9 +216,8 @@ TEST_CASE("run_dp_sgd: the noise is there at small epsilon, and the spend counts
   CHECK(r.epsilon < 1);
   // A failing callback stops the run; the step it failed in released nothing.
   ldp::random::drbg rng2(seed);
-  const server::dp_sgd_result failed =
-      server::run_dp_sgd(o, w0,
-                         [](uint64_t, span<const double>, span<int64_t>) { return status::invalid_argument; }, rng2);
+  const server::dp_sgd_result failed = server::run_dp_sgd(
+      o, w0, [](uint64_t, span<const double>, span<int64_t>) { return status::invalid_argument; }, rng2);
   CHECK(failed.code == status::invalid_argument);
   CHECK(failed.steps_taken == 0);
   CHECK(failed.epsilon == 0);

@@ -58,15 +58,19 @@ uint64_t dp_sgd_sigma2_for(double epsilon, double delta, uint64_t steps, double 
 }
 
 void clip_on_grid(span<int64_t> g, uint64_t clip_units) noexcept {
-  // The shrink factor has a 2^-30 margin for the rounding of the double norm; the exact check
-  // decides, and a further pass (rare) shrinks again.
+  // First the scaled vector rounded to nearest (so a long vector lands on the sphere, not inside
+  // it by a grid unit); if rounding pushed it out, passes truncating toward zero with a 2^-30
+  // margin for the double norm's rounding: each strictly shrinks every non-zero entry, so they end.
   const double margin = 1 - std::ldexp(1.0, -30);
-  while (!inside(g, clip_units)) {
+  for (bool nearest = true; !inside(g, clip_units); nearest = false) {
     double norm2 = 0;
     for (const int64_t v : g) norm2 += static_cast<double>(v) * static_cast<double>(v);
-    double s = static_cast<double>(clip_units) / std::sqrt(norm2) * margin;
-    if (!(s < margin)) s = margin;
-    for (int64_t& v : g) v = static_cast<int64_t>(static_cast<double>(v) * s);
+    double s = static_cast<double>(clip_units) / std::sqrt(norm2);
+    if (!nearest) s = s < 1 ? s * margin : margin;
+    for (int64_t& v : g) {
+      const double scaled = static_cast<double>(v) * s;
+      v = static_cast<int64_t>(nearest ? std::round(scaled) : scaled);
+    }
   }
 }
 
