@@ -339,6 +339,37 @@ int main() {
     return 36;
   }
   sink = learner_report[report_size - 1];
+  // A training round's contribution (docs/mechanisms.md I.0): the round's logistic model over 4
+  // features arrives as a broadcast (binary32 weights, wire_format.md 10; built here, received in a
+  // real image) whose digest the round names; the gradient averaged over the user's first 2 of 3
+  // samples in float, clipped to G = 1 and quantized (f = 16), entirely in static buffers.
+  {
+    const ldp::wire::model_header model{{ldp::wire::model_kind::logistic, 4, 1}, ldp::wire::weight_format::f32, 3};
+    static const double weights[5] = {0.5, -0.25, 0.125, 1.0, -0.5};
+    static unsigned char broadcast[ldp::wire::model_broadcast_header_size + 5 * 4 + 4];
+    std::size_t broadcast_size = 0;
+    if (ldp::wire::encode_model_broadcast(model, weights, broadcast, &broadcast_size) != ldp::status::ok) return 97;
+    const ldp::device::gradient_bound bound{ldp::wire::model_broadcast_digest(broadcast), 2, 16, 65536};
+    static const float features[12] = {1, 0, 0.5f, 2, 0, 1, 1, -1, 3, 3, 3, 3};
+    static const float labels[3] = {1, 0, 1};
+    static float model_workspace[10];
+    static int64_t contribution[5];
+    if (ldp::device::user_gradient<float>(broadcast, bound, {features, labels, 3}, model_workspace, contribution) !=
+        ldp::status::ok) {
+      return 98;
+    }
+    sink = static_cast<uint64_t>(contribution[4]);
+    // The same samples in sparse form (feature index, value pairs), as an embedding-style device holds them.
+    static const std::size_t offsets[4] = {0, 3, 5, 9};
+    static const uint32_t index[9] = {0, 2, 3, 1, 3, 0, 1, 2, 3};
+    static const float value[9] = {1, 0.5f, 2, 1, 1, 3, 3, 3, 3};
+    if (ldp::device::user_gradient<float>(broadcast, bound,
+                                          ldp::device::sparse_samples<float>{offsets, index, value, labels, 3},
+                                          model_workspace, contribution) != ldp::status::ok) {
+      return 99;
+    }
+    sink = static_cast<uint64_t>(contribution[0]);
+  }
   if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);

@@ -7,6 +7,7 @@
 #include "ldp/device/context.h"
 #include "ldp/device/distribution.h"
 #include "ldp/device/frequency.h"
+#include "ldp/device/gradient.h"
 #include "ldp/device/kent_support.h"
 #include "ldp/device/kway_marginals.h"
 #include "ldp/device/ledger.h"

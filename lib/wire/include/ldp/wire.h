@@ -21,6 +21,8 @@
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/mechanism.h"
 #include "ldp/wire/mechanism_table.h"
+#include "ldp/wire/model.h"
+#include "ldp/wire/model_broadcast.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
 #include "ldp/wire/peek.h"
