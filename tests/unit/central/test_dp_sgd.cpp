@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "ldp/device/gradient.h"
 #include "ldp/random/drbg.h"
 #include "ldp/server/central/accountant.h"
 #include "ldp/server/central/dp_sgd.h"
+#include "ldp/wire/model_broadcast.h"
 
 namespace {
 
@@ -224,4 +226,85 @@ TEST_CASE("run_dp_sgd: the noise is there at small epsilon, and the spend counts
   server::dp_sgd_options bad = o;
   bad.sigma2 = 0;
   CHECK(server::run_dp_sgd(bad, w0, users, rng2).code == status::invalid_argument);
+}
+
+namespace {
+
+// n users of m = 4 logistic samples (p = 2), each contribution computed as a device would
+// (device/gradient.h) from the broadcast of the current iterate, which the server encodes per step.
+struct logistic_round {
+  static constexpr uint32_t p = 2, m = 4;
+  static constexpr unsigned frac_bits = 16;
+  std::vector<std::vector<double>> features, labels;
+  explicit logistic_round(uint64_t n) {
+    for (uint64_t u = 0; u < n; ++u) {
+      std::vector<double> x, y;
+      for (uint32_t k = 0; k < m; ++k) {
+        const double a = std::sin(static_cast<double>(u * m + k) * 1.7), b = std::cos(static_cast<double>(u + k) * 0.9);
+        x.push_back(a);
+        x.push_back(b);
+        y.push_back((a + 0.5 * b > 0.2) != ((u + k) % 5 == 0) ? 1 : 0);  // a fifth flipped: a finite optimum
+      }
+      features.push_back(x);
+      labels.push_back(y);
+    }
+  }
+  status operator()(uint64_t u, span<const double> w, span<int64_t> out) const {
+    const ldp::wire::model_header h{{ldp::wire::model_kind::logistic, p, 1}, ldp::wire::weight_format::f64, 1};
+    std::vector<unsigned char> broadcast(ldp::wire::model_broadcast_size(h));
+    std::size_t written = 0;
+    if (ldp::wire::encode_model_broadcast(h, w, broadcast, &written) != status::ok) return status::invalid_argument;
+    const ldp::device::gradient_bound bound{ldp::wire::model_broadcast_digest(broadcast), m, frac_bits,
+                                            int64_t{1} << frac_bits};  // G = 1
+    std::vector<double> workspace(ldp::device::gradient_workspace_size(h));
+    return ldp::device::user_gradient<double>(broadcast, bound, {features[u].data(), labels[u].data(), m}, workspace,
+                                              out);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("run_dp_sgd over device contributions (logistic model): epsilon 1e7 follows the noiseless run") {
+  const uint64_t n = 30, steps = 60;
+  const logistic_round users(n);
+  server::dp_sgd_options o;
+  o.users = n;
+  o.steps = steps;
+  o.learning_rate = 0.5;
+  o.clip = 1;
+  o.frac_bits = logistic_round::frac_bits;
+  o.l2_regularization = 0.05;
+  o.delta = 1e-6;
+  o.sigma2 = server::dp_sgd_sigma2_for(1e7, o.delta, steps, o.clip, o.frac_bits);
+  ldp::random::drbg rng(seed);
+  const std::vector<double> w0{0, 0, 0};
+  const server::dp_sgd_result r = server::run_dp_sgd(o, w0, users, rng);
+  REQUIRE(r.code == status::ok);
+  // The noiseless run: the same contributions (the server's re-clipping changes none of them),
+  // summed exactly.
+  std::vector<double> w = w0;
+  std::vector<int64_t> g(3), clipped(3);
+  for (uint64_t t = 0; t < steps; ++t) {
+    std::vector<double> sum(3, 0);
+    for (uint64_t u = 0; u < n; ++u) {
+      REQUIRE(users(u, w, g) == status::ok);
+      clipped = g;
+      server::clip_on_grid(clipped, uint64_t{1} << logistic_round::frac_bits);
+      CHECK(clipped == g);
+      for (std::size_t j = 0; j < 3; ++j) sum[j] += static_cast<double>(g[j]);
+    }
+    for (std::size_t j = 0; j < 3; ++j) {
+      w[j] -= o.learning_rate * (sum[j] / (static_cast<double>(n) * 65536) + o.l2_regularization * w[j]);
+    }
+  }
+  // The step map w -> w - lr (grad + lambda w) is nonexpansive (lr (L + lambda) <= 2: the logistic
+  // loss is ||(x, 1)||^2 / 4 <= 3/4-smooth), so the runs differ by at most lr times the sum over
+  // steps of the noise's norm (each <= 6 sd sqrt(3) but with probability ~1e-8) plus the grid's
+  // rounding (sqrt(3) 2^-17 per contribution, both runs).
+  const double s = std::sqrt(static_cast<double>(o.sigma2)) / (static_cast<double>(n) * 65536);
+  const double tolerance =
+      o.learning_rate * static_cast<double>(steps) * std::sqrt(3.0) * (6 * s + std::ldexp(1.0, -16)) + 1e-9;
+  REQUIRE(tolerance < 0.05);
+  CHECK(std::fabs(w[0]) > 0.5);  // the noiseless run moved: the comparison is not vacuous
+  for (std::size_t j = 0; j < 3; ++j) CHECK(std::fabs(r.last[j] - w[j]) < tolerance);
 }
