@@ -75,8 +75,8 @@ TEST_CASE("one DP-SGD step: exact noise law around the clipped sum, and no event
   REQUIRE(sigma2 >= 1);
   const int n = 100000;
   ldp::random::drbg rng(seed);
-  const std::vector<int64_t> d = draws(1, sigma2, rng, n);         // sum 3
-  const std::vector<int64_t> d2 = draws(-1000, sigma2, rng, n);    // clipped to -1: sum 1
+  const std::vector<int64_t> d = draws(1, sigma2, rng, n);       // sum 3
+  const std::vector<int64_t> d2 = draws(-1000, sigma2, rng, n);  // clipped to -1: sum 1
   const double v = discrete_gaussian_variance(static_cast<double>(sigma2));
   const double centers[] = {3, 1};
   const std::vector<int64_t>* samples[] = {&d, &d2};

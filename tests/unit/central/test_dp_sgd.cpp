@@ -192,6 +192,42 @@ TEST_CASE("run_dp_sgd at large epsilon follows non-private projected GD to the m
   }
 }
 
+TEST_CASE("run_dp_sgd with a projection: the iterate stays in the ball and reaches the constrained minimizer") {
+  // For 1/2 ||w - a||^2 averaged, the minimizer over the ball of radius R is a's mean scaled to R.
+  const uint64_t n = 40, steps = 200;
+  const quadratic_users users = make_users(n, 20);
+  server::dp_sgd_options o;
+  o.users = n;
+  o.steps = steps;
+  o.learning_rate = 0.1;
+  o.clip = 4;
+  o.frac_bits = 20;
+  o.radius = 0.1;
+  o.sigma2 = server::dp_sgd_sigma2_for(1e9, o.delta, steps, o.clip, o.frac_bits);
+  ldp::random::drbg rng(seed);
+  const std::vector<double> w0{0, 0, 0};
+  const server::dp_sgd_result r = server::run_dp_sgd(o, w0, users, rng);
+  REQUIRE(r.code == status::ok);
+  std::vector<double> mean(3, 0);
+  for (const auto& a : users.targets) {
+    for (std::size_t j = 0; j < 3; ++j) mean[j] += a[j] / static_cast<double>(n);
+  }
+  const double norm = std::sqrt(mean[0] * mean[0] + mean[1] * mean[1] + mean[2] * mean[2]);
+  REQUIRE(norm > 0.3);
+  // The projected step contracts by 1 - lr (projection is nonexpansive), so the distance to the
+  // noiseless iterate stays below the largest noise norm lr / lr = 1 times 6 sd sqrt(3) (each
+  // step's noise beyond 6 sd: ~1e-8); the noiseless one is within 0.9^200 of the minimizer.
+  const double s = std::sqrt(static_cast<double>(o.sigma2)) / (static_cast<double>(n) * std::ldexp(1.0, 20));
+  const double tolerance = 6 * std::sqrt(3.0) * s + 1e-6;
+  REQUIRE(tolerance < 1e-3);
+  double last2 = 0;
+  for (std::size_t j = 0; j < 3; ++j) {
+    last2 += r.last[j] * r.last[j];
+    CHECK(std::fabs(r.last[j] - mean[j] * o.radius / norm) < tolerance);
+  }
+  CHECK(std::sqrt(last2) <= o.radius * (1 + 1e-12));
+}
+
 TEST_CASE("run_dp_sgd: the noise is there at small epsilon, and the spend counts the steps taken") {
   const quadratic_users users = make_users(10, 16);
   server::dp_sgd_options o;
