@@ -134,7 +134,8 @@ struct quadratic_users {
   std::vector<std::vector<double>> targets;
   status operator()(uint64_t u, span<const double> w, span<int64_t> out) const {
     for (std::size_t j = 0; j < w.size(); ++j) {
-      out[j] = static_cast<int64_t>(std::llround(std::ldexp(w[j] - targets[u][j], static_cast<int>(frac_bits))));
+      out[j] = static_cast<int64_t>(
+          std::llround(std::ldexp(w[j] - targets[static_cast<std::size_t>(u)][j], static_cast<int>(frac_bits))));
     }
     return status::ok;
   }
@@ -293,8 +294,9 @@ struct logistic_round {
     const ldp::device::gradient_bound bound{ldp::wire::model_broadcast_digest(broadcast), m, frac_bits,
                                             int64_t{1} << frac_bits};  // G = 1
     std::vector<double> workspace(ldp::device::gradient_workspace_size(h));
-    return ldp::device::user_gradient<double>(broadcast, bound, {features[u].data(), labels[u].data(), m}, workspace,
-                                              out);
+    return ldp::device::user_gradient<double>(
+        broadcast, bound, {features[static_cast<std::size_t>(u)].data(), labels[static_cast<std::size_t>(u)].data(), m},
+        workspace, out);
   }
 };
 
