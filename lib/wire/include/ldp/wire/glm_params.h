@@ -19,6 +19,7 @@
 
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/params.h"
+#include "ldp/wire/zcdp.h"  // zcdp_epsilon, shared with the server's accountant
 
 namespace ldp::wire {
 
@@ -45,12 +46,6 @@ struct glm_shape {
 // The paper's degree for a target excess risk alpha (Theorem 30: beta = alpha / 4,
 // d = 2 / (beta^2 alpha) = 32 / alpha^3), rounded up; 0 when alpha <= 0 or d > glm_max_degree.
 [[nodiscard]] uint32_t glm_degree_for_accuracy(double alpha) noexcept;
-
-// The smallest epsilon of CKS 2020 Corollary 13 for a rho-zCDP mechanism at delta in (0, 1):
-// min over Renyi orders a > 1 of a rho + (ln(1/delta) - a ln a) / (a - 1) + ln(a - 1), never
-// below 0. Every order gives a valid bound; the minimum is searched on a grid of a - 1 = 2^(k/4)
-// and refined by golden section, with det_log only (deterministic).
-[[nodiscard]] double zcdp_epsilon(double rho, double delta) noexcept;
 
 // The block's rho: D (p + 4) Q^2 / (2 sigma2) (see above).
 [[nodiscard]] double glm_rho(const params& p) noexcept;
