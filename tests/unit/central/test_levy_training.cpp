@@ -267,6 +267,8 @@ TEST_CASE("Alg 5 on a toy class selects the best candidate") {
   // The mean loss of candidate 1 is 0.001; the minimum over its ~2^16 / 3 noisy scores lies a few
   // times the scale (ln of the draws) below it.
   CHECK(std::abs(r.score - 0.001) < 0.1);
+  CHECK(r.epsilon_impl <= 30);
+  CHECK(r.epsilon_impl > 29);
   o.candidates = 0;
   CHECK(server::private_selection(o, users, 1, loss, seed, &r) == status::invalid_argument);
 }

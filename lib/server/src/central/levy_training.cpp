@@ -180,6 +180,7 @@ status private_selection(const private_selection_options& o, span<const span<con
                          : std::max<uint64_t>(1, static_cast<uint64_t>(std::ldexp(1.0, 32) / k));  // Thm 7: 1 / K
     random::drbg rng(seed);
     std::vector<int64_t> values(users.size());
+    double level = 0;
     const candidate_score score = [&](uint64_t c, double* v) {
       for (std::size_t u = 0; u < users.size(); ++u) {
         const std::size_t used = std::min<std::size_t>(users[u].size() / sample_dim, o.observations);
@@ -194,9 +195,13 @@ status private_selection(const private_selection_options& o, span<const span<con
       winsorized_1d_result r;
       const status s = winsorized_mean_1d(values, base, rng, &r);
       *v = r.mean / unit;
+      level = std::max(level, r.epsilon_impl);
       return s;
     };
-    return random_stopping_selection(o.candidates, gamma_num, score, rng, out);
+    const status s = random_stopping_selection(o.candidates, gamma_num, score, rng, out);
+    // Liu and Talwar's Thm 3.4: an eps-DP base under random stopping is 3 eps-DP.
+    if (s == status::ok) out->epsilon_impl = 3 * level;
+    return s;
   } catch (const std::bad_alloc&) {
     return status::overflow;
   } catch (...) {

@@ -109,9 +109,10 @@ struct phased_erm_result {
 using candidate_score = std::function<status(uint64_t candidate, double* score)>;
 
 struct selection_result {
-  uint64_t candidate = 0;  // J_{t*}
-  double score = 0;        // V_{t*}
-  uint64_t draws = 0;      // how many candidates were scored before the stop
+  uint64_t candidate = 0;   // J_{t*}
+  double score = 0;         // V_{t*}
+  uint64_t draws = 0;       // how many candidates were scored before the stop
+  double epsilon_impl = 0;  // private_selection: 3 x the largest base level implemented (<= epsilon)
 };
 
 // The random stopping of Alg 5 (Liu and Talwar 2019): draw J uniformly among `candidates`, score it,
