@@ -271,4 +271,9 @@ TEST_CASE("Alg 5 on a toy class selects the best candidate") {
   CHECK(r.epsilon_impl > 29);
   o.candidates = 0;
   CHECK(server::private_selection(o, users, 1, loss, seed, &r) == status::invalid_argument);
+  o.candidates = 3;
+  o.bound = 1e6;
+  o.frac_bits = 40;
+  o.observations = 1u << 20;  // 2^20 x 2^60: a user's sum would overflow int64
+  CHECK(server::private_selection(o, users, 1, loss, seed, &r) == status::invalid_argument);
 }

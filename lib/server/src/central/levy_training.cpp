@@ -64,7 +64,6 @@ status winsorized_sgd(const winsorized_sgd_options& options, span<const span<con
     winsorized_sgd_result r;
     r.last.assign(theta0.begin(), theta0.end());
     r.theta.assign(d, 0);
-    std::vector<double> grad(d);
     while (session.remaining() > 0) {
       const std::vector<double> theta = r.last;  // the query reads this step's iterate only
       const query_function phi = [&](span<const double> sample, span<double> value) { gradient(theta, sample, value); };
@@ -164,7 +163,8 @@ status private_selection(const private_selection_options& o, span<const span<con
   try {
     const double unit = std::ldexp(1.0, static_cast<int>(o.frac_bits));
     const double range_real = std::ceil(o.bound * unit);
-    if (!(range_real < 0x1p62)) return status::invalid_argument;
+    // A user's sum of m losses on the grid must fit int64.
+    if (!(range_real < 0x1p62) || !(range_real * o.observations < 0x1p63)) return status::invalid_argument;
     const auto n = static_cast<double>(users.size()), k = static_cast<double>(o.candidates);
     const double tau =
         o.tau > 0

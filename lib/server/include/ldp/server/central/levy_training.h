@@ -139,7 +139,8 @@ struct private_selection_options {
 
 // Alg 5: the score of candidate k is WinsorizedMean1D at eps / 3 of the users' averaged losses
 // (quantized to the grid), over bins of half width tau on [-B, B]. Returns the selection in real units.
-// invalid_argument for options out of range, no users, a user without samples.
+// invalid_argument for options out of range (frac_bits > 40, B 2^f m beyond int64), no users, a user
+// without samples.
 [[nodiscard]] status private_selection(const private_selection_options& options, span<const span<const double>> users,
                                        std::size_t sample_dim, const sample_loss& loss,
                                        const unsigned char seed[random::drbg::seed_size],
