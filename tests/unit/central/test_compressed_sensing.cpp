@@ -124,6 +124,15 @@ TEST_CASE("cs_decode: the LASSO error bound with noise") {
       CAPTURE(noise);
       CAPTURE(s);
       CHECK(distance(z, x) <= 3 * std::sqrt(static_cast<double>(s)) * o.lambda / 0.25);
+      // The LASSO's optimality (KKT) conditions, g = A^T (y - A z): |g_j| <= lambda everywhere and
+      // g_j = lambda sign(z_j) on the support of z.
+      const std::vector<double> az = times(a, z, m);
+      for (std::size_t j = 0; j < d; ++j) {
+        double g = 0;
+        for (std::size_t i = 0; i < m; ++i) g += a[i * d + j] * (y[i] - az[i]);
+        CHECK(std::fabs(g) <= o.lambda * (1 + 1e-6));
+        if (z[j] != 0) CHECK(g == doctest::Approx(z[j] > 0 ? o.lambda : -o.lambda).epsilon(1e-6));
+      }
     }
   }
 }
@@ -218,6 +227,21 @@ TEST_CASE("release_cs_mean: replacing one point moves the measured mean by at mo
   const double limit = static_cast<double>(r1.sensitivity) / std::ldexp(1.0, 16) / 20;
   CHECK(moved <= limit);
   CHECK(moved > 0.99 * limit);  // both clipped to the sphere, opposite: the bound is attained
+}
+
+TEST_CASE("release_cs_mean: a point beyond L counts as the point scaled to L") {
+  cs_release_options o;
+  o.measurements = 8;
+  o.radius = 1;
+  o.rip_slack = 4;  // a clip on the measurements this loose never acts on points of norm 1 here
+  const std::vector<sparse_point> far{sparse_point{{1, 5}, {30, 40}}, sparse_point{{2}, {0.5}}};
+  const std::vector<sparse_point> scaled{sparse_point{{1, 5}, {0.6, 0.8}}, sparse_point{{2}, {0.5}}};
+  auto rng1 = ldp::test::seeded_drbg("cs point clip");
+  auto rng2 = ldp::test::seeded_drbg("cs point clip");
+  cs_release r1, r2;
+  REQUIRE(release_cs_mean(far, 16, o, rng1, &r1) == status::ok);
+  REQUIRE(release_cs_mean(scaled, 16, o, rng2, &r2) == status::ok);
+  CHECK(distance(r1.measured_mean, r2.measured_mean) < 1e-4);  // the grid's rounding only
 }
 
 TEST_CASE("release_cs_mean: the decoded mean of sparse data at eps = 1") {
