@@ -167,6 +167,23 @@ TEST_CASE("solve_regularized_erm: within tau of the minimizer; neighbours within
   CHECK(largest > 0.05 * sensitivity);  // the data do move the minimizer
 }
 
+TEST_CASE("solve_regularized_erm: a linear loss around w0 != 0 has the minimizer w0 - c / lambda") {
+  // F(w) = <c, w>: G = ||c||_2, beta = 0 (one step of length 1 / lambda is exact).
+  const std::vector<double> w0{1, -2, 3}, c{0.3, 0.0, -0.4};
+  auto linear = [&c](span<const double>, span<double> g) { std::copy(c.begin(), c.end(), g.begin()); };
+  output_perturbation_options o;
+  o.n = 50;
+  o.lipschitz = 0.5;
+  o.smoothness = 0;
+  o.regularization = 2;
+  std::vector<double> w;
+  uint64_t steps = 0;
+  REQUIRE(solve_regularized_erm(w0, linear, o, &w, &steps) == status::ok);
+  const std::vector<double> expected{1 - 0.15, -2, 3 + 0.2};
+  CHECK(l2(w, expected) <= 1e-12);
+  CHECK(steps == 1);
+}
+
 TEST_CASE("release_output_perturbation: calibration, the l-infinity fact (8) and the excess risk") {
   auto rng = ldp::test::seeded_drbg("output perturbation data");
   const uint32_t d = 60, s = 3;
