@@ -112,7 +112,7 @@ double linf_distance_to_ball(const std::vector<double>& v, double radius) {
 TEST_CASE("project_linf_to_l1_ball: a nearest point in l-infinity of the l1 ball around the centre") {
   auto rng = ldp::test::seeded_drbg("linf projection");
   for (int trial = 0; trial < 50; ++trial) {
-    const std::size_t d = 1 + rng.next_u64() % 40;
+    const auto d = static_cast<std::size_t>(1 + rng.next_u64() % 40);
     std::vector<double> v(d), center(d), shifted(d);
     for (std::size_t j = 0; j < d; ++j) {
       center[j] = uniform(rng) - 0.5;
