@@ -45,6 +45,7 @@ ldp::wire::params block(mechanism m, unsigned f, uint32_t d = 1) {
     case mean_member::bernstein:  // H.1: d grid losses on [0, 1] (one feature, k = d - 1)
       return ldp::wire::make_bernstein(1, d - 1, ldp::wire::loss_kind::squared, f, epsilon).block;
     case mean_member::kway_marginals: return ldp::wire::make_kway_marginals(d, 1, f, epsilon).block;  // d singletons
+    case mean_member::smooth_queries: return ldp::wire::make_smooth_queries(1, d + 1, f, epsilon).block;  // t = d + 1
   }
   return {};  // a value outside the enumeration
 }

@@ -277,6 +277,37 @@ int main() {
     return 72;
   }
   sink = support_report[report_size - 1];
+  // The public-coin learners (docs/mechanisms.md H.2, H.3): user 17 of 1000 with feature x and label 1
+  // under the squared loss on the grid {0, 1/3, 2/3, 1} (p = 1, k = 3), V = 2^8; the scales of
+  // make_bernstein_1bit at epsilon 1 and make_bernstein_genprot at 2 with T = 8 public samples.
+  static constexpr unsigned char coin_seed[ldp::wire::seed_size] = {4, 1, 7};
+  constexpr auto coin_block = [](ldp::wire::mechanism m) {
+    ldp::wire::params p;
+    p.mech = m;
+    p.set(ldp::wire::field::vector_dim, 1).set(ldp::wire::field::grid_size, 3).set(ldp::wire::field::loss, 1);
+    p.set(ldp::wire::field::users, 1000).set(ldp::wire::field::frac_bits, 8);
+    p.set_seed(ldp::wire::field::hash_seed, coin_seed).set(ldp::wire::field::scale_den, 65536);
+    p.set(ldp::wire::field::scale_num, m == ldp::wire::mechanism::bernstein_1bit ? 34247595u : 24204407u);
+    if (m == ldp::wire::mechanism::bernstein_genprot) p.set(ldp::wire::field::public_strings, 8);
+    return p;
+  };
+  const double feature = static_cast<double>(reading % 100) / 100;
+  ldp::device::learner_example example;
+  example.user = 17;
+  example.x = &feature;
+  example.dim = 1;
+  example.label = 1;
+  for (const ldp::wire::mechanism m : {ldp::wire::mechanism::bernstein_1bit, ldp::wire::mechanism::bernstein_genprot}) {
+    const ldp::wire::params coin = coin_block(m);
+    alignas(ldp::device::workspace_alignment) std::byte point[sizeof(double)];
+    unsigned char coin_report[ldp::wire::report_header_size + 16];
+    ldp::device::public_coin_context learner;
+    if (ldp::device::public_coin_context::init(point, coin, &learner) != ldp::status::ok ||
+        learner.randomize(example, rng, coin_report, report, &report_size) != ldp::status::ok) {
+      return 73;
+    }
+    sink = coin_report[report_size - 1];
+  }
   // String-discovery reports (docs/mechanisms.md F) from blocks derived on the device: a pem word of
   // at most 16 bytes (OLH, 8 bits a group, no workspace) and an sfp word of at most 8 bytes (CMS with
   // 16 rows of 256 columns: 32 bytes of sign bits); the group first, then the inner oracle's report.
@@ -339,6 +370,70 @@ int main() {
     return 36;
   }
   sink = learner_report[report_size - 1];
+  // A smooth-queries report (docs/mechanisms.md H.6): the 4^2 Chebyshev features of a reading pair in
+  // [-1, 1]^2 by the integer recurrence, block derived on the device, laplace-vector noise on each.
+  const ldp::wire::derived_params smooth = ldp::wire::make_smooth_queries(2, 4, 16, 2.0);
+  const int64_t pair[2] = {reading, -40000};
+  alignas(ldp::device::workspace_alignment) std::byte smooth_workspace[16 * sizeof(int64_t)];
+  unsigned char smooth_report[ldp::wire::report_header_size + 16 * ldp::wire::varint_max_size];
+  if (vector_mean_context::workspace_size(smooth.block) > sizeof smooth_workspace ||
+      vector_mean_context::init(smooth_workspace, smooth.block, &vector) != ldp::status::ok ||
+      ldp::device::randomize_smooth_queries(vector, pair, rng, smooth_report, report, &report_size) !=
+          ldp::status::ok) {
+    return 97;
+  }
+  sink = smooth_report[report_size - 1];
+  // A glm-copies report (docs/mechanisms.md H.4): d = 2, 7 copies of (x_0, x_1, s) on the grid of
+  // f = 8 with the discrete Gaussian of make_glm_copies(4, 1e-6, {2, 2, 8}); within the bare-metal
+  // budget LDP_CONFIG_MAX_GLM_COPIES = 21.
+  constexpr ldp::wire::params glm = [] {
+    ldp::wire::params p;
+    p.mech = ldp::wire::mechanism::glm_copies;
+    p.set(ldp::wire::field::domain, 21).set(ldp::wire::field::vector_dim, 2).set(ldp::wire::field::frac_bits, 8);
+    p.set(ldp::wire::field::degree, 2).set(ldp::wire::field::noise_sigma2, 4424337);
+    p.set(ldp::wire::field::privacy_delta, 18446744073709u);
+    return p;
+  }();
+  alignas(ldp::device::workspace_alignment) std::byte glm_workspace[ldp::device::glm_context::workspace_size(glm)];
+  unsigned char glm_report[ldp::wire::max_report_size(glm)];
+  const int64_t glm_example[] = {192, 64};  // x = (0.75, 0.25)
+  ldp::device::glm_context glm_learner;
+  if (ldp::device::glm_context::init(glm_workspace, glm, &glm_learner) != ldp::status::ok ||
+      glm_learner.randomize(glm_example, 256, rng, glm_report, report, &report_size) != ldp::status::ok) {
+    return 98;
+  }
+  sink = glm_report[report_size - 1];
+  // A training round's contribution (docs/mechanisms.md I.0): the round's logistic model over 4
+  // features arrives as a broadcast (binary32 weights, wire_format.md 10; built here, received in a
+  // real image) whose digest the round names; the gradient averaged over the user's first 2 of 3
+  // samples in float, clipped to G = 1 and quantized (f = 16), entirely in static buffers.
+  {
+    const ldp::wire::model_header model{{ldp::wire::model_kind::logistic, 4, 1}, ldp::wire::weight_format::f32, 3};
+    static const double weights[5] = {0.5, -0.25, 0.125, 1.0, -0.5};
+    static unsigned char broadcast[ldp::wire::model_broadcast_header_size + 5 * 4 + 4];
+    std::size_t broadcast_size = 0;
+    if (ldp::wire::encode_model_broadcast(model, weights, broadcast, &broadcast_size) != ldp::status::ok) return 110;
+    const ldp::device::gradient_bound bound{ldp::wire::model_broadcast_digest(broadcast), 2, 16, 65536};
+    static const float features[12] = {1, 0, 0.5f, 2, 0, 1, 1, -1, 3, 3, 3, 3};
+    static const float labels[3] = {1, 0, 1};
+    static float model_workspace[10];
+    static int64_t contribution[5];
+    if (ldp::device::user_gradient<float>(broadcast, bound, {features, labels, 3}, model_workspace, contribution) !=
+        ldp::status::ok) {
+      return 111;
+    }
+    sink = static_cast<uint64_t>(contribution[4]);
+    // The same samples in sparse form (feature index, value pairs), as an embedding-style device holds them.
+    static const std::size_t offsets[4] = {0, 3, 5, 9};
+    static const uint32_t index[9] = {0, 2, 3, 1, 3, 0, 1, 2, 3};
+    static const float value[9] = {1, 0.5f, 2, 1, 1, 3, 3, 3, 3};
+    if (ldp::device::user_gradient<float>(broadcast, bound,
+                                          ldp::device::sparse_samples<float>{offsets, index, value, labels, 3},
+                                          model_workspace, contribution) != ldp::status::ok) {
+      return 112;
+    }
+    sink = static_cast<uint64_t>(contribution[0]);
+  }
   if (firmware_ledger(rng, 20000 * 86400ull) != 0) return 80;  // the privacy ledger (docs/ledger.md)
   const ldp::q_result q = ldp::to_q32(0.25, 15);
   sink = static_cast<uint64_t>(q.value);

@@ -8,6 +8,7 @@
 //                                     saves 6 as a list, 12 as counts: docs/wire_format.md 7.1),
 //                                     and per valid golden file one after its report (accepted,
 //                                     or counted as a rejection)
+//   OUT_DIR/model/<name>.bin          every golden model broadcast (golden/model, wire_format.md 10)
 //   OUT_DIR/ledger/<name>.bin         device privacy ledger files (two slots back to back): fresh,
 //                                     configured and charged, one slot newer than the other, one
 //                                     slot damaged, an erased slot beside a damaged one
@@ -172,6 +173,20 @@ void write_ledger_seeds(const fs::path& dir) {
 
 }  // namespace
 
+// The golden model broadcasts as raw inputs of fuzz_model_broadcast.
+void write_model_seeds(const fs::path& golden_dir, const fs::path& dir) {
+  fs::create_directories(dir);
+  for (const auto& entry : fs::directory_iterator(golden_dir)) {
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("broadcast ", 0) == 0) {
+        write(dir / (entry.path().stem().string() + ".bin"), ldp::test::from_hex(line.substr(10)));
+      }
+    }
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: write_fuzz_seeds GOLDEN_DIR OUT_DIR\n");
@@ -252,5 +267,6 @@ int main(int argc, char** argv) {
   }
   write_state_seeds(out / "state", goldens);
   write_ledger_seeds(out / "ledger");
+  write_model_seeds(fs::path(argv[1]) / "model", out / "model");
   return 0;
 }

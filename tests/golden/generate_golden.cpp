@@ -364,6 +364,9 @@ std::vector<golden_case> all_cases() {
   // kway-marginals (docs/wire_format.md 3.14): N' = 10 conjunction indicators of p = 4, k = 2.
   payload(mechanism::kway_marginals, "p_entries", "four entries (one per attribute) where N' = 10 are due",
           builder().varint(1).varint(0).varint(1).varint(1), status::wrong_length);
+  // smooth-queries: t^p = 4 features, not p = 2 coordinates (docs/wire_format.md 3.15).
+  payload(mechanism::smooth_queries, "p_entries", "two entries (p) instead of t^p = 4", builder().varint(1).varint(2),
+          status::wrong_length);
 
   // bernstein (H.1): fixed_vector with N = (k + 1)^p = 9 entries, the domain field.
   payload(mechanism::bernstein, "missing_entry", "eight well-formed entries of N = 9",
@@ -372,6 +375,23 @@ std::vector<golden_case> all_cases() {
   payload(mechanism::bernstein, "extra_entry", "ten well-formed entries of N = 9",
           builder().varint(0).varint(1).varint(2).varint(3).varint(4).varint(5).varint(6).varint(7).varint(8).varint(9),
           status::wrong_length);
+
+  // glm-copies (docs/mechanisms.md H.4): a fixed_vector of D (p + 1) = 9 entries (3 copies of x_0, x_1, s).
+  payload(mechanism::glm_copies, "missing_entry", "eight well-formed entries of nine",
+          builder().varint(1).varint(2).varint(3).varint(4).varint(5).varint(6).varint(7).varint(8),
+          status::wrong_length);
+  payload(mechanism::glm_copies, "valid_extremes", "entries INT64_MIN and INT64_MAX (noise is unbounded)",
+          builder()
+              .varint(std::numeric_limits<int64_t>::min())
+              .varint(std::numeric_limits<int64_t>::max())
+              .varint(0)
+              .varint(-1)
+              .varint(1)
+              .varint(256)
+              .varint(-256)
+              .varint(0)
+              .varint(0),
+          status::ok);
 
   // bit: one byte holding 0 or 1.
   payload(mechanism::duchi, "reserved_bits", "bit byte 0x02", builder().le(2, 1), status::reserved_bits_set);
@@ -388,6 +408,19 @@ std::vector<golden_case> all_cases() {
           status::out_of_range);
   payload(mechanism::vector_laplace, "overlong_varint", "value 0 as 80 80 00",
           builder().le(17, 1).raw({0x80, 0x80, 0x00}), status::malformed_report);
+
+  // The public-coin learners (wire_format.md 3.12): coordinate = user index i < n = 1000 (2 bytes);
+  // bernstein-genprot's value is the sample index g < T = 16.
+  payload(mechanism::bernstein_1bit, "valid_last_user", "user n - 1 = 999, bit 1", builder().le(999, 2).le(1, 1),
+          status::ok);
+  payload(mechanism::bernstein_1bit, "user_out_of_range", "user 1000 = n", builder().le(1000, 2).le(1, 1),
+          status::out_of_range);
+  payload(mechanism::bernstein_genprot, "valid_last_choice", "user 5, g = T - 1 = 15", builder().le(5, 2).varint(15),
+          status::ok);
+  payload(mechanism::bernstein_genprot, "choice_out_of_range", "user 5, g = 16 = T", builder().le(5, 2).varint(16),
+          status::out_of_range);
+  payload(mechanism::bernstein_genprot, "negative_choice", "user 5, g = -1", builder().le(5, 2).varint(-1),
+          status::out_of_range);
 
   // sparse_pairs: count (1 byte, s = 4), then 2-byte index (d = 1000) + varint value in
   // [clip_lo, clip_hi] = [-65536, 65536], non-zero.

@@ -186,6 +186,25 @@ wire::params example_params(mechanism m) {
       p.set(field::frac_bits, 16).set_signed(field::clip_lo, 0).set_signed(field::clip_hi, int64_t{1} << 16);
       p.set(field::scale_num, 9 * (uint64_t{1} << 32) + 1).set(field::scale_den, 65536);
       break;
+    case mechanism::smooth_queries:  // H.6: p = 2 attributes, t = 2 degrees, t^p = 4 features on [-1, 1]
+      p.set(field::vector_dim, 2).set(field::degree, 2).set(field::domain, 4);
+      range();
+      scale();
+      break;
+    case mechanism::bernstein_1bit:
+    case mechanism::bernstein_genprot:
+      // H.2, H.3: p = 2, k = 3 (16 groups), squared loss, 1000 users, V = 2^10; the scales of
+      // make_bernstein_1bit at epsilon 1 (t = V / 0.49) and make_bernstein_genprot at 2 with T = 16.
+      p.set(field::vector_dim, 2).set(field::grid_size, 3).set(field::loss, 1).set(field::users, 1000);
+      p.set(field::frac_bits, 10).set_seed(field::hash_seed, seed).set(field::scale_den, 65536);
+      p.set(field::scale_num, m == mechanism::bernstein_1bit ? 136990379u : 96817626u);
+      if (m == mechanism::bernstein_genprot) p.set(field::public_strings, 16);
+      break;
+    case mechanism::glm_copies:
+      // make_glm_copies(1, 1e-6, {p = 2, d = 1, f = 8}): 3 copies of (x_0, x_1, s), rho = 0.02436 (H.4).
+      p.set(field::domain, 9).set(field::vector_dim, 2).set(field::frac_bits, 8).set(field::degree, 1);
+      p.set(field::noise_sigma2, 24216814).set(field::privacy_delta, 18446744073709u);
+      break;
     case mechanism::none: throw std::invalid_argument("no example for mechanism none");
   }
   return p;
@@ -244,12 +263,14 @@ example_report make_report(const wire::params& p, unsigned variant) {
       break;
     case wire::payload_kind::bit: r.bit = static_cast<uint8_t>(1 - (v & 1)); break;
     case wire::payload_kind::coordinate_bit:
-      r.index = static_cast<uint32_t>((17 + 31 * v) % p.get(field::hadamard_dim));
+      r.index = static_cast<uint32_t>((17 + 31 * v) % wire::coordinate_bound(p));
       r.bit = static_cast<uint8_t>(v & 1);
       break;
     case wire::payload_kind::coordinate_value:
-      r.index = static_cast<uint32_t>((17 + 31 * v) % p.get(field::hadamard_dim));
-      r.value = -static_cast<int64_t>(300000 + v);
+      r.index = static_cast<uint32_t>((17 + 31 * v) % wire::coordinate_bound(p));
+      // bernstein-genprot's value is a sample index g < T (docs/wire_format.md 3.12).
+      r.value = p.mech == mechanism::bernstein_genprot ? static_cast<int64_t>((5 + v) % p.get(field::public_strings))
+                                                       : -static_cast<int64_t>(300000 + v);
       break;
     case wire::payload_kind::group_round:
       e = make_report(wire::group_inner_block(p), variant);

@@ -60,6 +60,8 @@ const char* field_name(field f) {
     case field::degree: return "degree";
     case field::public_strings: return "public_strings";
     case field::users: return "users";
+    case field::noise_sigma2: return "noise_sigma2";
+    case field::privacy_delta: return "privacy_delta";
     default: return nullptr;  // a tag newer than this table: shown by number
   }
 }
@@ -122,6 +124,9 @@ std::string describe_block(const wire::params& p) {
   add("d", field::domain);
   if (p.has(field::marginal_order)) {  // kway-marginals: d = N' conjunctions of at most k of p bits
     parts.push_back(fmt::format("p={} k={}", p.get(field::vector_dim), p.get(field::marginal_order)));
+  }
+  if (p.has(field::degree)) {  // smooth-queries: d = t^p Chebyshev features of p attributes
+    parts.push_back(fmt::format("p={} t={}", p.get(field::vector_dim), p.get(field::degree)));
   }
   add("g", field::hash_range);
   add(p.has(field::rotation_seed) ? "d~" : "K", field::hadamard_dim);

@@ -24,6 +24,7 @@
 #include "marginal_output.h"
 #include "mechanism_options.h"
 #include "output.h"
+#include "smooth_answers.h"
 #include "state_io.h"
 #include "svg_plot.h"
 #include "text_input.h"
@@ -58,6 +59,7 @@ struct estimate_options {
   CLI::Option* l1_ball = nullptr;  // vector means: --l1-ball R
   double l1_radius = 0;
   std::string marginal;  // kway-marginals: --marginal a,b,c
+  std::string query;     // smooth-queries: the JSON file of queries (smooth_answers.h)
 };
 
 bool given(const CLI::Option* option) { return option->count() > 0; }
@@ -207,8 +209,9 @@ void print_report(const estimate_options& o, const server::aggregator& agg, cons
 
 void run(const estimate_options& o) {
   if (!(o.confidence > 0 && o.confidence < 1)) fail("--confidence must be in (0, 1), got {}", o.confidence);
-  refuse_overlaps({{"input state", o.state}, {"--truth", o.truth}, {"--candidates", o.candidates}},
-                  {{"--plot", o.plot}});
+  refuse_overlaps(
+      {{"input state", o.state}, {"--truth", o.truth}, {"--candidates", o.candidates}, {"--query", o.query}},
+      {{"--plot", o.plot}});
   const std::unique_ptr<server::aggregator> agg = load_state(o.state, o.limits);
   const bool central = is_central(agg->parameters().mech);
   const wire::mechanism mech = agg->parameters().mech;
@@ -242,6 +245,18 @@ void run(const estimate_options& o) {
     if (o.top != 0 || o.format == "csv" || !o.candidates.empty() || !o.plot.empty())
       fail("--marginal prints as a table or json, without --top, --candidates or --plot");
     print_marginal(*agg, {o.state, o.marginal, o.confidence, o.format, o.truth});
+    return;
+  }
+  if (!o.query.empty()) {
+    // docs/mechanisms.md H.6: answers from the feature estimates (plain estimate lists those).
+    if (mech != wire::mechanism::smooth_queries)
+      fail("--query applies to smooth-queries states only; {} is {}", o.state, wire::mechanism_name(mech));
+    if (o.top != 0 || o.format == "csv" || !o.truth.empty() || !o.candidates.empty() || !o.plot.empty())
+      fail("--query prints as a table or json, without --top, --truth, --candidates or --plot");
+    print_smooth_answers(
+        *agg, o.state,
+        read_smooth_queries(o.query, static_cast<uint32_t>(agg->parameters().get(wire::field::vector_dim))),
+        o.confidence, o.format == "json");
     return;
   }
   if (queries) {
@@ -343,6 +358,8 @@ command add_estimate(CLI::App& parent) {
                        "answer)"),
        wire::mechanism::square_wave},
   };
+  app->add_option("--query", o->query,
+                  "smooth-queries: answer the queries of FILE (JSON, docs/cli.md) with their variances and intervals");
   o->l1_ball = app->add_option("--l1-ball", o->l1_radius,
                                "vector-mean, laplace-vector, unit-vector states: project the mean onto the l1 ball "
                                "of radius R (docs/mechanisms.md C.3)");

@@ -17,6 +17,7 @@
 #include "mechanism_options.h"
 #include "output.h"
 #include "randomizers.h"
+#include "smooth_scaling.h"
 #include "state_io.h"
 #include "string_sim.h"
 #include "user_level_sim.h"
@@ -125,6 +126,10 @@ void run(const simulate_options& options) {
     fmt::print("simulated {} devices: {} {}, epsilon {} (implemented {:.15g}), data {}, seed {}\n",
                format_count(data->devices()), block.mechanism->name, describe_block(block.params), options.mech.epsilon,
                block.epsilon_impl, o.data, o.seed);
+  }
+  if (block.params.mech == wire::mechanism::smooth_queries) {
+    fmt::print("columns scaled to [-1, 1] from their ranges {} (queries use the scaled coordinates)\n",
+               describe(scaling_of(*data)));
   }
   fmt::print("wrote {}: {}, parameter fingerprint {:016x}\n", o.out, format_bytes(batch.bytes), block.fingerprint);
   if (!o.truth_out.empty()) fmt::print("wrote {}: the exact answer\n", o.truth_out);

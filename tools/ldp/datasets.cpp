@@ -281,8 +281,9 @@ data_shape shape_of(const parameter_block& block) {
       s.dim = static_cast<uint32_t>(p.get(field::vector_dim));
       s.hi = 1;
       break;
-    case input_kind::vector:
-      s.dim = static_cast<uint32_t>(p.get(field::domain));
+    case input_kind::vector:  // smooth-queries: p reals, the features come from them
+      s.dim =
+          static_cast<uint32_t>(p.get(p.mech == wire::mechanism::smooth_queries ? field::vector_dim : field::domain));
       if (p.has(field::radius)) {
         s.radius = real(field::radius);
       } else {

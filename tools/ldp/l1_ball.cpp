@@ -22,7 +22,9 @@ bool projects_onto_l1_ball(wire::mechanism m) {
     case device::family::winsorized:
     case device::family::string:
     case device::family::distribution:
-    case device::family::kent_support: return false;  // scores of the support vote, not a vector (C.1 P4)
+    case device::family::kent_support:       // scores of the support vote, not a vector (C.1 P4)
+    case device::family::public_coin:        // mean losses at grid points (H.2, H.3)
+    case device::family::glm: return false;  // the means of the copies, not a learned vector (H.4)
   }
   return false;  // a value outside the enumeration
 }

@@ -11,11 +11,13 @@
 
 #include "errors.h"
 #include "ldp/wire/central_params.h"
+#include "ldp/wire/chebyshev.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/marginals.h"
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "ldp/wire/projunit_params.h"
+#include "ldp/wire/smooth_params.h"
 #include "ldp/wire/string_params.h"
 #include "ldp/wire/unit_vector_params.h"
 #include "ldp/wire/vector_params.h"
@@ -198,6 +200,18 @@ wire::derived_params numeric_block(const tool_mechanism& m, const mechanism_opti
     }
     return wire::make_kway_marginals(o.dim, o.order, given(o, "--frac-bits") ? o.frac_bits : 0, o.epsilon);
   }
+  if (m.id == mechanism::smooth_queries) {
+    // Features on [-1, 1] (docs/mechanisms.md H.6); f <= 30 keeps the recurrence's products in 64 bits.
+    if (o.dim < 1) fail("--dim must be at least 1, got {}", o.dim);
+    if (o.degree < 2) fail("--degree must be at least 2, got {}", o.degree);
+    if (wire::smooth_feature_count(o.dim, o.degree) == 0) {
+      fail("--dim {} --degree {} gives more than {} features t^p (docs/wire_format.md 3.15)", o.dim, o.degree,
+           wire::smooth_max_features);
+    }
+    if (o.frac_bits > wire::chebyshev_max_frac_bits)
+      fail("--frac-bits must be at most {} for smooth-queries, got {}", wire::chebyshev_max_frac_bits, o.frac_bits);
+    return wire::make_smooth_queries(o.dim, o.degree, o.frac_bits, o.epsilon);
+  }
   double lo = 0, hi = 0;
   parse_range(o.range, &lo, &hi);
   if (wire::in_family(m.id, wire::mechanism_family::distribution)) return distribution_block(m, o, lo, hi);
@@ -238,6 +252,7 @@ constexpr cli_mechanism cli_mechanisms[] = {
     {"duchi", input_kind::value, "--range", "--frac-bits", "--range lo:hi [--frac-bits f]"},
     {"laplace-vector", input_kind::vector, "--dim --range", "--frac-bits", "--dim d --range lo:hi [--frac-bits f]"},
     {"kway-marginals", input_kind::record, "--dim --order", "--frac-bits", "--dim p --order k [--frac-bits f]"},
+    {"smooth-queries", input_kind::vector, "--dim --degree", "--frac-bits", "--dim p --degree t [--frac-bits f]"},
     {"vector-mean", input_kind::vector, "--dim --radius", "--noise --beta --frac-bits --public-seed",
      "--dim d --radius r [--noise duchi|laplace] [--beta b] [--frac-bits f] [--public-seed P]"},
     {"l2-ball", input_kind::vector, "--dim --radius", "--frac-bits", "--dim d --radius r [--frac-bits f]"},
@@ -271,6 +286,8 @@ constexpr cli_mechanism cli_mechanisms[] = {
     // Its devices hold a labelled example and report their losses on a grid (docs/mechanisms.md H.1):
     // `ldp train` runs it; the other commands read its batches and states as laplace-vector ones.
     {"bernstein", input_kind::vector, "", "", "(run by ldp train --method wang-bernstein)"},
+    // Labelled examples, not a vector to average: `ldp train --method wang-glm` makes its reports.
+    {"glm-copies", input_kind::vector, "", "", "(ldp train --method wang-glm)"},
 };
 
 // One entry per command-line name, in the table's order; a name without its options above (or
@@ -278,6 +295,9 @@ constexpr cli_mechanism cli_mechanisms[] = {
 std::vector<tool_mechanism> table_mechanisms() {
   std::vector<tool_mechanism> out;
   for (const wire::mechanism_row& row : wire::mechanism_table) {
+    // The public-coin learners take a labelled example and a user index: `ldp train` runs them
+    // (docs/mechanisms.md H.2, H.3, H.7), not simulate.
+    if (row.family == wire::mechanism_family::public_coin) continue;
     const auto same = [&](const auto& m) { return std::strcmp(m.name, row.cli_name) == 0; };
     if (std::any_of(out.begin(), out.end(), same)) continue;
     const cli_mechanism* c = std::find_if(std::begin(cli_mechanisms), std::end(cli_mechanisms), same);
@@ -381,6 +401,8 @@ void add_mechanism_options(CLI::App& app, mechanism_options& o, bool defaults) {
       {"--order",
        app.add_option("--order", o.order,
                       "kway-marginals: k, the largest marginal (conjunctions of at most k of the --dim bits)")},
+      {"--degree", app.add_option("--degree", o.degree,
+                                  "smooth-queries: t, the Chebyshev degrees 0..t-1 per attribute (t^p <= 65536)")},
       {"--queries", app.add_option("--queries", o.queries,
                                    "winsorized-mean: K queries of one session over the same users "
                                    "(default 1)")},
@@ -474,6 +496,9 @@ parameter_block build_block(const mechanism_options& o) {
   }
   if (m.input == input_kind::sparse) return sparse_block(m, o);
   if (m.id == mechanism::bernstein) fail("--mechanism bernstein is run by ldp train --method wang-bernstein");
+  if (m.id == mechanism::glm_copies) {
+    fail("glm-copies devices send labelled examples (docs/mechanisms.md H.4): use ldp train --method wang-glm");
+  }
   const auto derive = [&](double epsilon) {
     mechanism_options at = o;
     at.epsilon = epsilon;

@@ -83,6 +83,7 @@ struct mechanism_options {
   uint32_t branching = 0;                                 // hierarchical: B (0: wire::default_branching)
   int64_t half_width = -1;                                // square-wave: b (-1: wire::square_wave_half_width)
   uint32_t order = 0;                                     // kway-marginals: k, conjunctions of at most k attributes
+  uint32_t degree = 0;                                    // smooth-queries: t, Chebyshev degrees 0..t-1
 
   // kent --sparse s (M4, s-sparse means): s (0: none) and the method, choose, select (M4a) or
   // threshold (M4b).

@@ -12,6 +12,7 @@
 #include "ldp/device/kway_marginals.h"
 #include "ldp/device/mean.h"
 #include "ldp/device/projected_unit.h"
+#include "ldp/device/smooth_queries.h"
 #include "ldp/device/sparse_projection.h"
 #include "ldp/device/string.h"
 #include "ldp/device/unit_vector.h"
@@ -23,6 +24,7 @@
 #include "ldp/wire/mean_params.h"
 #include "ldp/wire/oracle_params.h"
 #include "memo_devices.h"
+#include "smooth_scaling.h"
 
 namespace ldp::tools {
 namespace {
@@ -92,6 +94,28 @@ class string_input {
 
  private:
   const dataset& data_;
+};
+
+// A smooth-queries device's p reals, each column scaled to [-1, 1] by its range over the data
+// (smooth_scaling.h), on the block's grid.
+class smooth_input {
+ public:
+  smooth_input(const wire::params& p, const dataset& data)
+      : params_(p), data_(data), scaling_(scaling_of(data)), reals_(data.width()), fixed_(reals_.size()) {}
+
+  span<const int64_t> of(uint64_t device) {
+    data_.values(device, reals_);
+    scale_row(scaling_, reals_);
+    for (std::size_t j = 0; j < reals_.size(); ++j) fixed_[j] = fixed(params_, reals_[j]);
+    return fixed_;
+  }
+
+ private:
+  const wire::params& params_;
+  const dataset& data_;
+  column_scaling scaling_;
+  std::vector<double> reals_;
+  std::vector<int64_t> fixed_;
 };
 
 // A laplace or duchi device's one value.
@@ -185,6 +209,15 @@ class record_program final : public device_program {
   device::vector_mean_context context_;
 };
 
+// smooth-queries: the vector context randomizes the Chebyshev features of the scaled reals.
+class smooth_program final : public context_program<device::vector_mean_context, smooth_input> {
+ public:
+  smooth_program(const wire::params& p, const dataset& data) : context_program(p, smooth_input(p, data)) {}
+  status run(uint64_t device, random::drbg& rng, span<unsigned char> out, std::size_t* written) override {
+    return device::randomize_smooth_queries(context_, input_.of(device), rng, out, device::framing::payload, written);
+  }
+};
+
 // kent-vote, kent-refine: the device's T observations.
 class user_level_program final : public context_program<device::user_level_context, device_input> {
  public:
@@ -211,6 +244,23 @@ class sparse_program final : public context_program<device::sparse_projection_co
   }
 };
 
+// The mean of each Chebyshev feature the devices compute (H.6): what each coordinate estimates.
+truth_table smooth_truth(const wire::params& p, const dataset& data) {
+  truth_table t;
+  t.means = true;
+  smooth_input input(p, data);
+  const auto n = static_cast<std::size_t>(p.get(field::domain));
+  std::vector<int64_t> features(n);
+  std::vector<exact_sum> sums(n);
+  for (uint64_t i = 0; i < data.devices(); ++i) {
+    wire::chebyshev_features(input.of(i), static_cast<unsigned>(p.get(field::frac_bits)),
+                             static_cast<uint32_t>(p.get(field::degree)), features);
+    for (std::size_t j = 0; j < n; ++j) sums[j].add(features[j]);
+  }
+  for (const exact_sum& s : sums) t.values.push_back(s.mean(data.devices(), static_cast<int>(p.get(field::frac_bits))));
+  return t;
+}
+
 }  // namespace
 
 std::unique_ptr<device_program> make_device_program(const parameter_block& block, const dataset& data, uint64_t seed) {
@@ -221,6 +271,7 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::mean: return std::make_unique<value_program>(p, value_input(p, data));
     case device::family::vector_mean:
       if (p.mech == wire::mechanism::kway_marginals) return std::make_unique<record_program>(p, data);
+      if (p.mech == wire::mechanism::smooth_queries) return std::make_unique<smooth_program>(p, data);
       return std::make_unique<vector_program>(p, device_input(p, data));
     case device::family::user_level: return std::make_unique<user_level_program>(p, data);
     case device::family::sparse_projection: return std::make_unique<sparse_program>(p, data);
@@ -231,6 +282,8 @@ std::unique_ptr<device_program> make_device_program(const parameter_block& block
     case device::family::string: return std::make_unique<string_program>(p, string_input(data));
     case device::family::distribution: return std::make_unique<distribution_program>(p, value_input(p, data));
     case device::family::kent_support: return std::make_unique<kent_support_program>(p, device_input(p, data));
+    case device::family::public_coin:  // not a simulate mechanism (mechanism_options.cpp): `ldp train` (H.7)
+    case device::family::glm:          // labelled examples: ldp train's wang-glm method runs these devices (H.7)
     case device::family::none: break;
   }
   fail("internal: no device program for mechanism {}", static_cast<unsigned>(p.mech));
@@ -257,6 +310,7 @@ truth_table truth_of(const parameter_block& block, const dataset& data) {
     for (uint64_t c : counts) t.values.push_back(static_cast<double>(c) / static_cast<double>(data.devices()));
     return t;
   }
+  if (p.mech == wire::mechanism::smooth_queries) return smooth_truth(p, data);
   if (wire::in_family(p.mech, wire::mechanism_family::distribution)) {
     // The devices' buckets (docs/mechanisms.md G.0): what estimate_all counts.
     t.values.assign(static_cast<std::size_t>(p.get(field::domain)), 0);

@@ -88,9 +88,13 @@ enum ldp_mechanism_id {
   LDP_MECH_SQUARE_WAVE = 32,
   LDP_MECH_HIERARCHICAL = 33,
   LDP_MECH_HAAR = 34,
-  LDP_MECH_KENT_SUPPORT = 35,  /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
-  LDP_MECH_BERNSTEIN = 36,     /* docs/mechanisms.md H.1: ldp_params_bernstein, ldp_randomize_bernstein */
-  LDP_MECH_KWAY_MARGINALS = 37 /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
+  LDP_MECH_KENT_SUPPORT = 35,      /* docs/mechanisms.md C.1 P4: Kent M4a's support vote, ldp_randomize_observations */
+  LDP_MECH_BERNSTEIN = 36,         /* docs/mechanisms.md H.1: ldp_params_bernstein, ldp_randomize_bernstein */
+  LDP_MECH_KWAY_MARGINALS = 37,    /* docs/mechanisms.md H.5: ldp_params_kway_marginals, ldp_randomize_record */
+  LDP_MECH_SMOOTH_QUERIES = 38,    /* docs/mechanisms.md H.6: ldp_params_smooth_queries, ldp_randomize_smooth_queries */
+  LDP_MECH_BERNSTEIN_1BIT = 39,    /* docs/mechanisms.md H.2: one bit per user, ldp_randomize_public_coin */
+  LDP_MECH_BERNSTEIN_GENPROT = 40, /* docs/mechanisms.md H.3: GenProt, ldp_randomize_public_coin */
+  LDP_MECH_GLM_COPIES = 41         /* docs/mechanisms.md H.4: Wang et al.'s GLM learner, ldp_randomize_glm */
 };
 
 /* "grr", "oue", ... as the command-line tool spells them; "" for unknown ids. */
@@ -189,6 +193,13 @@ ldp_status ldp_params_laplace_vector(ldp_params* params, uint32_t d, double lo, 
 ldp_status ldp_params_kway_marginals(ldp_params* params, uint32_t p, uint32_t k, uint32_t frac_bits,
                                      double epsilon) LDP_NOEXCEPT;
 
+/* smooth-queries (docs/mechanisms.md H.6): a device holds x in [-1, 1]^p and reports its t^p
+ * Chebyshev features prod_j T_(v_j)(x_j), v in {0..t-1}^p, each with discrete Laplace noise of scale
+ * 2 t^p / epsilon (in value): p >= 1, t >= 2, t^p <= 65536, frac_bits <= 30. ldp_randomize_smooth_queries
+ * randomizes. */
+ldp_status ldp_params_smooth_queries(ldp_params* params, uint32_t p, uint32_t t, uint32_t frac_bits,
+                                     double epsilon) LDP_NOEXCEPT;
+
 /* vector-duchi or vector-laplace: vectors of d coordinates in the L2 ball of `radius`, rotated with
  * signs from the public 32-byte `rotation_seed`; a rotated coordinate is clipped with probability
  * at most `beta` in (0, 1) per report. */
@@ -250,6 +261,14 @@ ldp_status ldp_params_hierarchical(ldp_params* params, double epsilon, uint32_t 
 ldp_status ldp_params_haar(ldp_params* params, double epsilon, uint32_t buckets, double lo, double hi,
                            uint32_t frac_bits) LDP_NOEXCEPT;
 
+/* glm-copies (docs/mechanisms.md H.4, Wang et al. Algorithms 4 and 5): a report of
+ * D = degree (degree + 1) + 1 copies of a labelled example (p features, one label), each plus exact
+ * discrete Gaussian noise, at (epsilon, delta) by zCDP accounting; frac_bits 0 chooses 8.
+ * LDP_INVALID_ARGUMENT for epsilon out of (0, 40], delta out of (2^-64, 1/2), degree out of
+ * [1, 255], p out of [1, 65536] or a noise the exact sampler cannot draw. */
+ldp_status ldp_params_glm_copies(ldp_params* params, double epsilon, double delta, uint32_t p, uint32_t degree,
+                                 uint32_t frac_bits) LDP_NOEXCEPT;
+
 /* x * 2^f for the block's f, rounded half to even (the grid of docs/mechanisms.md B.0).
  * LDP_INVALID_ARGUMENT for NaN or a block without a grid, LDP_OVERFLOW when saturated. */
 ldp_status ldp_params_to_fixed(const ldp_params* params, double x, int64_t* out) LDP_NOEXCEPT;
@@ -308,6 +327,14 @@ ldp_status ldp_randomize_value(const ldp_params* params, ldp_rng* rng, int64_t x
 ldp_status ldp_randomize_vector(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t d, void* workspace,
                                 size_t workspace_size, uint8_t* out, size_t capacity, size_t* written) LDP_NOEXCEPT;
 
+/* smooth-queries (docs/mechanisms.md H.6): x as p fixed-point coordinates (x_j * 2^frac_bits, clamped
+ * to [-1, 1]); the device computes the t^p Chebyshev features in its workspace (ldp_workspace_size's:
+ * 8 t^p bytes) and randomizes them. LDP_INVALID_ARGUMENT unless p is the block's vector_dim and the
+ * block is smooth-queries. */
+ldp_status ldp_randomize_smooth_queries(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t p,
+                                        void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                        size_t* written) LDP_NOEXCEPT;
+
 /* kent-vote or kent-refine (docs/mechanisms.md C.1, the user-level protocols): the one report of a
  * device holding `count` fixed-point observations (d coordinates each, one observation after the
  * other; d = 1 for a scalar) in the round the block names; only the first `observations` of the
@@ -322,6 +349,43 @@ ldp_status ldp_randomize_record(const ldp_params* params, ldp_rng* rng, uint64_t
 ldp_status ldp_randomize_observations(const ldp_params* params, ldp_rng* rng, const int64_t* observations, size_t count,
                                       void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
                                       size_t* written) LDP_NOEXCEPT;
+
+/* ---- Public-coin learners (docs/mechanisms.md H.2, H.3) ------------------------------------------
+ * bernstein-1bit or bernstein-genprot: the n users of a deployment are split into (k + 1)^p public
+ * groups, one per point of the grid {0, 1/k, ..., 1}^p; user i (0 <= i < n, an index the deployment
+ * assigns, one report per index) evaluates its loss at its group's grid point and sends i with one bit
+ * (1bit) or the index of one of `strings` public samples (genprot). `loss` is 1 squared, 2 logistic,
+ * 3 hinge (docs/mechanisms.md H.0) or 0 for a loss the caller supplies; `frac_bits` in 1..16 is the
+ * grid of loss values; `seed` is the public 32-byte seed of the samples and groups; strings (T, 2 and
+ * up) is ignored for 1bit. LDP_INVALID_ARGUMENT for a level GenProt's bound cannot reach with T. */
+ldp_status ldp_params_public_coin(ldp_params* params, ldp_mechanism mechanism, uint32_t p, uint32_t k, uint32_t loss,
+                                  uint32_t users, uint32_t frac_bits, uint32_t strings, double epsilon,
+                                  const uint8_t seed[LDP_SEED_SIZE]) LDP_NOEXCEPT;
+
+/* A caller's loss at parameters w[0, p) in [0, 1]^p; `user` is passed through. Results are clamped to
+ * [0, 1]; a NaN makes the randomizer fail with LDP_INVALID_ARGUMENT before it draws anything. It must
+ * not throw (C++) or longjmp out. (The bernstein randomizers below take it too.) */
+typedef double (*ldp_loss_fn)(const double* w, uint32_t p, const void* user);
+
+/* The report of user `user` with features x[0, p) in [0, 1] and label y under the block's built-in
+ * loss. The workspace holds p doubles (ldp_workspace_size). */
+ldp_status ldp_randomize_public_coin(const ldp_params* params, ldp_rng* rng, uint32_t user, const double* x, uint32_t p,
+                                     double y, void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                                     size_t* written) LDP_NOEXCEPT;
+
+/* The same for a block of loss 0: the caller's loss(w, p, loss_user) at the user's grid point. */
+ldp_status ldp_randomize_public_coin_loss(const ldp_params* params, ldp_rng* rng, uint32_t user, ldp_loss_fn loss,
+                                          const void* loss_user, void* workspace, size_t workspace_size, uint8_t* out,
+                                          size_t capacity, size_t* written) LDP_NOEXCEPT;
+
+/* glm-copies (docs/mechanisms.md H.4): the report of features x[0, p) in [0, 1] and a label in
+ * [-1, 1] (hinge and logistic: -1 or +1), all in fixed point (ldp_params_to_fixed) and clamped to
+ * those ranges; p must be the block's dimension (else LDP_INVALID_ARGUMENT). The workspace holds
+ * the D (p + 1) noisy entries. LDP_LIMIT_EXCEEDED for a block with more copies than the build's
+ * LDP_CONFIG_MAX_GLM_COPIES. */
+ldp_status ldp_randomize_glm(const ldp_params* params, ldp_rng* rng, const int64_t* x, size_t p, int64_t label,
+                             void* workspace, size_t workspace_size, uint8_t* out, size_t capacity,
+                             size_t* written) LDP_NOEXCEPT;
 
 /* ---- Memoized randomized response (docs/mechanisms.md E.1, RAPPOR's two stages) -----------------
  * A memoized block draws a permanent response once per (device, value), from a secret the device
@@ -393,11 +457,6 @@ ldp_status ldp_params_dbitflip(ldp_params* params, uint32_t k, uint32_t sampled,
  * ln(1 + e^{-s m}) / ln(1 + e^p) and hinge max(0, 1 - s m) / (p + 1) (y in {0, 1}, s = 2 y - 1);
  * LDP_LOSS_CALLER: a function the application passes to ldp_randomize_bernstein_loss. */
 enum ldp_loss_kind { LDP_LOSS_CALLER = 0, LDP_LOSS_SQUARED = 1, LDP_LOSS_LOGISTIC = 2, LDP_LOSS_HINGE = 3 };
-
-/* A caller's loss at parameters w[0, p) in [0, 1]^p; `user` is passed through. Results are clamped to
- * [0, 1]; a NaN makes the randomizer fail with LDP_INVALID_ARGUMENT before it draws anything. It must
- * not throw (C++) or longjmp out. */
-typedef double (*ldp_loss_fn)(const double* w, uint32_t p, const void* user);
 
 /* bernstein: p >= 1 features, the grid of k >= 1 steps per axis with (k + 1)^p <= 65536, `loss` an
  * ldp_loss_kind, loss values on the grid of frac_bits <= 32 fraction bits, at the largest

@@ -49,6 +49,10 @@ constexpr c_mechanism c_mechanisms[] = {
     {LDP_MECH_KENT_SUPPORT, "kent-support"},
     {LDP_MECH_BERNSTEIN, "bernstein"},
     {LDP_MECH_KWAY_MARGINALS, "kway-marginals"},
+    {LDP_MECH_SMOOTH_QUERIES, "smooth-queries"},
+    {LDP_MECH_BERNSTEIN_1BIT, "bernstein-1bit"},
+    {LDP_MECH_BERNSTEIN_GENPROT, "bernstein-genprot"},
+    {LDP_MECH_GLM_COPIES, "glm-copies"},
 };
 
 constexpr bool every_constant_is_its_row() {

@@ -65,6 +65,8 @@ constexpr detail::family winsorized_bins_family{detail::make_winsorized_bins_agg
 constexpr detail::family winsorized_sums_family{detail::make_winsorized_sums_aggregator,
                                                 detail::winsorized_sums_body_size};
 constexpr detail::family kent_support_family{detail::make_kent_support_aggregator, detail::kent_support_body_size};
+constexpr detail::family public_coin_family{detail::make_public_coin_aggregator, detail::public_coin_body_size};
+constexpr detail::family glm_family{detail::make_glm_aggregator, detail::glm_body_size};
 constexpr detail::family string_discovery_family{detail::make_string_discovery_aggregator,
                                                  detail::group_state::body_size, true, false};
 // Square Wave's body has a fixed length, the tree forms' is bounded (docs/wire_format.md 7.5).
@@ -90,6 +92,8 @@ const detail::family* detail::family_of(wire::mechanism m) noexcept {
     case wire::mechanism_family::string_discovery: return &string_discovery_family;
     case wire::mechanism_family::distribution: return &distribution_family;
     case wire::mechanism_family::user_level_support: return &kent_support_family;  // C.1 P4
+    case wire::mechanism_family::public_coin: return &public_coin_family;          // H.2, H.3
+    case wire::mechanism_family::gaussian_copies: return &glm_family;              // H.4
   }
   return nullptr;
 }

@@ -96,6 +96,13 @@ template <class Family>
 [[nodiscard]] status make_kent_support_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool kent_support_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
 
+// public_coin_state.cpp
+[[nodiscard]] status make_public_coin_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool public_coin_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+// glm_state.cpp
+[[nodiscard]] status make_glm_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
+[[nodiscard]] bool glm_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);
+
 // mean_aggregator.cpp
 [[nodiscard]] status make_mean_aggregator(const wire::params& p, std::unique_ptr<aggregator>* out);
 [[nodiscard]] bool mean_body_size(const wire::params& p, uint64_t n, uint64_t* bytes);

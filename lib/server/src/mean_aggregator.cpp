@@ -199,7 +199,8 @@ status detail::make_mean_aggregator(const wire::params& p, std::unique_ptr<aggre
     case mean_member::laplace: *out = std::make_unique<laplace_mean>(p, 1); return status::ok;
     case mean_member::laplace_vector:
     case mean_member::bernstein:  // H.1: the per-coordinate sums are the grid's loss sums
-    case mean_member::kway_marginals: {
+    case mean_member::kway_marginals:
+    case mean_member::smooth_queries: {
       std::size_t d = 0;
       if (!cell_count(3 * p.get(field::domain), &d)) return status::overflow;  // sums (2 words) and scratch
       *out = std::make_unique<laplace_mean>(p, static_cast<std::size_t>(p.get(field::domain)));
@@ -214,7 +215,8 @@ bool detail::mean_body_size(const wire::params& p, uint64_t, uint64_t* bytes) {
     case mean_member::duchi: *bytes = 8; return true;
     case mean_member::laplace_vector:
     case mean_member::bernstein:
-    case mean_member::kway_marginals: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
+    case mean_member::kway_marginals:
+    case mean_member::smooth_queries: return checked_mul(p.get(field::domain), wide_sum_bytes, bytes);
     case mean_member::laplace: *bytes = wide_sum_bytes; return true;
   }
   return false;  // a value outside the enumeration

@@ -168,8 +168,9 @@ double mean_epsilon(const params& p) noexcept {
   switch (mean_of(p.mech)) {  // the kent-refine is a discrete Laplace value
     case mean_member::laplace:
     case mean_member::laplace_vector:
-    case mean_member::kway_marginals: return laplace_epsilon(p);
-    case mean_member::bernstein: return laplace_epsilon(p);
+    case mean_member::bernstein:
+    case mean_member::kway_marginals:
+    case mean_member::smooth_queries: return laplace_epsilon(p);
     case mean_member::duchi: return is_memoized_mean(p) ? memoized_report_epsilon(p) : duchi_epsilon(p);
   }
   return std::numeric_limits<double>::quiet_NaN();  // a value outside the enumeration
@@ -204,7 +205,8 @@ bool numeric_rules_hold(const params& p) noexcept {
     }
   }
   const payload_kind kind = kind_of(p.mech);
-  if (kind == payload_kind::bit || kind == payload_kind::coordinate_bit) {
+  if ((kind == payload_kind::bit || kind == payload_kind::coordinate_bit) &&
+      !in_family(p.mech, mechanism_family::public_coin)) {
     // Duchi (B.2): symmetric thresholds T_lo + T_hi = 2^w with 1 <= T_lo < T_hi (a finite level
     // above 0, an unbiased estimator), and a uniform in [0, 2^w * Q) that fits 64 bits.
     const uint64_t w = p.get(field::threshold_bits);

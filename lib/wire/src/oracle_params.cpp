@@ -7,8 +7,10 @@
 #include "ldp/base/bits.h"
 #include "ldp/wire/det_math.h"
 #include "ldp/wire/distribution_params.h"
+#include "ldp/wire/glm_params.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/kent_support_params.h"
+#include "ldp/wire/public_coin_params.h"
 #include "ldp/wire/string_params.h"
 
 namespace ldp::wire {
@@ -257,6 +259,8 @@ double implemented_epsilon(const params& p) noexcept {
       return p.mech == mechanism::square_wave ? detail::square_wave_epsilon(p)
                                               : detail::oracle_epsilon(distribution_inner_block(p));
     case mechanism_family::user_level_support: return detail::kent_support_epsilon(p);  // C.1 P4
+    case mechanism_family::public_coin: return detail::public_coin_epsilon(p);          // H.2, H.3
+    case mechanism_family::gaussian_copies: return detail::glm_epsilon(p);              // H.4: zCDP to (epsilon, delta)
     case mechanism_family::sparse_projection:
     case mechanism_family::winsorized_bins:
     case mechanism_family::winsorized_sums: break;

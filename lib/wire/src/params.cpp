@@ -7,10 +7,13 @@
 #include "ldp/wire/central_params.h"
 #include "ldp/wire/checksum.h"
 #include "ldp/wire/distribution_params.h"
+#include "ldp/wire/glm_params.h"
 #include "ldp/wire/hash.h"
 #include "ldp/wire/kent_support_params.h"
 #include "ldp/wire/marginals.h"
 #include "ldp/wire/oracle_params.h"
+#include "ldp/wire/public_coin_params.h"
+#include "ldp/wire/smooth_params.h"
 #include "ldp/wire/string_params.h"
 
 namespace ldp::wire {
@@ -165,6 +168,9 @@ bool ranges_hold(const params& p) {
   if (p.mech == mechanism::kent_support && !detail::kent_support_rules_hold(p)) return false;
   if (p.mech == mechanism::kway_marginals && !detail::marginals_rules_hold(p)) return false;
   if (p.mech == mechanism::bernstein && !detail::bernstein_rules_hold(p)) return false;
+  if (p.mech == mechanism::smooth_queries && !detail::smooth_rules_hold(p)) return false;
+  if (in_family(p.mech, mechanism_family::public_coin) && !detail::public_coin_rules_hold(p)) return false;
+  if (p.mech == mechanism::glm_copies && !detail::glm_rules_hold(p)) return false;
   return detail::oracle_rules_hold(p) && detail::memo_rules_hold(p) && detail::numeric_rules_hold(p);
 }
 

@@ -17,7 +17,7 @@ uint64_t index_bound(const params& p) {
     case payload_kind::sketch_row:
     case payload_kind::sketch_cell: return p.get(field::sketch_rows);
     case payload_kind::coordinate_bit:
-    case payload_kind::coordinate_value: return p.get(field::hadamard_dim);
+    case payload_kind::coordinate_value: return coordinate_bound(p);
     case payload_kind::unary_bits:
     case payload_kind::fixed_value:
     case payload_kind::fixed_vector:
@@ -109,7 +109,10 @@ status encode_fields(const params& p, const report& r, writer& w) {
       w.put_varint(r.value);
       break;
     case payload_kind::fixed_value:
-    case payload_kind::coordinate_value: w.put_varint(r.value); break;
+    case payload_kind::coordinate_value:
+      if (!coordinate_value_ok(p, r.value)) return status::out_of_range;
+      w.put_varint(r.value);
+      break;
     case payload_kind::fixed_vector:
       if (r.values.size() != p.get(field::domain)) return status::invalid_argument;
       for (int64_t v : r.values) w.put_varint(v);
@@ -239,7 +242,10 @@ void read_fields(const params& p, reader& in, report& r) {
     }
     case payload_kind::fixed_value:
     case payload_kind::coordinate_value:
-    case payload_kind::seeded_value: r.value = in.get_varint(); break;
+    case payload_kind::seeded_value:
+      r.value = in.get_varint();
+      if (in.error == status::ok && !coordinate_value_ok(p, r.value)) in.fail(status::out_of_range);
+      break;
     case payload_kind::fixed_vector: {
       const unsigned char* first = in.at;
       const uint64_t d = p.get(field::domain);

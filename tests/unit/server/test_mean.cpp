@@ -90,21 +90,22 @@ bytes le128(uint64_t lo, uint64_t hi) {
 
 }  // namespace
 
-TEST_CASE("the mean family serves laplace, laplace-vector, duchi, kent-refine, bernstein and kway-marginals") {
+TEST_CASE("the mean family serves laplace, laplace-vector, duchi, kent-refine and the chapter H members") {
   for (mechanism m : ldp::test::all_mechanisms()) {
     CHECK(ldp::server::is_mean_mechanism(m) == (m == mechanism::laplace || m == mechanism::laplace_vector ||
                                                 m == mechanism::duchi || m == mechanism::kent_refine ||
-                                                m == mechanism::bernstein || m == mechanism::kway_marginals));
+                                                m == mechanism::bernstein || m == mechanism::kway_marginals ||
+                                                m == mechanism::smooth_queries));
   }
   for (mechanism m : {mechanism::laplace, mechanism::laplace_vector, mechanism::duchi, mechanism::kent_refine,
-                      mechanism::bernstein, mechanism::kway_marginals}) {
+                      mechanism::bernstein, mechanism::kway_marginals, mechanism::smooth_queries}) {
     const auto a = make(ldp::test::example_params(m));
     CHECK(a->reports() == 0);
     const auto e = a->estimate_all();
-    REQUIRE(e.size() == (m == mechanism::laplace_vector   ? 4u
-                         : m == mechanism::bernstein      ? 9u
-                         : m == mechanism::kway_marginals ? 10u
-                                                          : 1u));
+    REQUIRE(e.size() == (m == mechanism::laplace_vector || m == mechanism::smooth_queries ? 4u
+                         : m == mechanism::bernstein                                      ? 9u
+                         : m == mechanism::kway_marginals                                 ? 10u
+                                                                                          : 1u));
     CHECK(std::isnan(e[0].value));
     CHECK(std::isinf(e[0].variance));
   }

@@ -68,6 +68,11 @@ ldp::wire::params random_params(mechanism m, ldp::random::drbg& rng) {
     }
     case payload_kind::coordinate_bit:
     case payload_kind::coordinate_value: {
+      if (ldp::wire::in_family(m, ldp::wire::mechanism_family::public_coin)) {  // K = n users, g < T (3.12)
+        p.set(field::users, pick(16, 70000));
+        if (m == mechanism::bernstein_genprot) p.set(field::public_strings, pick(2, 300));
+        break;
+      }
       uint64_t k = 1;
       while (k < d) k <<= 1;
       p.set(field::domain, d).set(field::hadamard_dim, k);
@@ -157,9 +162,10 @@ ldp::test::example_report random_report(const ldp::wire::params& p, ldp::random:
       break;
     case payload_kind::coordinate_bit:
     case payload_kind::coordinate_value:
-      r.index = static_cast<uint32_t>(below(p.get(field::hadamard_dim)));
+      r.index = static_cast<uint32_t>(below(ldp::wire::coordinate_bound(p)));
       r.bit = static_cast<uint8_t>(below(2));
-      r.value = any_value();
+      r.value = p.mech == mechanism::bernstein_genprot ? static_cast<int64_t>(below(p.get(field::public_strings)))
+                                                       : any_value();
       break;
     case payload_kind::sparse_pairs: {
       e.indices.clear();

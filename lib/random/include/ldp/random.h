@@ -6,6 +6,7 @@
 #include "ldp/random/chacha20.h"
 #include "ldp/random/drbg.h"
 #include "ldp/random/projection.h"
+#include "ldp/random/public_coin.h"
 #include "ldp/random/samplers.h"
 
 #endif

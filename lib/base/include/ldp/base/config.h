@@ -31,4 +31,20 @@
 #error "LDP_CONFIG_DRBG_BLOCKS must be at least 32"
 #endif
 
+// LDP_CONFIG_MAX_GLM_COPIES: the most noisy copies D = d (d + 1) + 1 of (x, y) a glm-copies device
+// context accepts (docs/mechanisms.md H.4); a block above it is refused with limit_exceeded, since
+// the report holds D (p + 1) discrete Gaussian draws. Default 1057 (d = 32, the paper's alpha = 1)
+// on hosts and 21 (d = 4) on bare metal. At least 3 (d = 1).
+#ifndef LDP_CONFIG_MAX_GLM_COPIES
+#ifdef LDP_BARE_METAL
+#define LDP_CONFIG_MAX_GLM_COPIES 21
+#else
+#define LDP_CONFIG_MAX_GLM_COPIES 1057
+#endif
+#endif
+
+#if LDP_CONFIG_MAX_GLM_COPIES < 3
+#error "LDP_CONFIG_MAX_GLM_COPIES must be at least 3"
+#endif
+
 #endif

@@ -33,6 +33,8 @@ enum class [[nodiscard]] status : int32_t{
                               // (server::limits, docs/security_model.md "Memory contract"): refused
                               // before any allocation; never a report's rejection status. Also
                               // a use case past the privacy ledger's capacity (docs/ledger.md)
+                              // and a glm-copies block past the device build's copy budget
+                              // (LDP_CONFIG_MAX_GLM_COPIES, docs/mechanisms.md H.4)
     budget_exhausted = 17,    // the device privacy ledger refuses a charge that would pass the use
                               // case's budget for its window (ldp/device/ledger.h, docs/ledger.md)
 };

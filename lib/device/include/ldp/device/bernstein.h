@@ -22,6 +22,7 @@
 #include "ldp/base/span.h"
 #include "ldp/base/status.h"
 #include "ldp/device/context.h"
+#include "ldp/device/loss_fn.h"
 #include "ldp/device/vector_mean.h"
 #include "ldp/random/drbg.h"
 #include "ldp/wire/bernstein_params.h"
@@ -29,9 +30,6 @@
 #include "ldp/wire/params.h"
 
 namespace ldp::device {
-
-// A caller-supplied loss at parameters w in [0, 1]^p (H.0's set C); `user` is passed through.
-using loss_fn = double (*)(const double* w, uint32_t p, const void* user) noexcept;
 
 // Largest p of a valid block: (k + 1)^p <= 65536 with k >= 1.
 inline constexpr uint32_t bernstein_max_dim = 16;

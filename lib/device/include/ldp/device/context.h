@@ -34,6 +34,8 @@ enum class family : uint8_t {
   string,          // pem, treehist and sfp (string.h)
   distribution,    // square-wave, hierarchical and haar (distribution.h)
   kent_support,    // Kent M4a's support vote (kent_support.h)
+  public_coin,     // bernstein-1bit and bernstein-genprot (public_coin.h)
+  glm,             // glm-copies, the GLM learner's noisy copies (glm.h)
 };
 
 // Derived from the mechanism table's family (and, for the means, the member: laplace-vector takes
@@ -48,8 +50,9 @@ enum class family : uint8_t {
         case wire::mean_member::laplace:
         case wire::mean_member::duchi: return family::mean;
         case wire::mean_member::laplace_vector:
-        case wire::mean_member::bernstein: return family::vector_mean;  // H.1: a laplace-vector of grid losses
-        case wire::mean_member::kway_marginals: return family::vector_mean;
+        case wire::mean_member::bernstein:  // H.1: a laplace-vector of grid losses
+        case wire::mean_member::kway_marginals:
+        case wire::mean_member::smooth_queries: return family::vector_mean;
       }
       break;
     case wire::mechanism_family::vector_mean: return family::vector_mean;
@@ -69,6 +72,8 @@ enum class family : uint8_t {
     case wire::mechanism_family::string_discovery: return family::string;
     case wire::mechanism_family::user_level_support: return family::kent_support;
     case wire::mechanism_family::distribution: return family::distribution;
+    case wire::mechanism_family::public_coin: return family::public_coin;
+    case wire::mechanism_family::gaussian_copies: return family::glm;
   }
   return family::none;  // a value outside the enumerations
 }

@@ -43,7 +43,8 @@
 namespace ldp::server {
 
 // Whether the mean family serves m: laplace, laplace-vector, duchi, kent-refine, kway-marginals
-// (laplace-vector reports of conjunction indicators; its answers are server/marginals.h). aggregator::create
+// (laplace-vector reports of conjunction indicators; its answers are server/marginals.h), smooth-queries
+// (of Chebyshev features; server/smooth_queries.h). aggregator::create
 // gives invalid_parameters for a duchi block with T_lo = T_hi (epsilon 0, no estimator).
 [[nodiscard]] bool is_mean_mechanism(wire::mechanism m) noexcept;
 

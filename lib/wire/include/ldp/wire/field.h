@@ -58,9 +58,13 @@ enum class field : uint8_t {
   degree = 47,          // u32  t: Chebyshev degrees 0..t-1 per attribute (smooth queries, mechanisms.md H.6)
   public_strings = 48,  // u32  T: public samples per user of the GenProt learner (mechanisms.md H.3)
   users = 49,           // u32  n: users of a public partition into groups (mechanisms.md H.2, H.3)
+  // glm-copies (mechanisms.md H.4) names its Bernstein degree d with `degree` (47): d (d + 1) + 1 copies.
+  noise_sigma2 = 50,   // u64  sigma^2 of glm-copies' discrete Gaussian, in grid units squared (H.4)
+  privacy_delta = 51,  // u64  delta of an (epsilon, delta) block, in units of 2^-64 (glm-copies, H.4)
 };
 
-inline constexpr int field_max = 49;
+// 51 keeps a block within the C API's LDP_PARAMS_SIZE and LDP_PARAMS_MAX_ENCODED_SIZE (512 bytes).
+inline constexpr int field_max = 51;
 inline constexpr std::size_t seed_size = 32;
 
 // Bytes of a field's value in the encoding.
@@ -86,14 +90,16 @@ inline constexpr std::size_t seed_size = 32;
     case field::instant_other:
     case field::output_flip:
     case field::output_scale:
-    case field::vote_threshold: return 8;
+    case field::vote_threshold:
+    case field::noise_sigma2:
+    case field::privacy_delta: return 8;
     case field::hash_seed:
     case field::rotation_seed: return seed_size;
     default: return 4;
   }
 }
 
-// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 49).
+// A set of fields as params::present holds it: bit t for tag t (64 bits: tags reach 51).
 using field_set = uint64_t;
 
 [[nodiscard]] constexpr field_set field_bit(field f) noexcept { return field_set{1} << static_cast<int>(f); }

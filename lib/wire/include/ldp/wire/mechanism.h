@@ -83,6 +83,7 @@ constexpr bool members_are_consistent() noexcept {
       case mechanism_family::unit_vector:
       case mechanism_family::string_discovery:
       case mechanism_family::distribution:
+      case mechanism_family::public_coin:
         if (!members_are_dense(row.family)) return false;
         break;
       case mechanism_family::user_level_vote:
@@ -95,6 +96,7 @@ constexpr bool members_are_consistent() noexcept {
       case mechanism_family::winsorized_bins:
       case mechanism_family::winsorized_sums:
       case mechanism_family::user_level_support:
+      case mechanism_family::gaussian_copies:
         if (v != 0) return false;
         break;
     }
@@ -170,6 +172,11 @@ constexpr uint8_t member_value(mechanism m) noexcept {
 // The distribution mechanism m is; meaningful only for family distribution.
 [[nodiscard]] constexpr distribution_member distribution_of(mechanism m) noexcept {
   return static_cast<distribution_member>(detail::member_value(m));
+}
+
+// The public-coin learner m is; meaningful only for family public_coin.
+[[nodiscard]] constexpr public_coin_member public_coin_of(mechanism m) noexcept {
+  return static_cast<public_coin_member>(detail::member_value(m));
 }
 
 // The fields a valid block of m holds (docs/wire_format.md 3.2); none for unknown values.

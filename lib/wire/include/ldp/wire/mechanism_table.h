@@ -59,6 +59,10 @@ enum class mechanism : uint8_t {
   kent_support = 35,       // C.1 P4, round 1 of Kent M4a: the hashed vote for a user's sparse support
   bernstein = 36,          // H.1 Wang et al.'s local Bernstein mechanism: the losses on a grid, laplace-vector
   kway_marginals = 37,     // H.5 Wang et al. Alg 6: conjunctions of at most k of p bits, laplace-vector coordinates
+  smooth_queries = 38,     // H.6 Wang et al. Alg 7: Chebyshev features of x in [-1, 1]^p, laplace-vector reports
+  bernstein_1bit = 39,     // H.2 Wang et al. Alg 3: one bit per user against its public Laplace sample
+  bernstein_genprot = 40,  // H.3 Wang et al. Alg 8 (GenProt): the index of one of T public samples
+  glm_copies = 41,         // H.4 Wang et al. Algs 4/5: d (d + 1) + 1 discrete Gaussian copies of (x, y)
 };
 
 // The shape of a report's payload (docs/wire_format.md section 5); several mechanisms share one.
@@ -72,8 +76,8 @@ enum class payload_kind : uint8_t {
   fixed_value,       // one zigzag varint: laplace, kent_refine
   fixed_vector,      // d zigzag varints: laplace_vector, kway_marginals, winsorized_bins and _sums (d = d~)
   bit,               // one bit: duchi
-  coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi
-  coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace
+  coordinate_bit,    // coordinate in [0, K) + bit: vector_duchi; bernstein-1bit (K = users)
+  coordinate_value,  // coordinate in [0, K) + zigzag varint: vector_laplace; bernstein-genprot (K = users, g in [0, T))
   sparse_pairs,      // count <= s, then strictly increasing index + value pairs: sparse_projection
   unit_vector,       // d int16 coordinates: l2_ball's unit direction times 2^14, privunitg's Z / 2^15
   projected_unit,    // 64-bit projection seed + k int16 coordinates: projunit, fastprojunit
@@ -96,6 +100,8 @@ enum class mechanism_family : uint8_t {
   string_discovery,   // F: byte strings, one group's derived item through an inner oracle (server/string_discovery.h)
   distribution,  // G: values in a range, as a histogram of buckets: densities, ranges, quantiles (server/distribution.h)
   user_level_support,  // C.1 P4: a user's hashed support vote (server/kent_support.h)
+  public_coin,  // H.2, H.3: a user's loss at its public group's grid point, against public samples (server/public_coin.h)
+  gaussian_copies,  // H.4: noisy copies of a labelled example for the GLM learner (server/glm.h)
 };
 
 // The members of the families that have more than one (the table's member column). The
@@ -103,11 +109,12 @@ enum class mechanism_family : uint8_t {
 // that family they are counted as: the vote is SUE over cells (docs/mechanisms.md C.1 P1), the refined
 // mean a discrete Laplace value (C.1 P2).
 enum class frequency_oracle : uint8_t { grr, sue, oue, blh, olh, hr, cms, hcms, flh, dbitflip };  // A, E.3
-enum class mean_member : uint8_t { laplace, laplace_vector, duchi, bernstein, kway_marginals };   // B.1, B.2, H.1, H.5
-enum class vector_mean_member : uint8_t { duchi, laplace };                                       // B.5
-enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };           // B.6-B.8
-enum class string_member : uint8_t { pem, treehist, sfp };                                        // F.2-F.4
-enum class distribution_member : uint8_t { square_wave, hierarchical, haar };                     // G.1-G.3
+enum class mean_member : uint8_t { laplace, laplace_vector, duchi, bernstein, kway_marginals, smooth_queries };  // B, H
+enum class vector_mean_member : uint8_t { duchi, laplace };                                                      // B.5
+enum class unit_vector_member : uint8_t { l2_ball, privunitg, projunit, fastprojunit };  // B.6-B.8
+enum class string_member : uint8_t { pem, treehist, sfp };                               // F.2-F.4
+enum class distribution_member : uint8_t { square_wave, hierarchical, haar };            // G.1-G.3
+enum class public_coin_member : uint8_t { one_bit, genprot };                            // H.2, H.3
 
 // A row's member: the value of its family's member enum (0 for the families of one mechanism).
 struct family_member {
@@ -119,6 +126,7 @@ struct family_member {
   constexpr family_member(unit_vector_member m) noexcept : value(static_cast<uint8_t>(m)) {}
   constexpr family_member(string_member m) noexcept : value(static_cast<uint8_t>(m)) {}
   constexpr family_member(distribution_member m) noexcept : value(static_cast<uint8_t>(m)) {}
+  constexpr family_member(public_coin_member m) noexcept : value(static_cast<uint8_t>(m)) {}
 };
 
 struct mechanism_row {
@@ -160,6 +168,10 @@ inline constexpr field_set winsorized =
     field_bits(field::domain, field::hadamard_dim, field::observations, field::rotation_seed, field::vector_dim,
                field::bin_range, field::bin_half_width) |
     range;
+// A public-coin learner's block (H.2): the grid, the loss, the users' partition and public samples.
+inline constexpr field_set public_coin =
+    field_bits(field::vector_dim, field::grid_size, field::loss, field::users, field::hash_seed, field::frac_bits) |
+    scale;
 }  // namespace required_group
 
 // Rows in the order the tool lists its mechanisms (docs/cli.md "Mechanisms"), so not by id.
@@ -256,6 +268,19 @@ inline constexpr mechanism_row mechanism_table[] = {
      field_bits(field::domain, field::sparsity, field::observations, field::vote_threshold) | required_group::range |
          required_group::scale,
      true},
+    {mechanism::smooth_queries, "smooth-queries", "smooth-queries", payload_kind::fixed_vector, mechanism_family::mean,
+     mean_member::smooth_queries,
+     field_bits(field::domain, field::vector_dim, field::degree) | required_group::range | required_group::scale, true},
+    // The user index i is the coordinate of a bernstein-1bit report and of a bernstein-genprot report,
+    // whose value is the chosen public sample g (docs/wire_format.md 3.12).
+    {mechanism::bernstein_1bit, "bernstein-1bit", "bernstein-1bit", payload_kind::coordinate_bit,
+     mechanism_family::public_coin, public_coin_member::one_bit, required_group::public_coin, true},
+    {mechanism::bernstein_genprot, "bernstein-genprot", "bernstein-genprot", payload_kind::coordinate_value,
+     mechanism_family::public_coin, public_coin_member::genprot,
+     required_group::public_coin | field_bits(field::public_strings), true},
+    {mechanism::glm_copies, "glm-copies", "glm-copies", payload_kind::fixed_vector, mechanism_family::gaussian_copies,
+     {}, field_bits(field::domain, field::vector_dim, field::frac_bits, field::degree, field::noise_sigma2,
+                    field::privacy_delta), true},
     // clang-format on
 };
 

@@ -53,6 +53,19 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
   return p.mech == mechanism::dbitflip ? uint64_t{1} << p.get(field::sampled_buckets) : p.get(field::hash_range);
 }
 
+// The coordinates of a coordinate_bit or coordinate_value payload lie in [0, bound): the padded
+// dimension d~ of the vector means (B.5), the users n of the public-coin learners, whose coordinate
+// is the user index i (docs/wire_format.md 3.12).
+[[nodiscard]] constexpr uint64_t coordinate_bound(const params& p) noexcept {
+  return in_family(p.mech, mechanism_family::public_coin) ? p.get(field::users) : p.get(field::hadamard_dim);
+}
+
+// Whether a coordinate_value payload's value is allowed: any for vector-laplace, a public sample's
+// index g in [0, T) for bernstein-genprot (docs/wire_format.md 3.12).
+[[nodiscard]] constexpr bool coordinate_value_ok(const params& p, int64_t v) noexcept {
+  return p.mech != mechanism::bernstein_genprot || (v >= 0 && static_cast<uint64_t>(v) < p.get(field::public_strings));
+}
+
 // The largest payload the parameters allow (exact for every fixed-size payload kind).
 [[nodiscard]] constexpr std::size_t max_payload_size(const params& p) noexcept {
   const uint64_t d = p.get(field::domain);
@@ -68,8 +81,8 @@ inline constexpr std::size_t unit_coordinate_bytes = 2;
     case payload_kind::seeded_value: return 8 + varint_max_size;
     case payload_kind::fixed_vector: return static_cast<std::size_t>(d) * varint_max_size;
     case payload_kind::bit: return 1;
-    case payload_kind::coordinate_bit: return index_bytes(p.get(field::hadamard_dim)) + 1;
-    case payload_kind::coordinate_value: return index_bytes(p.get(field::hadamard_dim)) + varint_max_size;
+    case payload_kind::coordinate_bit: return index_bytes(coordinate_bound(p)) + 1;
+    case payload_kind::coordinate_value: return index_bytes(coordinate_bound(p)) + varint_max_size;
     case payload_kind::unit_vector: return static_cast<std::size_t>(d) * unit_coordinate_bytes;
     case payload_kind::projected_unit:
       return 8 + static_cast<std::size_t>(p.get(field::projection_dim)) * unit_coordinate_bytes;
