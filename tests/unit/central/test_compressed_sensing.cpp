@@ -290,6 +290,8 @@ TEST_CASE("release_cs_mean: arguments") {
   auto rng = ldp::test::seeded_drbg("cs arguments");
   cs_release r;
   CHECK(release_cs_mean(points, 8, o, rng, &r) == status::invalid_argument);  // repeated index
+  points[0] = sparse_point{{1, 1}, {0.0, 0.5}};
+  CHECK(release_cs_mean(points, 8, o, rng, &r) == status::invalid_argument);  // repeated, first value 0
   points[0] = sparse_point{{8}, {0.5}};
   CHECK(release_cs_mean(points, 8, o, rng, &r) == status::invalid_argument);  // index >= d
   points[0] = sparse_point{{2}, {0.5}};

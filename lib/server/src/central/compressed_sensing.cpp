@@ -180,12 +180,17 @@ status release_cs_mean(span<const sparse_point> points, uint32_t d, const cs_rel
     if (made != status::ok) return made;
     std::vector<int64_t> sums(m, 0);
     std::vector<double> x(d, 0.0), ax(m);
+    std::vector<unsigned char> seen(d, 0);
     for (const sparse_point& p : points) {
       if (p.index.size() != p.value.size() || !all_finite(p.value)) return status::invalid_argument;
+      for (uint32_t j : p.index) {
+        if (j >= d || seen[j] != 0) return status::invalid_argument;  // out of range or repeated
+        seen[j] = 1;
+      }
       std::fill(x.begin(), x.end(), 0.0);
       for (std::size_t k = 0; k < p.index.size(); ++k) {
-        if (p.index[k] >= d || x[p.index[k]] != 0) return status::invalid_argument;  // out of range or repeated
         x[p.index[k]] = p.value[k];
+        seen[p.index[k]] = 0;
       }
       const double norm = norm2(x);
       const double point_scale = norm > options.radius ? options.radius / norm : 1.0;

@@ -5,7 +5,9 @@
 // measurements (Wojtaszczyk 2010).
 //
 // [impl] Choices the paper leaves open (C.3 "decoder and constants uncertain"):
-//   - A: entries N(0, 1/m) from a public 64-bit seed (Box-Muller on the drbg keyed by the seed).
+//   - A: entries N(0, 1/m) from a public 64-bit seed (Box-Muller on the drbg keyed by the seed; the
+//     uniforms are the same everywhere, the libm log/cos/sin may differ in the last bit across
+//     platforms, which moves nothing that privacy rests on).
 //   - Privacy does NOT rest on A being a restricted isometry (the paper's argument holds only on a
 //     high-probability event that nobody can check for a given A): each point's measurement A x_i is
 //     l2-clipped to C = (1 + eta) L, so the l2 sensitivity of the summed measurements is 2C for every
@@ -63,7 +65,7 @@ struct cs_release_options {
   double epsilon = 1;         // in (0, 40]
   double delta = 1e-6;        // in (0, 1)
   uint32_t frac_bits = 16;    // the measurement grid 2^-frac_bits, in [0, 40]
-  double lambda = 0;          // 0: noise_sd * sqrt(2 ln(2 d)) (the level ||A^T z||_inf stays below w.h.p.)
+  double lambda = 0;          // 0: noise_sd * sqrt(2 ln(2 d)), about the size of ||A^T z||_inf
   uint32_t iterations = 500;  // per continuation stage of cs_decode
 };
 
