@@ -12,7 +12,11 @@ from conftest import CASES
 
 NON_PROTOCOLS = [m for m in CASES if m not in ("kent", "winsorized-mean")]
 # The learners' devices hold labelled examples: `ldp train` runs them, `ldp simulate` refuses them.
-LEARNERS = {"bernstein"}
+LEARNERS = {"bernstein", "glm-copies"}
+# Wang et al.'s query releases (docs/mechanisms.md H.5, H.6) have no Python options yet: their
+# records (bit masks, points of [-1, 1]^p) and answers are the tool's and the C++ API's only
+# (docs/python.md "Not in the package yet").
+QUERY_RELEASES = {"kway-marginals", "smooth-queries"}
 
 
 def test_cases_cover_every_mechanism_of_the_tool(run_ldp):
@@ -20,7 +24,7 @@ def test_cases_cover_every_mechanism_of_the_tool(run_ldp):
     help_text = run_ldp("simulate", "--help")
     listed = re.search(r"mechanism: ([a-z0-9, -]+)", help_text).group(1)
     simulate = {name.strip() for name in listed.split(",")}
-    assert simulate - LEARNERS == set(CASES) == set(ldpkit.MECHANISMS) - LEARNERS
+    assert simulate - LEARNERS - QUERY_RELEASES == set(CASES) == set(ldpkit.MECHANISMS) - LEARNERS - QUERY_RELEASES
     ranked = run_ldp("mechanisms", "--domain", 20, "--epsilon", 1, "--format", "csv").splitlines()[1:]
     assert {line.split(",")[1] for line in ranked} <= set(CASES)
 

@@ -123,7 +123,8 @@ TEST_CASE("zcdp_epsilon: CKS 2020 Corollary 13, between the exact Gaussian curve
   // t in [-30, 30], at delta = 1e-6.
   const std::pair<double, double> pinned[] = {
       {0.01, 0.621692655}, {0.1, 2.141938928}, {0.5, 5.221534445}, {1, 7.766216626}, {13, 38.428934977}};
-  for (auto [rho, epsilon] : pinned) {
+  for (const auto& pin : pinned) {
+    const double rho = pin.first, epsilon = pin.second;  // named copies: clang 14 cannot capture bindings
     CAPTURE(rho);
     const double e = ldp::wire::zcdp_epsilon(rho, 1e-6);
     CHECK(e == doctest::Approx(epsilon).epsilon(2e-9));

@@ -48,7 +48,8 @@ std::vector<double> direct_coefficients(uint32_t p, uint32_t t, const std::vecto
 
 TEST_CASE("the separable DCT equals the direct sum") {
   // Fails (checked): the weight 2/t on v = 0 too, and the nodes k / t instead of (k + 1/2) / t.
-  for (const auto& [p, t] : std::vector<std::pair<uint32_t, uint32_t>>{{1, 9}, {2, 5}, {3, 3}, {2, 2}}) {
+  for (const auto& shape : std::vector<std::pair<uint32_t, uint32_t>>{{1, 9}, {2, 5}, {3, 3}, {2, 2}}) {
+    const uint32_t p = shape.first, t = shape.second;  // named copies: clang 14 cannot capture bindings
     const uint64_t n = ldp::wire::smooth_feature_count(p, t);
     std::vector<double> g(n);
     for (uint64_t l = 0; l < n; ++l)
