@@ -133,8 +133,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer cells (a smoke run)")
     parser.add_argument("--markdown", help="also write the tables here")
     parser.add_argument("--plot", help="an SVG of excess risk against n (matplotlib)")
+    parser.add_argument("--methods", help="only these private methods, comma-separated (default: all)")
     args = parser.parse_args()
-    learners = methods(args.ldp)
+    learners = [m for m in methods(args.ldp) if not args.methods or m in args.methods.split(",")]
     ns = [0, 4000, 40000] if args.quick else [0, 4000, 40000, 400000]  # 0: one user per training row
     epsilons = [1, 4] if args.quick else [0.5, 1, 2, 4, 8]
     dims = [1, 2] if args.quick else [1, 2, 3]  # features before the intercept: p = 2, 3, 4
