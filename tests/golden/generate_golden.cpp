@@ -447,15 +447,6 @@ std::vector<golden_case> all_cases() {
   return cases;
 }
 
-std::string spaced_hex(const bytes& b) {
-  std::string out;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    if (i > 0) out += ' ';
-    out += ldp::test::to_hex(&b[i], 1);
-  }
-  return out;
-}
-
 // Decodes the case as the golden test will, and returns the file's last line, or "" if the bytes
 // do not produce the status the case claims.
 std::string outcome(const golden_case& c, const bytes& block) {
@@ -507,8 +498,8 @@ int main(int argc, char** argv) {
     const auto path = root / (c.expected == status::ok ? "valid" : "invalid") / (c.name + ".txt");
     std::ofstream out(path, std::ios::binary);
     out << "# " << c.comment << "\n"
-        << "params " << spaced_hex(block) << "\n"
-        << "report" << (c.report.empty() ? "" : " ") << spaced_hex(c.report) << "\n"
+        << "params " << ldp::test::spaced_hex(block) << "\n"
+        << "report" << (c.report.empty() ? "" : " ") << ldp::test::spaced_hex(c.report) << "\n"
         << last << "\n";
     if (!out) {
       std::fprintf(stderr, "%s: cannot write\n", path.string().c_str());

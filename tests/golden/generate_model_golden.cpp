@@ -93,15 +93,6 @@ std::vector<golden_case> all_cases() {
   return cases;
 }
 
-std::string spaced_hex(const bytes& b) {
-  std::string out;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    if (i > 0) out += ' ';
-    out += ldp::test::to_hex(&b[i], 1);
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,7 +117,7 @@ int main(int argc, char** argv) {
     }
     std::ofstream out(dir / (c.name + ".txt"), std::ios::binary);
     out << "# " << c.comment << "\n"
-        << "broadcast " << spaced_hex(c.broadcast) << "\n"
+        << "broadcast " << ldp::test::spaced_hex(c.broadcast) << "\n"
         << "status " << ldp::status_name(s) << "\n";
     if (s == status::ok) out << "expect " << ldp::test::describe_model(h, theta.data()) << "\n";
     if (!out) ++failures;

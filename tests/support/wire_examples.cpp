@@ -301,6 +301,15 @@ std::string to_hex(const unsigned char* data, std::size_t size) {
   return out;
 }
 
+std::string spaced_hex(const std::vector<unsigned char>& b) {
+  std::string out;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += to_hex(&b[i], 1);
+  }
+  return out;
+}
+
 std::vector<unsigned char> from_hex(const std::string& hex) {
   std::vector<unsigned char> out;
   int high = -1;

@@ -44,6 +44,8 @@ uint64_t unit_payload_count(const wire::params& p);
 std::string describe(const wire::params& p, const wire::report& r);
 
 std::string to_hex(const unsigned char* data, std::size_t size);
+// The bytes as hex pairs separated by spaces ("0a ff 01"): the golden files' text form.
+std::string spaced_hex(const std::vector<unsigned char>& b);
 std::vector<unsigned char> from_hex(const std::string& hex);  // ignores spaces
 
 }  // namespace ldp::test

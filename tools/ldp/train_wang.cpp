@@ -48,6 +48,21 @@ wire::params built(const char* method, const std::function<wire::derived_params(
   return d.block;
 }
 
+// A device context of `block` on its own workspace (the simulated fleet's devices share it: one
+// report at a time).
+template <class Context>
+struct fleet_device {
+  std::vector<std::byte> workspace;
+  Context context;
+
+  explicit fleet_device(const wire::params& block) : workspace(Context::workspace_size(block)) {
+    const status ready = Context::init(workspace, block, &context);
+    if (ready != status::ok) {
+      fail("internal: the {} device context refused its block: {}", wire::mechanism_name(block.mech), describe(ready));
+    }
+  }
+};
+
 // The Bernstein learners' server half (H.1): the surrogate of order h fitted to the grid estimate,
 // minimized over [0, 1]^p, with the report costs into `out`.
 void fit_surrogate(const char* mechanism, server::bernstein_grid grid, uint32_t h,
@@ -92,10 +107,8 @@ train_result solve_public_coin(const train_data& data, const train_settings& s, 
       name,
       [&](double e) { return genprot ? wire::make_bernstein_genprot(e, shape) : wire::make_bernstein_1bit(e, shape); },
       s.epsilon, &out.epsilon_impl);
-  std::vector<std::byte> workspace(device::public_coin_context::workspace_size(block));
-  device::public_coin_context context;
-  const status ready = device::public_coin_context::init(workspace, block, &context);
-  if (ready != status::ok) fail("internal: the public-coin device context refused its block: {}", describe(ready));
+  fleet_device<device::public_coin_context> fleet(block);
+  device::public_coin_context& context = fleet.context;
   const std::unique_ptr<server::aggregator> agg = aggregator_for(block);
   device_cost cost;
   random::drbg rng = seeded_drbg(s.seed, seed_purpose::device_block, 0);
@@ -127,10 +140,8 @@ train_result solve_wang_bernstein(const train_data& data, const train_settings& 
   const wire::params block = built(
       "wang-bernstein", [&](double e) { return wire::make_bernstein(p, k, s.loss, loss_frac_bits, e); }, s.epsilon,
       &out.epsilon_impl);
-  std::vector<std::byte> workspace(device::vector_mean_context::workspace_size(block));
-  device::vector_mean_context context;
-  const status ready = device::vector_mean_context::init(workspace, block, &context);
-  if (ready != status::ok) fail("internal: the bernstein device context refused its block: {}", describe(ready));
+  fleet_device<device::vector_mean_context> fleet(block);
+  device::vector_mean_context& context = fleet.context;
   std::vector<int64_t> values(device::bernstein_value_count(block));
 
   const std::unique_ptr<server::aggregator> agg = aggregator_for(block);
@@ -178,10 +189,8 @@ train_result solve_wang_glm(const train_data& data, const train_settings& s) {
   train_result out;
   const wire::params block = built(
       "wang-glm", [&](double e) { return wire::make_glm_copies(e, s.delta, shape); }, s.epsilon, &out.epsilon_impl);
-  std::vector<std::byte> workspace(device::glm_context::workspace_size(block));
-  device::glm_context context;
-  const status ready = device::glm_context::init(workspace, block, &context);
-  if (ready != status::ok) fail("internal: the glm-copies device context refused its block: {}", describe(ready));
+  fleet_device<device::glm_context> fleet(block);
+  device::glm_context& context = fleet.context;
   const std::unique_ptr<server::aggregator> agg = aggregator_for(block);
   const int64_t one = int64_t{1} << shape.frac_bits;
   std::vector<int64_t> x(train.p);
