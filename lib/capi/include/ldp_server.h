@@ -159,6 +159,99 @@ ldp_status ldp_server_quantiles(const ldp_aggregator* aggregator, const double* 
 ldp_status ldp_server_density(const ldp_aggregator* aggregator, const ldp_distribution_options* options,
                               ldp_density_estimate* out, size_t capacity, size_t* count) LDP_NOEXCEPT;
 
+/* ---- Wang et al.'s learners and query releases (docs/mechanisms.md H.1-H.6) ---------------------
+ * The server's last step for bernstein, bernstein-1bit, bernstein-genprot, glm-copies,
+ * kway-marginals and smooth-queries, on an aggregator of their reports (or its saved state). Common
+ * refusals: LDP_INVALID_ARGUMENT for a NULL pointer argument, LDP_INVALID_PARAMETERS for an
+ * aggregator of another mechanism, LDP_BUFFER_TOO_SMALL when the caller's array is shorter than the
+ * result, LDP_OVERFLOW when memory runs out; nothing is written unless LDP_OK. */
+
+/* The public-coin learners' per-group estimator (docs/mechanisms.md H.2): Horvitz-Thompson
+ * (unbiased) or the ratio; genprot has one estimator and ignores the choice. */
+enum ldp_coin_estimator { LDP_COIN_HORVITZ_THOMPSON = 0, LDP_COIN_RATIO = 1 };
+
+/* bernstein, bernstein-1bit, bernstein-genprot (H.1-H.3): the iterated Bernstein surrogate of order
+ * 1 <= order <= 32 fitted to the grid estimate (the mean aggregator's per-coordinate means for
+ * bernstein, the per-group estimates of `estimator` for the public-coin learners), minimized over
+ * [0, 1]^p (dense grid and local refinement for p <= 3, multistart from `seed` beyond, H.1). w[0, p)
+ * receives the minimizer (capacity >= the block's p), *minimum the surrogate's value there and
+ * *std_dev its standard deviation (the grid values taken as independent). A grid point without an
+ * estimate (no reports; a public-coin group without reports) makes *minimum NaN.
+ * LDP_INVALID_ARGUMENT for an order outside [1, 32] or an unknown estimator. */
+ldp_status ldp_server_bernstein_minimize(const ldp_aggregator* aggregator, uint32_t order, uint32_t estimator,
+                                         uint64_t seed, double* w, size_t capacity, double* minimum,
+                                         double* std_dev) LDP_NOEXCEPT;
+
+/* glm-copies (H.4): the options of the learner; ldp_glm_options_default fills the defaults and NULL
+ * options stand for them. */
+typedef struct ldp_glm_options {
+  uint32_t loss;    /* LDP_LOSS_LOGISTIC or LDP_LOSS_HINGE (default hinge) */
+  double smoothing; /* beta > 0; 0: the paper's for the block's degree (default 0) */
+  uint64_t steps;   /* SIGM iterations; 0: one per report (default 0) */
+  uint64_t seed;    /* the server's coins: sampled users and kink draws (default 1) */
+} ldp_glm_options;
+
+/* What the learner used: the smoothing beta, the iterations run, SIGM's spread sigma and the
+ * reports' (epsilon, delta). */
+typedef struct ldp_glm_fit {
+  double smoothing;
+  uint64_t steps;
+  double spread;
+  double epsilon;
+  double delta;
+} ldp_glm_fit;
+
+/* The defaults above into *options (nothing for NULL). */
+void ldp_glm_options_default(ldp_glm_options* options) LDP_NOEXCEPT;
+
+/* w_priv in [0, 1]^p into w[0, p) (capacity >= the block's p; theta = 2 w - 1) and, unless fit is
+ * NULL, what the learner used into *fit. LDP_INVALID_ARGUMENT for a loss other than logistic or
+ * hinge, a smoothing that is negative or not finite, or an aggregator without reports. */
+ldp_status ldp_server_glm_train(const ldp_aggregator* aggregator, const ldp_glm_options* options, double* w,
+                                size_t capacity, ldp_glm_fit* fit) LDP_NOEXCEPT;
+
+/* kway-marginals (H.5): the marginal over the `count` distinct attributes (below the block's p,
+ * 1 <= count <= k): cell c (bit i = the value of attributes[i]) is the estimate of P(x_A = c), with
+ * its variance and interval at `confidence` in (0, 1), item c. *cells receives 2^count; when it is
+ * more than `capacity` nothing is written and the result is LDP_BUFFER_TOO_SMALL.
+ * LDP_INVALID_ARGUMENT for bad attributes or confidence. */
+ldp_status ldp_server_marginal(const ldp_aggregator* aggregator, const uint32_t* attributes, size_t count,
+                               double confidence, ldp_estimate* out, size_t capacity, size_t* cells) LDP_NOEXCEPT;
+
+/* The fraction of records whose ones include the conjunction `set` (bit j = attribute j, 1 to k
+ * attributes below p), item its coordinate. LDP_INVALID_ARGUMENT for a bad set or confidence. */
+ldp_status ldp_server_conjunction(const ldp_aggregator* aggregator, uint64_t set, double confidence,
+                                  ldp_estimate* out) LDP_NOEXCEPT;
+
+/* smooth-queries (H.6): a query's answer, the mean of its Chebyshev interpolant over the data
+ * (unbiased), with the variance and the interval at the requested confidence. */
+typedef struct ldp_smooth_answer {
+  double value;
+  double variance;
+  double ci_low;
+  double ci_high;
+} ldp_smooth_answer;
+
+/* Chebyshev node k of t: cos(pi (k + 1/2) / t) for k < t (NaN otherwise). */
+double ldp_chebyshev_node(uint32_t t, uint32_t k) LDP_NOEXCEPT;
+
+/* The query f given by its t^p values at the tensor grid of Chebyshev nodes, node_values[sum_j k_j t^j]
+ * = f(node(k_0), ..., node(k_{p-1})) (axis 0 fastest; t the block's degree). LDP_INVALID_ARGUMENT
+ * unless count = t^p and every value is finite, or for a confidence outside (0, 1). */
+ldp_status ldp_server_smooth_query_values(const ldp_aggregator* aggregator, const double* node_values, size_t count,
+                                          double confidence, ldp_smooth_answer* out) LDP_NOEXCEPT;
+
+/* The built-in queries (docs/cli.md "--query"), for a point c in [-1, 1]^p and a width s > 0:
+ * gaussian exp(-|x - c|^2 / (2 s^2)); smooth step prod_j 1 / (1 + exp(-(x_j - c_j) / s)); monomial
+ * prod_j x_j^(c_j) for integer powers c_j in [0, 1000] (width unused). */
+enum ldp_smooth_query_kind { LDP_SMOOTH_GAUSSIAN = 0, LDP_SMOOTH_STEP = 1, LDP_SMOOTH_MONOMIAL = 2 };
+
+/* The built-in query of `kind` at point[0, p) (p the block's) and width. LDP_INVALID_ARGUMENT for an
+ * unknown kind, another p, a non-finite point, a width that is not positive and finite (gaussian,
+ * smooth step), a power outside the integers 0..1000 (monomial), or a confidence outside (0, 1). */
+ldp_status ldp_server_smooth_query(const ldp_aggregator* aggregator, uint32_t kind, const double* point, size_t p,
+                                   double width, double confidence, ldp_smooth_answer* out) LDP_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif
