@@ -86,8 +86,6 @@ ldp::server::glm_options glm_options_of(const ldp_glm_options* o) noexcept {
   return out;
 }
 
-bool is_known_loss(uint32_t loss) noexcept { return loss == LDP_LOSS_LOGISTIC || loss == LDP_LOSS_HINGE; }
-
 // The answer of the query with these coefficients from a smooth-queries aggregator's features.
 status smooth_answer_of(const aggregator& a, const std::vector<double>& coefficients, double confidence,
                         ldp_smooth_answer* out) {
@@ -144,11 +142,6 @@ void ldp_glm_options_default(ldp_glm_options* o) noexcept {
 ldp_status ldp_server_glm_train(const ldp_aggregator* a, const ldp_glm_options* options, double* w, size_t capacity,
                                 ldp_glm_fit* fit) noexcept {
   if (w == nullptr) return code(status::invalid_argument);
-  // The C++ learner reads 0 as "the paper's smoothing"; a negative or non-finite one is refused here.
-  if (options != nullptr &&
-      (!is_known_loss(options->loss) || !(options->smoothing >= 0) || !std::isfinite(options->smoothing))) {
-    return code(status::invalid_argument);
-  }
   return learning_query(a, ldp::server::is_glm_mechanism, [&](const aggregator& agg) {
     if (dimension_of(agg) > capacity) return status::buffer_too_small;
     ldp::server::glm_result result;

@@ -421,12 +421,16 @@ TEST_CASE("ldp_server_smooth_query_values and ldp_server_smooth_query refusals")
   CHECK(ldp_server_smooth_query_values(f.c, nullptr, 16, 0.95, &out) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_server_smooth_query_values(f.c, values.data(), 16, 0.95, nullptr) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_server_smooth_query_values(f.c, values.data(), 15, 0.95, &out) == LDP_INVALID_ARGUMENT);  // t^p = 16
+  values.push_back(0.5);
+  CHECK(ldp_server_smooth_query_values(f.c, values.data(), 17, 0.95, &out) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_server_smooth_query_values(f.c, values.data(), 16, 1.5, &out) == LDP_INVALID_ARGUMENT);
   values[3] = NAN;
   CHECK(ldp_server_smooth_query_values(f.c, values.data(), 16, 0.95, &out) == LDP_INVALID_ARGUMENT);
   const double point[2] = {0, 0}, fractional[2] = {1, 0.5}, negative[2] = {-1, 0}, nan_point[2] = {NAN, 0};
   CHECK(ldp_server_smooth_query(f.c, 3, point, 2, 1, 0.95, &out) == LDP_INVALID_ARGUMENT);  // no such kind
   CHECK(ldp_server_smooth_query(f.c, LDP_SMOOTH_GAUSSIAN, point, 1, 1, 0.95, &out) == LDP_INVALID_ARGUMENT);  // p
+  const double three[3] = {0, 0, 0};
+  CHECK(ldp_server_smooth_query(f.c, LDP_SMOOTH_GAUSSIAN, three, 3, 1, 0.95, &out) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_server_smooth_query(f.c, LDP_SMOOTH_GAUSSIAN, point, 2, 0, 0.95, &out) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_server_smooth_query(f.c, LDP_SMOOTH_STEP, point, 2, INFINITY, 0.95, &out) == LDP_INVALID_ARGUMENT);
   CHECK(ldp_server_smooth_query(f.c, LDP_SMOOTH_GAUSSIAN, nan_point, 2, 1, 0.95, &out) == LDP_INVALID_ARGUMENT);
