@@ -175,9 +175,9 @@ enum ldp_coin_estimator { LDP_COIN_HORVITZ_THOMPSON = 0, LDP_COIN_RATIO = 1 };
  * bernstein, the per-group estimates of `estimator` for the public-coin learners), minimized over
  * [0, 1]^p (dense grid and local refinement for p <= 3, multistart from `seed` beyond, H.1). w[0, p)
  * receives the minimizer (capacity >= the block's p), *minimum the surrogate's value there and
- * *std_dev its standard deviation (the grid values taken as independent). A grid point without an
- * estimate (no reports; a public-coin group without reports) makes *minimum NaN.
- * LDP_INVALID_ARGUMENT for an order outside [1, 32] or an unknown estimator. */
+ * *std_dev its standard deviation (the grid values taken as independent). LDP_INVALID_ARGUMENT for
+ * an order outside [1, 32], an unknown estimator, or a grid point without an estimate (no reports;
+ * a public-coin group without reports, or for the ratio without ones). */
 ldp_status ldp_server_bernstein_minimize(const ldp_aggregator* aggregator, uint32_t order, uint32_t estimator,
                                          uint64_t seed, double* w, size_t capacity, double* minimum,
                                          double* std_dev) LDP_NOEXCEPT;

@@ -121,6 +121,10 @@ ldp_status ldp_server_bernstein_minimize(const ldp_aggregator* a, uint32_t order
                                                : ldp::server::coin_estimator::horvitz_thompson;
     const status got = grid_estimate_for(agg, e, &estimate);
     if (got != status::ok) return got;
+    // A grid point without an estimate leaves the surrogate undefined (the minimizer would read it as +inf).
+    for (const double v : estimate.value) {
+      if (!std::isfinite(v)) return status::invalid_argument;
+    }
     const std::vector<double> coefficients = ldp::server::bernstein_coefficients(grid, order, estimate.value);
     if (coefficients.empty()) return status::overflow;  // the block's grid and the order are valid
     const ldp::server::box_minimum best = ldp::server::minimize_on_box(

@@ -447,3 +447,37 @@ TEST_CASE("ldp_server_smooth_query_values and ldp_server_smooth_query refusals")
   CHECK(ldp_server_smooth_query(other, LDP_SMOOTH_GAUSSIAN, point, 2, 1, 0.95, &out) == LDP_INVALID_PARAMETERS);
   ldp_aggregator_free(other);
 }
+
+TEST_CASE("without reports the surrogate is refused and the query releases answer NaN") {
+  const ldp_params b = bernstein_block(1, 2), m = marginals_block(), s = smooth_block();
+  ldp_aggregator *bernstein = nullptr, *marginals = nullptr, *smooth = nullptr;
+  REQUIRE(ldp_aggregator_create(&b, &bernstein) == LDP_OK);
+  REQUIRE(ldp_aggregator_create(&m, &marginals) == LDP_OK);
+  REQUIRE(ldp_aggregator_create(&s, &smooth) == LDP_OK);
+  double w = -1, minimum = -1, sd = -1;
+  CHECK(ldp_server_bernstein_minimize(bernstein, 1, 0, 0, &w, 1, &minimum, &sd) == LDP_INVALID_ARGUMENT);
+  CHECK(w == -1);
+  CHECK(minimum == -1);
+  ldp_params coin;
+  REQUIRE(ldp_params_public_coin(&coin, LDP_MECH_BERNSTEIN_1BIT, 1, 3, LDP_LOSS_SQUARED, 400, 8, 0, 2.0, public_seed) ==
+          LDP_OK);
+  ldp_aggregator* coins = nullptr;
+  REQUIRE(ldp_aggregator_create(&coin, &coins) == LDP_OK);
+  CHECK(ldp_server_bernstein_minimize(coins, 1, LDP_COIN_RATIO, 0, &w, 1, &minimum, &sd) == LDP_INVALID_ARGUMENT);
+  ldp_aggregator_free(coins);
+  const uint32_t attributes[1] = {2};
+  ldp_estimate cells[2];
+  size_t count = 0;
+  CHECK(ldp_server_marginal(marginals, attributes, 1, 0.95, cells, 2, &count) == LDP_OK);
+  CHECK(std::isnan(cells[0].value));
+  ldp_estimate e;
+  CHECK(ldp_server_conjunction(marginals, 3, 0.95, &e) == LDP_OK);
+  CHECK(std::isnan(e.value));
+  const double point[smooth_p] = {0, 0};
+  ldp_smooth_answer a;
+  CHECK(ldp_server_smooth_query(smooth, LDP_SMOOTH_GAUSSIAN, point, smooth_p, 1, 0.95, &a) == LDP_OK);
+  CHECK(std::isnan(a.value));
+  ldp_aggregator_free(bernstein);
+  ldp_aggregator_free(marginals);
+  ldp_aggregator_free(smooth);
+}
