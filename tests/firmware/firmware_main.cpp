@@ -359,13 +359,14 @@ int main() {
   // The local Bernstein mechanism (docs/mechanisms.md H.1): a logistic loss of p = 2 features on the
   // grid of k = 3 steps (N = 16 values), the block derived on the device, the values and the noisy
   // coordinates in static arrays.
-  const ldp::wire::derived_params learner = ldp::wire::make_bernstein(2, 3, ldp::wire::loss_kind::logistic, 16, 2.0);
-  const double example[2] = {0.25, 0.875};
+  const ldp::wire::derived_params bernstein_block =
+      ldp::wire::make_bernstein(2, 3, ldp::wire::loss_kind::logistic, 16, 2.0);
+  const double bernstein_x[2] = {0.25, 0.875};
   static int64_t losses[16];
   alignas(ldp::device::workspace_alignment) static std::byte learner_noisy[16 * sizeof(int64_t)];
   static unsigned char learner_report[ldp::wire::report_header_size + 16 * ldp::wire::varint_max_size];
-  if (vector_mean_context::init(learner_noisy, learner.block, &vector) != ldp::status::ok ||
-      ldp::device::randomize_bernstein(vector, example, 1.0, losses, rng, learner_report, report, &report_size) !=
+  if (vector_mean_context::init(learner_noisy, bernstein_block.block, &vector) != ldp::status::ok ||
+      ldp::device::randomize_bernstein(vector, bernstein_x, 1.0, losses, rng, learner_report, report, &report_size) !=
           ldp::status::ok) {
     return 36;
   }
