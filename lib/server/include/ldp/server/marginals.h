@@ -53,7 +53,7 @@ struct marginal_table {
 [[nodiscard]] status disjunction_estimate(const wire::params& p, span<const estimate> coordinates, uint64_t set,
                                           span<const double> weights, double confidence, estimate* out) noexcept;
 
-// ---- The polynomial of Alg 6 (docs/mechanisms.md H.5; MECHANISMS.md C.4) ----------------------
+// ---- The polynomial of Alg 6 (docs/mechanisms.md H.5, C.4) -------------------------------------
 
 // The monomial coefficients c_0..c_t of p_k for gamma in (0, 1): with r = ceil(sqrt(k - 1)) and
 // m = ceil(log2(1 / gamma)), p_k(x) = 1 - (T_r((k - x) / (k - 1)) / T_r(k / (k - 1)))^m (degree
