@@ -61,7 +61,8 @@ void apply_nodes(uint32_t k, uint64_t stride, const std::vector<double>& in, std
         // M: out[u] += M[u][v] in[v]; M^T: out[v] += M[u][v] in[u].
         const uint64_t to = outer + (transpose ? v : u) * stride;
         const uint64_t from = outer + (transpose ? u : v) * stride;
-        for (uint64_t inner = 0; inner < stride; ++inner) out[to + inner] += m * in[from + inner];
+        for (uint64_t inner = 0; inner < stride; ++inner)
+          out[static_cast<std::size_t>(to + inner)] += m * in[static_cast<std::size_t>(from + inner)];
       }
     }
   }
@@ -85,8 +86,8 @@ void apply_order(uint32_t k, uint32_t h, uint64_t stride, std::vector<double>& t
 template <class Weights>
 double contract(bernstein_grid g, const std::vector<double>& t, Weights&& weight) {
   const uint64_t base = uint64_t{g.k} + 1;
-  std::vector<double> w(base);
-  std::vector<double> rest(t.size() / base);
+  std::vector<double> w(static_cast<std::size_t>(base));
+  std::vector<double> rest(static_cast<std::size_t>(t.size() / base));
   const double* in = t.data();
   uint64_t size = t.size();
   for (uint32_t j = 0; j < g.p; ++j) {
@@ -95,9 +96,10 @@ double contract(bernstein_grid g, const std::vector<double>& t, Weights&& weight
     // In place after the first axis: entry r reads r*base.. >= r, so nothing unread is overwritten.
     for (uint64_t r = 0; r < size; ++r) {
       double s = 0;
-      for (uint64_t v = 0; v < base; ++v) s += in[r * base + v] * w[v];
+      for (uint64_t v = 0; v < base; ++v)
+        s += in[static_cast<std::size_t>(r * base + v)] * w[static_cast<std::size_t>(v)];
       if (size == 1) return s;
-      rest[r] = s;
+      rest[static_cast<std::size_t>(r)] = s;
     }
     in = rest.data();
   }

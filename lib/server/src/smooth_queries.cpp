@@ -50,14 +50,14 @@ std::vector<double> chebyshev_coefficients(uint32_t p, uint32_t t, const std::ve
 
 std::vector<double> chebyshev_coefficients(uint32_t p, uint32_t t, const std::function<double(const double*)>& f) {
   const uint64_t n = feature_count(p, t);
-  std::vector<double> values(n), x(p);
+  std::vector<double> values(static_cast<std::size_t>(n)), x(p);
   for (uint64_t l = 0; l < n; ++l) {
     uint64_t rest = l;
     for (uint32_t j = 0; j < p; ++j) {
       x[j] = chebyshev_node(t, static_cast<uint32_t>(rest % t));
       rest /= t;
     }
-    values[l] = f(x.data());
+    values[static_cast<std::size_t>(l)] = f(x.data());
   }
   return chebyshev_coefficients(p, t, values);
 }

@@ -111,7 +111,7 @@ fleet run_fleet(const wire::params& p, const char* name) {
   REQUIRE(server::aggregator::create(p, &out.whole) == status::ok);
   REQUIRE(server::aggregator::create(p, &out.even) == status::ok);
   REQUIRE(server::aggregator::create(p, &out.odd) == status::ok);
-  std::vector<double> workspace(p.get(field::vector_dim));
+  std::vector<double> workspace(static_cast<std::size_t>(p.get(field::vector_dim)));
   device::public_coin_context ctx;
   REQUIRE(device::public_coin_context::init(
               span<std::byte>(reinterpret_cast<std::byte*>(workspace.data()), workspace.size() * sizeof(double)), p,

@@ -28,7 +28,7 @@ TEST_CASE("a smooth-queries report is laplace-vector's report of the features") 
   for (const auto& [p, t] : std::vector<std::pair<uint32_t, uint32_t>>{{1, 6}, {2, 3}, {3, 4}}) {
     const auto smooth = ldp::wire::make_smooth_queries(p, t, f, 1.5);
     REQUIRE(smooth.code == status::ok);
-    const uint64_t n = smooth.block.get(field::domain);
+    const auto n = static_cast<std::size_t>(smooth.block.get(field::domain));
     const auto plain = ldp::wire::make_laplace_vector(static_cast<uint32_t>(n), -1.0, 1.0, f, 1.5);
     REQUIRE(plain.code == status::ok);
     REQUIRE(plain.block.get(field::scale_num) == smooth.block.get(field::scale_num));
@@ -47,7 +47,7 @@ TEST_CASE("a smooth-queries report is laplace-vector's report of the features") 
     REQUIRE(ldp::device::smooth_queries_fields(a.context, ldp::span<const int64_t>(x), ra, &from_smooth) == status::ok);
     REQUIRE(b->fields(ldp::span<const int64_t>(features), rb, &from_plain) == status::ok);
     REQUIRE(from_smooth.values.size() == n);
-    for (uint64_t l = 0; l < n; ++l) CHECK(from_smooth.values[l] == from_plain.values[l]);
+    for (std::size_t l = 0; l < n; ++l) CHECK(from_smooth.values[l] == from_plain.values[l]);
 
     // The input is p coordinates: any other length is refused before anything is drawn, and the
     // plain vector entry refuses a smooth-queries block.

@@ -26,9 +26,9 @@ double binomial(uint32_t k, uint32_t v) {
 }
 
 std::vector<double> grid_values(bernstein_grid g, double (*f)(const double*)) {
-  std::vector<double> values(ldp::server::grid_points(g));
+  std::vector<double> values(static_cast<std::size_t>(ldp::server::grid_points(g)));
   std::vector<double> w(g.p);
-  for (uint64_t l = 0; l < values.size(); ++l) {
+  for (std::size_t l = 0; l < values.size(); ++l) {
     ldp::wire::grid_point(g.p, g.k, l, w.data());
     values[l] = f(w.data());
   }
@@ -70,7 +70,7 @@ TEST_CASE("the Bernstein basis is the binomial pmf and sums to 1 for every k") {
 TEST_CASE("A_h 1 = 1: the surrogate of a constant is that constant") {
   for (const bernstein_grid g : {bernstein_grid{1, 9}, bernstein_grid{2, 5}, bernstein_grid{3, 3}}) {
     for (uint32_t h = 1; h <= 5; ++h) {
-      const std::vector<double> ones(ldp::server::grid_points(g), 1.0);
+      const std::vector<double> ones(static_cast<std::size_t>(ldp::server::grid_points(g)), 1.0);
       for (const double c : ldp::server::bernstein_coefficients(g, h, ones)) CHECK(std::fabs(c - 1) <= 1e-12);
     }
   }
@@ -134,7 +134,7 @@ TEST_CASE("the noise gain is ||A_h||_inf^p <= (2^h - 1)^p and bounds sup|L~ - L|
   CHECK(ldp::server::bernstein_noise_gain({1, 600}, 2) == 3);
   CHECK(ldp::server::bernstein_noise_gain({1, 600}, 1) == 1);
   for (const bernstein_grid g : {bernstein_grid{1, 8}, bernstein_grid{2, 6}}) {
-    const uint64_t n = ldp::server::grid_points(g);
+    const auto n = static_cast<std::size_t>(ldp::server::grid_points(g));
     const auto loss = g.p == 1 ? loss_1 : loss_2;
     const std::vector<double> exact = grid_values(g, loss);
     for (uint32_t h = 1; h <= 3; ++h) {
@@ -143,11 +143,11 @@ TEST_CASE("the noise gain is ||A_h||_inf^p <= (2^h - 1)^p and bounds sup|L~ - L|
       if (h == 1) CHECK(gain == doctest::Approx(1).epsilon(1e-13));
       // The gain from the explicit matrix A_h (x) ... (x) A_h: column l is the coefficients of e_l.
       std::vector<double> row_sums(n);
-      for (uint64_t l = 0; l < n; ++l) {
+      for (std::size_t l = 0; l < n; ++l) {
         std::vector<double> unit(n);
         unit[l] = 1;
         const std::vector<double> column = ldp::server::bernstein_coefficients(g, h, unit);
-        for (uint64_t r = 0; r < n; ++r) row_sums[r] += std::fabs(column[r]);
+        for (std::size_t r = 0; r < n; ++r) row_sums[r] += std::fabs(column[r]);
       }
       CHECK(*std::max_element(row_sums.begin(), row_sums.end()) == doctest::Approx(gain).epsilon(1e-12));
       if (h == 2 && g.p == 1) {  // A_2 = 2I - M: row u sums to 3 - 2 M[u][u], largest at u = k/2
@@ -182,11 +182,11 @@ TEST_CASE("the noise gain is ||A_h||_inf^p <= (2^h - 1)^p and bounds sup|L~ - L|
 
 TEST_CASE("bernstein_variance is sum_v var_v c_v(w)^2 for independent grid values") {
   const bernstein_grid g{2, 3};
-  const uint64_t n = ldp::server::grid_points(g);
+  const auto n = static_cast<std::size_t>(ldp::server::grid_points(g));
   const double w[2] = {0.31, 0.84};
   for (uint32_t h = 1; h <= 3; ++h) {
     // One unit variance at a time: the variance is the square of that value's weight c_v(w).
-    for (uint64_t l = 0; l < n; ++l) {
+    for (std::size_t l = 0; l < n; ++l) {
       std::vector<double> unit(n);
       unit[l] = 1;
       const double weight = surrogate(g, h, unit, w);
@@ -207,7 +207,7 @@ TEST_CASE("bernstein_variance is sum_v var_v c_v(w)^2 for independent grid value
   double sum = 0, sum_squares = 0;
   for (int r = 0; r < replicates; ++r) {
     std::vector<double> noise(n);
-    for (uint64_t l = 0; l < n; ++l) noise[l] = std::sqrt(3 * variances[l]) * (2 * u() - 1);
+    for (std::size_t l = 0; l < n; ++l) noise[l] = std::sqrt(3 * variances[l]) * (2 * u() - 1);
     const double s = surrogate(g, h, noise, w);
     sum += s;
     sum_squares += s * s;

@@ -50,9 +50,9 @@ TEST_CASE("the separable DCT equals the direct sum") {
   // Fails (checked): the weight 2/t on v = 0 too, and the nodes k / t instead of (k + 1/2) / t.
   for (const auto& shape : std::vector<std::pair<uint32_t, uint32_t>>{{1, 9}, {2, 5}, {3, 3}, {2, 2}}) {
     const uint32_t p = shape.first, t = shape.second;  // named copies: clang 14 cannot capture bindings
-    const uint64_t n = ldp::wire::smooth_feature_count(p, t);
+    const auto n = static_cast<std::size_t>(ldp::wire::smooth_feature_count(p, t));
     std::vector<double> g(n);
-    for (uint64_t l = 0; l < n; ++l)
+    for (std::size_t l = 0; l < n; ++l)
       g[l] = std::sin(1.7 * static_cast<double>(l) + 0.3) + 0.1 * static_cast<double>(l % 3);
     const std::vector<double> fast = chebyshev_coefficients(p, t, g), direct = direct_coefficients(p, t, g);
     REQUIRE(fast.size() == direct.size());

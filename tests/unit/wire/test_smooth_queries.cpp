@@ -78,11 +78,11 @@ TEST_CASE("features: axis 0 fastest, within the stated bound of the product") {
   for (uint32_t p : {1u, 2u, 3u, 4u}) {
     for (uint32_t t : {2u, 3u, 7u}) {
       const std::vector<int64_t> x(coords.begin(), coords.begin() + p);
-      const uint64_t n = ldp::wire::smooth_feature_count(p, t);
+      const auto n = static_cast<std::size_t>(ldp::wire::smooth_feature_count(p, t));
       REQUIRE(n == static_cast<uint64_t>(std::pow(t, p)));
       std::vector<int64_t> out(n);
       ldp::wire::chebyshev_features(x, f, t, out);
-      for (uint64_t l = 0; l < n; ++l) {
+      for (std::size_t l = 0; l < n; ++l) {
         long double product = 1;
         uint64_t rest = l;
         for (uint32_t j = 0; j < p; ++j) {
@@ -111,7 +111,7 @@ TEST_CASE("make_smooth_queries: t^p coordinates on [-1, 1] with the scale 2 t^p 
           const auto made = ldp::wire::make_smooth_queries(p, t, f, eps);
           REQUIRE(made.code == status::ok);
           const ldp::wire::params& b = made.block;
-          const uint64_t n = ldp::wire::smooth_feature_count(p, t);
+          const auto n = static_cast<std::size_t>(ldp::wire::smooth_feature_count(p, t));
           CHECK(b.mech == ldp::wire::mechanism::smooth_queries);
           CHECK(b.get(field::vector_dim) == p);
           CHECK(b.get(field::degree) == t);
