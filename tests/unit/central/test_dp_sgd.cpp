@@ -150,20 +150,27 @@ quadratic_users make_users(uint64_t n, unsigned frac_bits) {
   return q;
 }
 
+// The two convergence runs' options: n users, 200 steps of 0.1, clip 4 on the grid of 2^-20, the
+// ball of `radius`, the noise for `epsilon` at `delta`.
+server::dp_sgd_options convergence_options(uint64_t n, double radius, double epsilon, double delta) {
+  server::dp_sgd_options o;
+  o.users = n;
+  o.steps = 200;
+  o.learning_rate = 0.1;
+  o.clip = 4;
+  o.frac_bits = 20;
+  o.radius = radius;
+  o.delta = delta;
+  o.sigma2 = server::dp_sgd_sigma2_for(epsilon, o.delta, o.steps, o.clip, o.frac_bits);
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("run_dp_sgd at large epsilon follows non-private projected GD to the minimizer") {
   const uint64_t n = 40, steps = 200;
   const quadratic_users users = make_users(n, 20);
-  server::dp_sgd_options o;
-  o.users = n;
-  o.steps = steps;
-  o.learning_rate = 0.1;
-  o.clip = 4;
-  o.frac_bits = 20;
-  o.radius = 10;
-  o.delta = 1e-6;
-  o.sigma2 = server::dp_sgd_sigma2_for(1e4, o.delta, steps, o.clip, o.frac_bits);
+  const server::dp_sgd_options o = convergence_options(n, 10, 1e4, 1e-6);
   REQUIRE(o.sigma2 >= 1);
   ldp::random::drbg rng(seed);
   const std::vector<double> w0{1, 1, 1};
@@ -195,16 +202,9 @@ TEST_CASE("run_dp_sgd at large epsilon follows non-private projected GD to the m
 
 TEST_CASE("run_dp_sgd with a projection: the iterate stays in the ball and reaches the constrained minimizer") {
   // For 1/2 ||w - a||^2 averaged, the minimizer over the ball of radius R is a's mean scaled to R.
-  const uint64_t n = 40, steps = 200;
+  const uint64_t n = 40;
   const quadratic_users users = make_users(n, 20);
-  server::dp_sgd_options o;
-  o.users = n;
-  o.steps = steps;
-  o.learning_rate = 0.1;
-  o.clip = 4;
-  o.frac_bits = 20;
-  o.radius = 0.1;
-  o.sigma2 = server::dp_sgd_sigma2_for(1e9, o.delta, steps, o.clip, o.frac_bits);
+  const server::dp_sgd_options o = convergence_options(n, 0.1, 1e9, server::dp_sgd_options{}.delta);
   ldp::random::drbg rng(seed);
   const std::vector<double> w0{0, 0, 0};
   const server::dp_sgd_result r = server::run_dp_sgd(o, w0, users, rng);
