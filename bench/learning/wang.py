@@ -17,15 +17,13 @@ Every cell is the mean over --seeds seeds (the split, the devices and the solver
 """
 import argparse
 import gzip
-import json
-import math
 import os
-import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
-SKLEARN = "/usr/lib/python3/dist-packages/sklearn/datasets/data"
+from ldp_runs import SKLEARN, listed_methods, mean, run_json, slope, table
+
 # (name, CSV maker, label column, loss, the feature columns in order of use)
 FEATURES = {
     "breast_cancer": ["28", "21", "8"],  # worst concave points, worst radius, mean concave points
@@ -51,8 +49,7 @@ def diabetes_csv(directory: str) -> str:
 
 def methods(ldp: str) -> List[str]:
     """The private methods `ldp train --help` lists, in PRIVATE's order."""
-    text = subprocess.run([ldp, "train", "--help"], capture_output=True, text=True, check=True).stdout
-    return [m for m in PRIVATE if f"{m}:" in text]
+    return listed_methods(ldp, PRIVATE)
 
 
 def train(ldp: str, data: str, label: str, loss: str, method: str, features: Sequence[str], epsilon: float,
@@ -66,14 +63,7 @@ def train(ldp: str, data: str, label: str, loss: str, method: str, features: Seq
         args += ["--users", str(users)]
     if method == "wang-glm":
         args += ["--delta", "1e-6"]
-    proc = subprocess.run(args + list(extra), capture_output=True, text=True)
-    if proc.returncode != 0:
-        return {"error": proc.stderr.strip()}
-    return json.loads(proc.stdout)
-
-
-def mean(values: List[float]) -> float:
-    return sum(values) / len(values) if values else float("nan")
+    return run_json(args + list(extra))
 
 
 CELLS: Dict[Tuple, Dict] = {}
@@ -109,21 +99,6 @@ def shown(c: Dict, key: str = "excess_risk", digits: str = ".4f") -> str:
         return "refused"
     v = c.get(key, float("nan"))
     return "–" if v != v else format(v, digits)
-
-
-def table(header: List[str], rows: List[List[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
-
-
-def slope(ns: List[int], values: List[float]) -> Optional[float]:
-    """The least-squares slope of log(excess risk) on log n over the positive cells."""
-    pts = [(math.log(n), math.log(v)) for n, v in zip(ns, values) if v == v and v > 0]
-    if len(pts) < 3:
-        return None
-    mx = mean([p[0] for p in pts])
-    my = mean([p[1] for p in pts])
-    return sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
 
 
 def main() -> int:

@@ -1,0 +1,357 @@
+#!/usr/bin/python3
+"""The measurements of docs/learning.md "Private training": `ldp train --model` (docs/cli.md "ldp train",
+docs/mechanisms.md I) for every method the tool lists, on scikit-learn's bundled data sets.
+
+    /usr/bin/python3 bench/learning/private_training.py --ldp build/host/tools/ldp [--seeds 3] [--quick]
+        [--methods dp-sgd,levy-sgd,...] [--markdown out.md] [--images docs/images]
+
+What it measures, each cell the mean and the sample standard deviation over --seeds seeds (the split,
+the user grouping, the devices and the server's noise all follow the seed), every method at the tool's
+defaults (T = 100 central steps, lr 0.5, clip G = 1, l2 1e-3, f = 16, delta 1e-6):
+
+1. test accuracy and excess empirical risk against epsilon in {0.5, 1, 2, 4, 8} on breast_cancer.csv
+   (logistic, the 30 features, label 1 = benign) and digits.csv.gz (softmax, 10 classes, the 64
+   pixels), users of --samples-per-user m training rows (n = floor(training rows / m)); and what a
+   round costs at epsilon 2 (time per round and per device contribution, bytes a device exchanges);
+2. the user-level gain (Levy et al.): excess risk of levy-sgd, levy-phased and dp-sgd against m at a
+   fixed n, on breast cancer rows dealt with repetition: the script writes exactly n m rows, the
+   data set's 569 rows cycled in one fixed shuffled order (each row ceil or floor n m / 569 times),
+   no held-out split (the population is the rows' empirical distribution);
+3. the projection method (Ghazi et al. Alg 6, ghazi-output) against dp-sgd in the model dimension d
+   (digits with the p highest-variance pixels, d = 10 (p + 1)) and in the gradient sparsity s (a
+   synthetic logistic data set written by the script: 64 features, each row s non-zero ones).
+
+Methods the tool does not list, or refuses on the first data set, are skipped with the tool's message.
+"""
+import argparse
+import gzip
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ldp_runs import SKLEARN, listed_methods, mean, run_json, slope, spread, table
+
+PRIVATE = ("dp-sgd", "levy-sgd", "levy-phased", "ghazi-output", "ghazi-sgd", "ldp-sgd")
+USER_LEVEL = ("levy-sgd", "levy-phased", "dp-sgd")  # section 2
+PROJECTION = ("ghazi-output", "dp-sgd")               # section 3
+EPSILONS = (0.5, 1, 2, 4, 8)
+COST_EPSILON = 2
+# The JSON keys averaged over seeds (docs/cli.md "ldp train"); None values (e.g. no held-out rows,
+# no device) are left out of a mean.
+KEYS = ("test_accuracy", "nonprivate_test_accuracy", "excess_risk", "train_loss", "nonprivate_train_loss",
+        "epsilon_spent", "delta_spent", "steps", "seconds", "seconds_per_round", "device_seconds_per_contribution",
+        "bytes_per_device_round")
+
+
+@dataclass(frozen=True)
+class Data:
+    """One `--data` configuration of `ldp train`."""
+    name: str
+    path: str
+    label: str
+    model: str
+    dim: Optional[int] = None         # --dim, or
+    features: Tuple[str, ...] = ()    # --features
+    samples_per_user: int = 1
+    test_fraction: Optional[float] = None  # None: the tool's default (0.3)
+
+    def args(self) -> List[str]:
+        out = ["--model", self.model, "--data", f"csv:{self.path}", "--label", self.label,
+               "--samples-per-user", str(self.samples_per_user)]
+        out += ["--features", ",".join(self.features)] if self.features else ["--dim", str(self.dim)]
+        if self.test_fraction is not None:
+            out += ["--test-fraction", str(self.test_fraction)]
+        return out
+
+
+class Runner:
+    """Runs `ldp train --format json --quiet` once per (data, method, epsilon, seed) and keeps the results."""
+
+    def __init__(self, ldp: str, seeds: int) -> None:
+        self.ldp, self.seeds = ldp, seeds
+        self.runs: Dict[Tuple, Dict] = {}
+        self.over_budget: List[str] = []  # runs whose spent (epsilon, delta) exceeds the request
+        self.count = 0
+
+    def run(self, data: Data, method: str, epsilon: Optional[float], seed: int) -> Dict:
+        key = (data, method, epsilon, seed)
+        if key not in self.runs:
+            args = [self.ldp, "train", "--method", method] + data.args() + ["--seed", str(seed), "--format", "json",
+                                                                             "--quiet"]
+            if epsilon is not None:
+                args += ["--epsilon", str(epsilon)]
+            start = time.monotonic()
+            r = run_json(args)
+            self.count += 1
+            print(f"  [{time.monotonic() - start:6.2f} s] {data.name} m={data.samples_per_user} {method} "
+                  f"eps={epsilon} seed={seed}: {r.get('error', '').splitlines()[:1] or r.get('test_accuracy')}",
+                  file=sys.stderr, flush=True)
+            self.check_budget(r, " ".join(args[2:]))
+            self.runs[key] = r
+        return self.runs[key]
+
+    def check_budget(self, r: Dict, what: str) -> None:
+        if "error" in r or r.get("epsilon") is None:
+            return
+        delta = r.get("delta") or 0
+        if r["epsilon_spent"] > r["epsilon"] or (r.get("delta_spent") or 0) > delta:
+            self.over_budget.append(f"{what}: spent ({r['epsilon_spent']}, {r['delta_spent']})")
+
+    def cell(self, data: Data, method: str, epsilon: Optional[float]) -> Dict:
+        """Means ("<key>") and spreads ("<key>_sd") of KEYS over the seeds, with n, m, p, d; or the first error."""
+        runs = [self.run(data, method, None if method == "nonprivate" else epsilon, 1 + s) for s in range(self.seeds)]
+        failed = [r for r in runs if "error" in r]
+        if failed:
+            return {"error": failed[0]["error"]}
+        out: Dict = {k: runs[0].get(k) for k in ("n", "m", "p", "classes", "d")}
+        for k in KEYS:
+            values = [float(r[k]) for r in runs if r.get(k) is not None]
+            out[k], out[k + "_sd"] = mean(values), spread(values)
+        return out
+
+
+def shown(c: Dict, key: str, digits: str = ".3f", sd: bool = True, scale: float = 1) -> str:
+    """A cell's mean times `scale` (± its spread over the seeds), "–" where the tool printed null, "refused"
+    on an error."""
+    if "error" in c:
+        return "refused"
+    v = c.get(key, float("nan"))
+    if v != v:
+        return "–"
+    s = c.get(key + "_sd", float("nan"))
+    return format(scale * v, digits) + (f" ± {format(scale * s, digits)}" if sd and s == s else "")
+
+
+def digits_by_variance() -> List[str]:
+    """The 64 pixels of digits.csv.gz as 1-based column numbers, highest variance over all rows first
+    (ties by column): the feature subsets of section 3."""
+    with gzip.open(os.path.join(SKLEARN, "digits.csv.gz"), "rt") as f:
+        rows = [[float(v) for v in line.split(",")[:64]] for line in f if line.strip()]
+    var = []
+    for j in range(64):
+        col = [r[j] for r in rows]
+        var.append(spread(col))
+    return [str(j + 1) for j in sorted(range(64), key=lambda j: (-var[j], j))]
+
+
+def repeated_rows_csv(directory: str, n: int, m: int) -> str:
+    """breast_cancer.csv's data rows cycled in one fixed shuffled order to exactly n m rows (section 2)."""
+    with open(os.path.join(SKLEARN, "breast_cancer.csv")) as f:
+        rows = [line.strip() for line in f if line.strip()][1:]  # the first line is "569,30,malignant,benign"
+    order = list(range(len(rows)))
+    random.Random(15).shuffle(order)
+    path = os.path.join(directory, f"breast_cancer_n{n}_m{m}.csv")
+    with open(path, "w") as out:
+        for i in range(n * m):
+            out.write(rows[order[i % len(rows)]] + "\n")
+    return path
+
+
+def sparse_logistic_csv(directory: str, s: int, rows: int = 2000, p: int = 64) -> str:
+    """A logistic data set whose rows have exactly s non-zero features out of p (section 3): positions
+    uniform, values uniform on [0.5, 1], label 1 with probability sigmoid(<w, x> + b), w_j ~ N(0, 9 / s)
+    fixed by the seed so the margin's spread does not change with s, b centring the margins."""
+    rng = random.Random(1000 + s)
+    w = [rng.gauss(0, 3 / math.sqrt(s)) for _ in range(p)]
+    b = -0.75 * sum(w) * s / p
+    path = os.path.join(directory, f"sparse_s{s}.csv")
+    with open(path, "w") as out:
+        out.write(",".join([f"x{j + 1}" for j in range(p)] + ["y"]) + "\n")
+        for _ in range(rows):
+            x = [0.0] * p
+            for j in rng.sample(range(p), s):
+                x[j] = rng.uniform(0.5, 1)
+            margin = b + sum(wj * xj for wj, xj in zip(w, x))
+            y = 1 if rng.random() < 1 / (1 + math.exp(-margin)) else 0
+            out.write(",".join([f"{v:.4f}" for v in x] + [str(y)]) + "\n")
+    return path
+
+
+def available(runner: Runner, data: Data, wanted: Sequence[str]) -> Tuple[List[str], Dict[str, str]]:
+    """The wanted methods the tool lists and runs on `data` (first seed, epsilon 1), and why the others are
+    skipped."""
+    listed = listed_methods(runner.ldp, wanted)
+    ok, missing = [], {}
+    for m in wanted:
+        if m not in listed:
+            missing[m] = "not listed by `ldp train --help`"
+            continue
+        r = runner.run(data, m, 1, 1)
+        if "error" in r:
+            missing[m] = r["error"].splitlines()[0]
+        else:
+            ok.append(m)
+    return ok, missing
+
+
+def epsilon_tables(runner: Runner, data: Data, methods: List[str], epsilons: Sequence[float]) -> Tuple[List[str], Dict]:
+    """Section 1 for one data set: accuracy and excess risk against epsilon, and the costs of a round."""
+    cells = {(m, e): runner.cell(data, m, e) for e in epsilons for m in methods}
+    # Every run prints the non-private optimum's accuracy on its own split: its mean over the seeds.
+    shape = next((c for c in cells.values() if "error" not in c), {k: "?" for k in ("n", "m", "p", "d")})
+    base = {"test_accuracy": shape.get("nonprivate_test_accuracy", float("nan")),
+            "test_accuracy_sd": shape.get("nonprivate_test_accuracy_sd", float("nan"))}
+    title = (f"{data.name}, {data.model}: n = {shape['n']} users of m = {shape['m']} rows, p = {shape['p']}, "
+             f"d = {shape['d']}")
+    acc = [[str(e), shown(base, "test_accuracy")] + [shown(cells[(m, e)], "test_accuracy") for m in methods]
+           for e in epsilons]
+    risk = [[str(e)] + [shown(cells[(m, e)], "excess_risk", ".4f") for m in methods] for e in epsilons]
+    costs = []
+    for m in methods:
+        c = cells.get((m, COST_EPSILON)) or runner.cell(data, m, COST_EPSILON)
+        costs.append([m, shown(c, "steps", ".0f", False), shown(c, "epsilon_spent", ".3f", False),
+                      shown(c, "delta_spent", ".2g", False), shown(c, "seconds", ".2f", False),
+                      shown(c, "seconds_per_round", ".2f", False, 1e3),
+                      shown(c, "device_seconds_per_contribution", ".1f", False, 1e6),
+                      shown(c, "bytes_per_device_round", ".0f", False)])
+    out = [f"\n#### {title}: test accuracy against epsilon (mean ± sd over {runner.seeds} seeds)\n",
+           table(["epsilon", "non-private"] + methods, acc),
+           f"\n#### {title}: excess empirical risk against epsilon\n",
+           table(["epsilon"] + methods, risk),
+           f"\n#### {title}: what ran and what a round costs (epsilon {COST_EPSILON}, delta 1e-6)\n",
+           table(["method", "steps", "epsilon spent", "delta spent", "seconds", "ms per round",
+                  "µs per device contribution", "bytes per device per round"], costs)]
+    return out, {"title": title, "base": base, "cells": cells}
+
+
+def scaling_table(runner: Runner, label: str, xs: List[int], datas: List[Data], methods: List[str],
+                  epsilon: float, key: str = "excess_risk") -> Tuple[List[str], Dict[str, List[float]]]:
+    """Rows x (one Data each), columns methods, the excess risk and its least-squares slope in log x."""
+    curves: Dict[str, List[float]] = {m: [] for m in methods}
+    rows = []
+    for x, data in zip(xs, datas):
+        row = [str(x)]
+        for m in methods:
+            c = runner.cell(data, m, epsilon)
+            curves[m].append(c.get(key, float("nan")))
+            row.append(shown(c, key, ".4f"))
+        rows.append(row)
+    slopes = [f"slope in log {label}"]
+    for m in methods:
+        s = slope([float(x) for x in xs], curves[m])
+        slopes.append("–" if s is None else f"{s:.2f}")
+    return [table([label] + methods, rows + [slopes])], curves
+
+
+def plot_accuracy(path: str, sets: List[Dict], methods: List[str], epsilons: Sequence[float]) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(sets), figsize=(5 * len(sets), 4))
+    for ax, s in zip(axes if len(sets) > 1 else [axes], sets):
+        for m in methods:
+            pts = [(e, s["cells"][(m, e)]) for e in epsilons if "error" not in s["cells"][(m, e)]]
+            if pts:
+                ax.errorbar([e for e, _ in pts], [c["test_accuracy"] for _, c in pts],
+                            yerr=[0 if c["test_accuracy_sd"] != c["test_accuracy_sd"] else c["test_accuracy_sd"]
+                                  for _, c in pts], marker="o", capsize=3, label=m)
+        ax.axhline(s["base"].get("test_accuracy", float("nan")), color="black", linestyle="--", label="non-private")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("epsilon (delta 1e-6)")
+        ax.set_ylabel("test accuracy")
+        ax.set_title(s["title"], fontsize=8)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def plot_scaling(path: str, panels: List[Tuple[str, List[int], Dict[str, List[float]]]]) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4))
+    for ax, (title, xs, curves) in zip(axes if len(panels) > 1 else [axes], panels):
+        for m, ys in curves.items():
+            pts = [(x, y) for x, y in zip(xs, ys) if y == y and y > 0]
+            if pts:
+                ax.loglog(*zip(*pts), marker="o", label=m)
+        ax.set_title(title, fontsize=8)
+        ax.set_ylabel("excess empirical risk")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--ldp", default="build/host/tools/ldp")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--methods", help="only these private methods, comma-separated (default: all the tool has)")
+    parser.add_argument("--quick", action="store_true", help="fewer cells (a smoke run)")
+    parser.add_argument("--samples-per-user", type=int, default=2, help="m of section 1 (default 2)")
+    parser.add_argument("--users", type=int, default=400, help="n of section 2 (default 400)")
+    parser.add_argument("--markdown", help="also write the tables here")
+    parser.add_argument("--images", help="write private_training_accuracy.svg and private_training_scaling.svg here")
+    args = parser.parse_args()
+    start = time.monotonic()
+    wanted = [m for m in PRIVATE if not args.methods or m in args.methods.split(",")]
+    epsilons = (1, 4) if args.quick else EPSILONS
+    ms = [1, 4, 16] if args.quick else [1, 2, 4, 8, 16, 32]
+    ps = [16, 64] if args.quick else [8, 16, 32, 64]
+    ss = [2, 8, 32] if args.quick else [1, 2, 4, 8, 16, 32, 64]
+    scale_eps = 2
+    m1 = args.samples_per_user
+    runner = Runner(args.ldp, args.seeds)
+    cancer = Data("breast_cancer", os.path.join(SKLEARN, "breast_cancer.csv"), "31", "logistic", dim=30,
+                  samples_per_user=m1)
+    digits = Data("digits", os.path.join(SKLEARN, "digits.csv.gz"), "65", "softmax", dim=64, samples_per_user=m1)
+    methods, missing = available(runner, cancer, wanted)
+    out = [f"`ldp train --model` measurements: {args.seeds} seeds per cell; methods {', '.join(methods) or 'none'}"]
+    if missing:
+        out.append("\nSkipped: " + "; ".join(f"`{m}` ({why})" for m, why in missing.items()))
+    sets = []
+    for data in (cancer, digits):
+        lines, s = epsilon_tables(runner, data, methods, epsilons)
+        out += lines
+        sets.append(s)
+        print("\n".join(lines), flush=True)
+    panels = []
+    with tempfile.TemporaryDirectory() as tmp:
+        user_level = [m for m in USER_LEVEL if m in methods]
+        if user_level:
+            datas = [Data("breast_cancer (repeated rows)", repeated_rows_csv(tmp, args.users, m), "31", "logistic",
+                          dim=30, samples_per_user=m, test_fraction=0) for m in ms]
+            lines, curves = scaling_table(runner, "m", ms, datas, user_level, scale_eps)
+            out += [f"\n#### breast_cancer, logistic: excess empirical risk against m (n = {args.users} users, "
+                    f"epsilon {scale_eps})\n"] + lines
+            panels.append((f"breast cancer, n = {args.users}, epsilon {scale_eps}: against m", ms, curves))
+            print("\n".join(out[-2:]), flush=True)
+        projection = [m for m in PROJECTION if m in methods]
+        if projection:
+            ranked = digits_by_variance()
+            datas = [digits if p == 64 else Data(f"digits ({p} pixels)", digits.path, "65", "softmax",
+                                                 features=tuple(ranked[:p]), samples_per_user=m1) for p in ps]
+            dims = [10 * (p + 1) for p in ps]
+            lines, curves = scaling_table(runner, "d", dims, datas, projection, scale_eps)
+            out += [f"\n#### digits, softmax: excess empirical risk against d = 10 (p + 1) (the p highest-variance "
+                    f"pixels, m = {m1}, epsilon {scale_eps})\n"] + lines
+            panels.append((f"digits, m = {m1}, epsilon {scale_eps}: against d", dims, curves))
+            datas = [Data(f"sparse s={s}", sparse_logistic_csv(tmp, s), "y", "logistic", dim=64, samples_per_user=m1)
+                     for s in ss]
+            lines, curves = scaling_table(runner, "s", ss, datas, projection, scale_eps)
+            out += [f"\n#### synthetic sparse logistic (2,000 rows, p = 64, s non-zero features a row, m = {m1}, "
+                    f"epsilon {scale_eps}): excess empirical risk against s\n"] + lines
+            panels.append((f"sparse logistic, p = 64, epsilon {scale_eps}: against s", ss, curves))
+            print("\n".join(out[-4:]), flush=True)
+    if runner.over_budget:
+        out.append("\nSPENT MORE THAN REQUESTED:\n" + "\n".join(runner.over_budget))
+    out.append(f"\n{runner.count} runs, {time.monotonic() - start:.0f} s")
+    text = "\n".join(out) + "\n"
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    if args.images:
+        plot_accuracy(os.path.join(args.images, "private_training_accuracy.svg"), sets, methods, epsilons)
+        if panels:
+            plot_scaling(os.path.join(args.images, "private_training_scaling.svg"), panels)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
