@@ -7,6 +7,7 @@ bench/learning first on sys.path).
 """
 import json
 import math
+import re
 import subprocess
 from typing import Dict, List, Optional, Sequence
 
@@ -22,9 +23,9 @@ def run_json(args: Sequence[str]) -> Dict:
 
 
 def listed_methods(ldp: str, candidates: Sequence[str]) -> List[str]:
-    """The candidates `ldp train --help` lists (as "name: description"), in the candidates' order."""
+    """The candidates `ldp train --help` lists (a line "  name: description"), in the candidates' order."""
     text = subprocess.run([ldp, "train", "--help"], capture_output=True, text=True, check=True).stdout
-    return [m for m in candidates if f"{m}:" in text]
+    return [m for m in candidates if re.search(rf"^\s+{re.escape(m)}:", text, re.MULTILINE)]
 
 
 def mean(values: List[float]) -> float:

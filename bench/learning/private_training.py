@@ -238,10 +238,23 @@ def scaling_table(runner: Runner, label: str, xs: List[int], datas: List[Data], 
     return [table([label] + methods, rows + [slopes])], curves
 
 
-def plot_accuracy(path: str, sets: List[Dict], methods: List[str], epsilons: Sequence[float]) -> None:
+def pyplot():
+    """matplotlib's pyplot without a display, its SVG ids fixed (a rerun writes the same file for the same numbers)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    plt.rcParams["svg.hashsalt"] = "ldpkit"
+    return plt
+
+
+def save(fig, path: str) -> None:
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None})
+
+
+def plot_accuracy(path: str, sets: List[Dict], methods: List[str], epsilons: Sequence[float]) -> None:
+    """Test accuracy against epsilon, one panel per data set, the non-private optimum's dashed."""
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(sets), figsize=(5 * len(sets), 4))
     for ax, s in zip(axes if len(sets) > 1 else [axes], sets):
         for m in methods:
@@ -256,25 +269,23 @@ def plot_accuracy(path: str, sets: List[Dict], methods: List[str], epsilons: Seq
         ax.set_ylabel("test accuracy")
         ax.set_title(s["title"], fontsize=8)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
+    save(fig, path)
 
 
-def plot_scaling(path: str, panels: List[Tuple[str, List[int], Dict[str, List[float]]]]) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def plot_scaling(path: str, panels: List[Tuple[str, str, List[int], Dict[str, List[float]]]]) -> None:
+    """Excess risk against each panel's x (title, x label, xs, the methods' curves), log-log."""
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4))
-    for ax, (title, xs, curves) in zip(axes if len(panels) > 1 else [axes], panels):
+    for ax, (title, xlabel, xs, curves) in zip(axes if len(panels) > 1 else [axes], panels):
         for m, ys in curves.items():
             pts = [(x, y) for x, y in zip(xs, ys) if y == y and y > 0]
             if pts:
                 ax.loglog(*zip(*pts), marker="o", label=m)
         ax.set_title(title, fontsize=8)
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("excess empirical risk")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
+    save(fig, path)
 
 
 def main() -> int:
@@ -305,7 +316,7 @@ def main() -> int:
     if missing:
         out.append("\nSkipped: " + "; ".join(f"`{m}` ({why})" for m, why in missing.items()))
     sets = []
-    for data in (cancer, digits):
+    for data in (cancer, digits) if methods else ():
         lines, s = epsilon_tables(runner, data, methods, epsilons)
         out += lines
         sets.append(s)
@@ -319,7 +330,7 @@ def main() -> int:
             lines, curves = scaling_table(runner, "m", ms, datas, user_level, scale_eps)
             out += [f"\n#### breast_cancer, logistic: excess empirical risk against m (n = {args.users} users, "
                     f"epsilon {scale_eps})\n"] + lines
-            panels.append((f"breast cancer, n = {args.users}, epsilon {scale_eps}: against m", ms, curves))
+            panels.append((f"breast cancer, n = {args.users}, epsilon {scale_eps}", "samples per user m", ms, curves))
             print("\n".join(out[-2:]), flush=True)
         projection = [m for m in PROJECTION if m in methods]
         if projection:
@@ -330,13 +341,13 @@ def main() -> int:
             lines, curves = scaling_table(runner, "d", dims, datas, projection, scale_eps)
             out += [f"\n#### digits, softmax: excess empirical risk against d = 10 (p + 1) (the p highest-variance "
                     f"pixels, m = {m1}, epsilon {scale_eps})\n"] + lines
-            panels.append((f"digits, m = {m1}, epsilon {scale_eps}: against d", dims, curves))
+            panels.append((f"digits, m = {m1}, epsilon {scale_eps}", "model dimension d = 10 (p + 1)", dims, curves))
             datas = [Data(f"sparse s={s}", sparse_logistic_csv(tmp, s), "y", "logistic", dim=64, samples_per_user=m1)
                      for s in ss]
             lines, curves = scaling_table(runner, "s", ss, datas, projection, scale_eps)
             out += [f"\n#### synthetic sparse logistic (2,000 rows, p = 64, s non-zero features a row, m = {m1}, "
                     f"epsilon {scale_eps}): excess empirical risk against s\n"] + lines
-            panels.append((f"sparse logistic, p = 64, epsilon {scale_eps}: against s", ss, curves))
+            panels.append((f"sparse logistic, p = 64, epsilon {scale_eps}", "non-zero features per row s", ss, curves))
             print("\n".join(out[-4:]), flush=True)
     if runner.over_budget:
         out.append("\nSPENT MORE THAN REQUESTED:\n" + "\n".join(runner.over_budget))
@@ -345,7 +356,7 @@ def main() -> int:
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text)
-    if args.images:
+    if args.images and sets:
         plot_accuracy(os.path.join(args.images, "private_training_accuracy.svg"), sets, methods, epsilons)
         if panels:
             plot_scaling(os.path.join(args.images, "private_training_scaling.svg"), panels)
