@@ -61,6 +61,7 @@ class Data:
     test_fraction: Optional[float] = None  # None: the tool's default (0.3)
 
     def args(self) -> List[str]:
+        """The data options of the command line."""
         out = ["--model", self.model, "--data", f"csv:{self.path}", "--label", self.label,
                "--samples-per-user", str(self.samples_per_user)]
         out += ["--features", ",".join(self.features)] if self.features else ["--dim", str(self.dim)]
@@ -78,13 +79,12 @@ class Runner:
         self.over_budget: List[str] = []  # runs whose spent (epsilon, delta) exceeds the request
         self.count = 0
 
-    def run(self, data: Data, method: str, epsilon: Optional[float], seed: int) -> Dict:
+    def run(self, data: Data, method: str, epsilon: float, seed: int) -> Dict:
+        """One run's JSON (or {"error": the tool's message}); progress on stderr."""
         key = (data, method, epsilon, seed)
         if key not in self.runs:
-            args = [self.ldp, "train", "--method", method] + data.args() + ["--seed", str(seed), "--format", "json",
-                                                                             "--quiet"]
-            if epsilon is not None:
-                args += ["--epsilon", str(epsilon)]
+            args = [self.ldp, "train", "--method", method] + data.args() + ["--epsilon", str(epsilon), "--seed",
+                                                                             str(seed), "--format", "json", "--quiet"]
             start = time.monotonic()
             r = run_json(args)
             self.count += 1
@@ -96,15 +96,16 @@ class Runner:
         return self.runs[key]
 
     def check_budget(self, r: Dict, what: str) -> None:
+        """Notes a run that spent more than it was asked to (docs/cli.md: never happens)."""
         if "error" in r or r.get("epsilon") is None:
             return
         delta = r.get("delta") or 0
         if r["epsilon_spent"] > r["epsilon"] or (r.get("delta_spent") or 0) > delta:
             self.over_budget.append(f"{what}: spent ({r['epsilon_spent']}, {r['delta_spent']})")
 
-    def cell(self, data: Data, method: str, epsilon: Optional[float]) -> Dict:
+    def cell(self, data: Data, method: str, epsilon: float) -> Dict:
         """Means ("<key>") and spreads ("<key>_sd") of KEYS over the seeds, with n, m, p, d; or the first error."""
-        runs = [self.run(data, method, None if method == "nonprivate" else epsilon, 1 + s) for s in range(self.seeds)]
+        runs = [self.run(data, method, epsilon, 1 + s) for s in range(self.seeds)]
         failed = [r for r in runs if "error" in r]
         if failed:
             return {"error": failed[0]["error"]}
@@ -132,10 +133,7 @@ def digits_by_variance() -> List[str]:
     (ties by column): the feature subsets of section 3."""
     with gzip.open(os.path.join(SKLEARN, "digits.csv.gz"), "rt") as f:
         rows = [[float(v) for v in line.split(",")[:64]] for line in f if line.strip()]
-    var = []
-    for j in range(64):
-        col = [r[j] for r in rows]
-        var.append(spread(col))
+    var = [spread([r[j] for r in rows]) for j in range(64)]
     return [str(j + 1) for j in sorted(range(64), key=lambda j: (-var[j], j))]
 
 
