@@ -17,7 +17,8 @@ l2 (METHOD_ARGS):
 2. the user-level gain (Levy et al.): excess risk of levy-sgd and dp-sgd against m at a fixed n
    (--users) and epsilon 8, on breast cancer rows dealt with repetition: the script writes exactly
    n m rows, the data set's 569 rows cycled in one fixed shuffled order (each row ceil or floor
-   n m / 569 times), no held-out split (the population is the rows' empirical distribution);
+   n m / 569 times), no held-out split (the population is the rows' empirical distribution); and
+   against n (1 to 300 times --users) at m = 1, the rows dealt the same way;
 3. the projection method (Ghazi et al. Alg 6, ghazi-output) against dp-sgd at epsilon 8 in the model
    dimension d (digits with the p highest-variance pixels, d = 10 (p + 1)) and in the gradient
    sparsity s (a synthetic logistic data set written by the script: 64 features, each row s non-zero
@@ -126,14 +127,16 @@ class Runner:
 
 def shown(c: Dict, key: str, digits: str = ".3f", sd: bool = True, scale: float = 1) -> str:
     """A cell's mean times `scale` (± its spread over the seeds), "–" where the tool printed null, "refused"
-    on an error."""
+    on an error. digits "risk": four decimals below 100, three significant digits above (a diverged run)."""
     if "error" in c:
         return "refused"
-    v = c.get(key, float("nan"))
+    v = scale * c.get(key, float("nan"))
     if v != v:
         return "–"
-    s = c.get(key + "_sd", float("nan"))
-    return format(scale * v, digits) + (f" ± {format(scale * s, digits)}" if sd and s == s else "")
+    s = scale * c.get(key + "_sd", float("nan"))
+    if digits == "risk":
+        digits = ".4f" if abs(v) < 100 else ".3g"
+    return format(v, digits) + (f" ± {format(s, digits)}" if sd and s == s else "")
 
 
 def digits_by_variance() -> List[str]:
@@ -209,7 +212,7 @@ def epsilon_tables(runner: Runner, data: Data, methods: List[str], epsilons: Seq
     # A method run with its own --l2 is measured against the optimum of its own objective.
     acc.append(["its objective's optimum", "–"] + [shown(cells[(m, epsilons[-1])], "nonprivate_test_accuracy")
                                                     for m in methods])
-    risk = [[str(e)] + [shown(cells[(m, e)], "excess_risk", ".4f") for m in methods] for e in epsilons]
+    risk = [[str(e)] + [shown(cells[(m, e)], "excess_risk", "risk") for m in methods] for e in epsilons]
     costs = []
     for m in methods:
         c = cells.get((m, COST_EPSILON)) or runner.cell(data, m, COST_EPSILON)
@@ -229,22 +232,24 @@ def epsilon_tables(runner: Runner, data: Data, methods: List[str], epsilons: Seq
 
 
 def scaling_table(runner: Runner, label: str, xs: List[int], datas: List[Data], methods: List[str],
-                  epsilon: float, key: str = "excess_risk") -> Tuple[List[str], Dict[str, List[float]]]:
-    """Rows x (one Data each), columns methods, the excess risk and its least-squares slope in log x."""
+                  epsilon: float, accuracy: bool = False) -> Tuple[List[str], Dict[str, List[float]]]:
+    """Rows x (one Data each), columns methods, the excess risk and its least-squares slope in log x; with
+    `accuracy`, the methods' test accuracies in further columns (the yardstick shared by methods whose
+    objectives differ)."""
     curves: Dict[str, List[float]] = {m: [] for m in methods}
     rows = []
     for x, data in zip(xs, datas):
-        row = [str(x)]
-        for m in methods:
-            c = runner.cell(data, m, epsilon)
-            curves[m].append(c.get(key, float("nan")))
-            row.append(shown(c, key, ".4f"))
-        rows.append(row)
+        cells = [runner.cell(data, m, epsilon) for m in methods]
+        for m, c in zip(methods, cells):
+            curves[m].append(c.get("excess_risk", float("nan")))
+        rows.append([str(x)] + [shown(c, "excess_risk", "risk") for c in cells] +
+                    ([shown(c, "test_accuracy") for c in cells] if accuracy else []))
     slopes = [f"slope in log {label}"]
     for m in methods:
         s = slope([float(x) for x in xs], curves[m])
         slopes.append("–" if s is None else f"{s:.2f}")
-    return [table([label] + methods, rows + [slopes])], curves
+    header = [label] + methods + ([f"{m} accuracy" for m in methods] if accuracy else [])
+    return [table(header, rows + [slopes + ["" for _ in methods] * accuracy])], curves
 
 
 def pyplot():
@@ -312,6 +317,7 @@ def main() -> int:
     wanted = [m for m in PRIVATE if not args.methods or m in args.methods.split(",")]
     epsilons = (1, 4) if args.quick else EPSILONS
     ms = [1, 8, 64] if args.quick else [1, 8, 64, 256]
+    ns = [args.users, 10 * args.users, 100 * args.users] if args.quick else [args.users * k for k in (1, 10, 100, 300)]
     ps = [16, 64] if args.quick else [8, 16, 32, 64]
     ss = [2, 8, 32] if args.quick else [1, 2, 4, 8, 16, 32, 64]
     scale_eps = SCALING_EPSILON
@@ -340,22 +346,31 @@ def main() -> int:
             out += [f"\n#### breast_cancer, logistic: excess empirical risk against m (n = {args.users} users, "
                     f"epsilon {scale_eps})\n"] + lines
             panels.append((f"breast cancer, n = {args.users}, epsilon {scale_eps}", "samples per user m", ms, curves))
-            print("\n".join(out[-2:]), flush=True)
+            # Against n at m = 1: where the winsorized mean's noise, 1/n like DP-SGD's, gets small.
+            datas = [Data("breast_cancer (repeated rows)", repeated_rows_csv(tmp, n, 1), "31", "logistic", dim=30,
+                          test_fraction=0) for n in ns]
+            lines, curves = scaling_table(runner, "n", ns, datas, user_level, scale_eps)
+            out += [f"\n#### breast_cancer, logistic: excess empirical risk against n (m = 1, epsilon {scale_eps})\n"]
+            out += lines
+            panels.append((f"breast cancer, m = 1, epsilon {scale_eps}", "users n", ns, curves))
+            print("\n".join(out[-4:]), flush=True)
         projection = [m for m in PROJECTION if m in methods]
         if projection:
             ranked = digits_by_variance()
             datas = [digits if p == 64 else Data(f"digits ({p} pixels)", digits.path, "65", "softmax",
                                                  features=tuple(ranked[:p]), samples_per_user=m1) for p in ps]
             dims = [10 * (p + 1) for p in ps]
-            lines, curves = scaling_table(runner, "d", dims, datas, projection, scale_eps)
-            out += [f"\n#### digits, softmax: excess empirical risk against d = 10 (p + 1) (the p highest-variance "
-                    f"pixels, m = {m1}, epsilon {scale_eps})\n"] + lines
+            lines, curves = scaling_table(runner, "d", dims, datas, projection, scale_eps, accuracy=True)
+            out += [f"\n#### digits, softmax: excess empirical risk (each against its own objective's optimum) and "
+                    f"test accuracy against d = 10 (p + 1) (the p highest-variance pixels, m = {m1}, "
+                    f"epsilon {scale_eps})\n"] + lines
             panels.append((f"digits, m = {m1}, epsilon {scale_eps}", "model dimension d = 10 (p + 1)", dims, curves))
             datas = [Data(f"sparse s={s}", sparse_logistic_csv(tmp, s), "y", "logistic", dim=64, samples_per_user=m1)
                      for s in ss]
-            lines, curves = scaling_table(runner, "s", ss, datas, projection, scale_eps)
+            lines, curves = scaling_table(runner, "s", ss, datas, projection, scale_eps, accuracy=True)
             out += [f"\n#### synthetic sparse logistic (2,000 rows, p = 64, s non-zero features a row, m = {m1}, "
-                    f"epsilon {scale_eps}): excess empirical risk against s\n"] + lines
+                    f"epsilon {scale_eps}): excess empirical risk (each against its own objective's optimum) and "
+                    "test accuracy against s\n"] + lines
             panels.append((f"sparse logistic, p = 64, epsilon {scale_eps}", "non-zero features per row s", ss, curves))
             print("\n".join(out[-4:]), flush=True)
     if runner.over_budget:
