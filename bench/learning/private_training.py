@@ -164,7 +164,8 @@ def repeated_rows_csv(directory: str, n: int, m: int) -> str:
 def sparse_logistic_csv(directory: str, s: int, rows: int = 2000, p: int = 64) -> str:
     """A logistic data set whose rows have exactly s non-zero features out of p (section 3): positions
     uniform, values uniform on [0.5, 1], label 1 with probability sigmoid(<w, x> + b), w_j ~ N(0, 9 / s)
-    fixed by the seed so the margin's spread does not change with s, b centring the margins."""
+    fixed by the seed (a row's s terms have total variance 9 whatever s), b centring the margins. As s
+    nears p the rows differ less, and so do their margins: the labels get closer to coin flips."""
     rng = random.Random(1000 + s)
     w = [rng.gauss(0, 3 / math.sqrt(s)) for _ in range(p)]
     b = -0.75 * sum(w) * s / p
