@@ -137,7 +137,11 @@ unsigned ghazi_sample_level(random::drbg& rng, unsigned max_level) noexcept {
   return max_level - j;
 }
 
-double subsampled_epsilon(double epsilon, double q) noexcept { return std::log1p(q * std::expm1(epsilon)); }
+double subsampled_epsilon(double epsilon, double q) noexcept {
+  // Past 1 the form eps + log(q + (1 - q) e^-eps) keeps e^eps from overflowing.
+  if (epsilon <= 1) return std::log1p(q * std::expm1(epsilon));
+  return epsilon + std::log(q + (1 - q) * std::exp(-epsilon));
+}
 
 status ghazi_plan(const ghazi_sgd_options& o, ghazi_step_budget* out) noexcept {
   if (!valid(o, 1) || out == nullptr) return status::invalid_argument;
