@@ -254,7 +254,16 @@ TEST_CASE("convergence at a huge epsilon: the averaged iterate like one-user SGD
   CHECK(distance2(r.averaged, target) < 10 * bound + 1e-3 * start);
   // The last iterate sits in SGD's noise ball of radius^2 about eta V / 2.
   CHECK(distance2(r.last, target) < 10 * o.learning_rate * q.spread() / 2);
-  // The regularizer and the projection: lambda pulls toward 0, the ball caps the iterate.
+  // The regularizer, public and outside the private mean: with lambda = 1 the minimizer is c_bar / 2
+  // and the one-user variance is V / 4 at Hessian 2 I.
+  server::ghazi_sgd_options ridge = o;
+  ridge.l2_regularization = 1;
+  REQUIRE(server::run_ghazi_sgd(ridge, zero, q.gradient(), rng, &r) == status::ok);
+  std::vector<double> half = target;
+  for (double& v : half) v /= 2;
+  CHECK(distance2(r.averaged, half) < 10 * bound / 4 + 1e-3 * start);
+  CHECK(distance2(r.averaged, target) > 0.2 * start);
+  // The projection caps the iterate.
   server::ghazi_sgd_options bounded = o;
   bounded.radius = 0.01;
   bounded.steps = 50;
