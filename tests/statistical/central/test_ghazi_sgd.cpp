@@ -65,7 +65,7 @@ TEST_CASE("Alg 3 reduces the projection's bias: E G = E A(all users), nearer the
   o.steps = 1;
   const uint64_t sigma2 = 128 * 128;  // sd 1/2 in real units on a one-user sum
   const server::dp_sgd_gradient gradient = [](uint64_t u, span<const double>, span<int64_t> out) {
-    out[u % 4] = 256;
+    out[static_cast<std::size_t>(u % 4)] = 256;
     return status::ok;
   };
   const std::vector<double> w(4);
@@ -74,7 +74,7 @@ TEST_CASE("Alg 3 reduces the projection's bias: E G = E A(all users), nearer the
   moments oracle(4), full(4), mini(4);
   std::vector<double> g(4);
   std::vector<uint64_t> everyone(16), four(4);
-  for (uint64_t u = 0; u < 16; ++u) everyone[u] = u;
+  for (std::size_t u = 0; u < 16; ++u) everyone[u] = u;
   for (int t = 0; t < trials; ++t) {
     const unsigned level = server::ghazi_sample_level(rng, 3);
     REQUIRE(server::ghazi_debiased_gradient(o, sigma2, level, gradient, w, rng, g) == status::ok);
@@ -84,7 +84,7 @@ TEST_CASE("Alg 3 reduces the projection's bias: E G = E A(all users), nearer the
     REQUIRE(server::ghazi_private_mean(o, sigma2, gradient, w, everyone, rng, g) == status::ok);
     full.add(g);
     // The plain minibatch of about the oracle's expected size (E 2^(N+1) = 4 * 16/15 users).
-    for (uint64_t i = 0; i < 4; ++i) four[i] = (static_cast<uint64_t>(t / 4) + i * 5) % 16;
+    for (std::size_t i = 0; i < 4; ++i) four[i] = (static_cast<uint64_t>(t / 4) + i * 5) % 16;
     REQUIRE(server::ghazi_private_mean(o, sigma2, gradient, w, four, rng, g) == status::ok);
     mini.add(g);
   }

@@ -36,7 +36,7 @@ struct quadratic {
   server::dp_sgd_gradient gradient() const {
     return [this](uint64_t u, span<const double> w, span<int64_t> out) {
       for (std::size_t j = 0; j < w.size(); ++j)
-        out[j] = std::llround(std::ldexp(w[j] - centres[u][j], static_cast<int>(frac_bits)));
+        out[j] = std::llround(std::ldexp(w[j] - centres[static_cast<std::size_t>(u)][j], static_cast<int>(frac_bits)));
       return status::ok;
     };
   }
@@ -283,7 +283,7 @@ TEST_CASE("Alg 5: the selection's level within (epsilon, delta) and the better c
   s.loss_bound = 1;
   s.gamma_num = uint64_t{1} << 26;  // gamma = 1/64: the better one is missed with probability 1/65
   const server::ghazi_user_loss loss = [&](uint64_t u, span<const double> w) {
-    return distance2(std::vector<double>(w.begin(), w.end()), q.centres[u]) / 2;
+    return distance2(std::vector<double>(w.begin(), w.end()), q.centres[static_cast<std::size_t>(u)]) / 2;
   };
   ldp::random::drbg rng(std::vector<unsigned char>(32, 7).data());
   server::ghazi_selection_result r;

@@ -101,11 +101,13 @@ status debiased(const ghazi_sgd_options& o, uint64_t sigma2, unsigned level, uns
                 const dp_sgd_gradient& gradient, span<const double> weights, random::drbg& rng,
                 std::vector<uint64_t>& perm, span<double> out) {
   const std::size_t d = weights.size();
-  const uint64_t batch = uint64_t{1} << (level + 1), half = batch / 2;
-  for (uint64_t i = 0; i < batch; ++i) std::swap(perm[i], perm[i + random::uniform_below64(rng, o.users - i)]);
+  // level <= M < 21 (n <= 2^21): the batch's indices fit size_t everywhere.
+  const std::size_t batch = std::size_t{1} << (level + 1), half = batch / 2;
+  for (std::size_t i = 0; i < batch; ++i)
+    std::swap(perm[i], perm[i + static_cast<std::size_t>(random::uniform_below64(rng, o.users - i))]);
   const uint64_t clip_units = dp_sgd_clip_units(o.clip, o.frac_bits);
   std::vector<int64_t> g(d), sum_odd(d), sum_even(d), first(d), sum_all(d);
-  for (uint64_t i = 0; i < batch; ++i) {
+  for (std::size_t i = 0; i < batch; ++i) {
     const status s = accumulate(gradient, perm[i], weights, clip_units, g, i < half ? sum_odd : sum_even);
     if (s != status::ok) return s;
     if (i == 0) first = sum_odd;
@@ -113,7 +115,7 @@ status debiased(const ghazi_sgd_options& o, uint64_t sigma2, unsigned level, uns
   for (std::size_t j = 0; j < d; ++j) sum_all[j] = sum_odd[j] + sum_even[j];
   std::vector<double> scratch, a_all(d), a_odd(d), a_even(d), a_first(d);
   for (auto [sum, count, a] : {std::tuple{&sum_all, batch, &a_all}, std::tuple{&sum_odd, half, &a_odd},
-                               std::tuple{&sum_even, half, &a_even}, std::tuple{&first, uint64_t{1}, &a_first}}) {
+                               std::tuple{&sum_even, half, &a_even}, std::tuple{&first, std::size_t{1}, &a_first}}) {
     const status s = finish_mean(o, sigma2, *sum, count, rng, scratch, *a);
     if (s != status::ok) return s;
   }
@@ -213,7 +215,7 @@ status ghazi_debiased_gradient(const ghazi_sgd_options& o, uint64_t sigma2, unsi
       sigma2 < 1 || sigma2 > random::discrete_gaussian_max_sigma2)
     return status::invalid_argument;
   try {
-    std::vector<uint64_t> perm(o.users);
+    std::vector<uint64_t> perm(static_cast<std::size_t>(o.users));
     std::iota(perm.begin(), perm.end(), uint64_t{0});
     return debiased(o, sigma2, level, resolve_level(o), gradient, weights, rng, perm, out);
   } catch (const std::bad_alloc&) {
@@ -237,7 +239,7 @@ status run_ghazi_sgd(const ghazi_sgd_options& o, span<const double> initial, con
     r.last.assign(initial.begin(), initial.end());
     r.averaged = r.last;
     r.level_counts.assign(b.max_level + 1, 0);
-    std::vector<uint64_t> perm(o.users);
+    std::vector<uint64_t> perm(static_cast<std::size_t>(o.users));
     std::iota(perm.begin(), perm.end(), uint64_t{0});
     std::vector<double> g(d);
     double delta_steps = 0;
@@ -284,8 +286,11 @@ status select_ghazi_sgd(const ghazi_selection_options& o, span<const double> ini
       o.frac_bits > max_frac_bits || o.gamma_num > (uint64_t{1} << 32))
     return status::invalid_argument;
   const uint64_t n = o.candidates.front().users;
-  for (const ghazi_sgd_options& c : o.candidates)
+  for (ghazi_sgd_options c : o.candidates) {
+    c.epsilon = o.epsilon;  // each run's budget is set below from the selection's
+    c.delta = o.delta;
     if (c.users != n || !valid(c, initial.size())) return status::invalid_argument;
+  }
   try {
     ghazi_selection_result& r = *result;
     const auto k = static_cast<double>(o.candidates.size());
@@ -316,7 +321,7 @@ status select_ghazi_sgd(const ghazi_selection_options& o, span<const double> ini
       }
       try {
         ++r.runs;
-        ghazi_sgd_options run = o.candidates[c];
+        ghazi_sgd_options run = o.candidates[static_cast<std::size_t>(c)];
         run.epsilon = eps1 / 2;
         run.delta = r.base_delta;
         ghazi_sgd_result trained;

@@ -114,7 +114,7 @@ struct ghazi_sgd_result {
 using ghazi_user_loss = std::function<double(uint64_t user, span<const double> weights)>;
 
 struct ghazi_selection_options {
-  std::vector<ghazi_sgd_options> candidates;  // K >= 1 settings over the same users (epsilon, delta ignored)
+  std::vector<ghazi_sgd_options> candidates;  // K >= 1 settings over the same users (their epsilon, delta unused)
   double epsilon = 1;                         // the selection's target, > 0
   double delta = 1e-6;                        // in (0, 1)
   double loss_bound = 1;                      // B > 0
