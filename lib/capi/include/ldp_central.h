@@ -1,8 +1,8 @@
 /* The C ABI of ldpkit's central-DP query sessions (ldp::server central; usage in docs/c_api.md
  * "Adaptive queries (central DP)"): Levy et al.'s Thm 3, K query functions answered one after the
  * other on the same users' samples within one user-level (epsilon, delta), each chosen by the
- * caller after seeing the earlier answers (docs/mechanisms.md C.2 "K adaptive queries (Thm 3)").
- * C99 and C++.
+ * caller after seeing the earlier answers (docs/mechanisms.md C.2 "K adaptive queries (Thm 3)");
+ * and the server's side of private training rounds (docs/c_api.md "Training rounds"). C99 and C++.
  *
  * The session holds pointers to the users' samples and calls the query function on them: the
  * caller is the trusted curator. Like the aggregators (ldp_server.h) a session is allocated by the
