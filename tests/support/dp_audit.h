@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "stats.h"
@@ -37,6 +38,29 @@ inline double epsilon_lower_bound(const std::vector<double>& x, const std::vecto
     best = std::max({best, bound(ax, nx, ay, ny), bound(ny - ay, ny, nx - ax, nx)});
   }
   return best;
+}
+
+// Thresholds fixed before the audit from an independent pilot run of each input (so the audit's events
+// do not depend on the audited sample): for each c, the pilot y's mean + c sd (an upper-tail event that
+// x's larger statistic hits more often) and x's mean - c sd (the lower tail, y's side). The statistic
+// is oriented so that x's is the larger.
+inline std::vector<double> pilot_thresholds(const std::vector<double>& pilot_x, const std::vector<double>& pilot_y,
+                                            const std::vector<double>& cs) {
+  const auto moments = [](const std::vector<double>& s) {
+    double m = 0, m2 = 0;
+    for (const double v : s) m += v;
+    m /= static_cast<double>(s.size());
+    for (const double v : s) m2 += (v - m) * (v - m);
+    return std::pair<double, double>{m, std::sqrt(m2 / static_cast<double>(s.size() - 1))};
+  };
+  const auto [mx, sx] = moments(pilot_x);
+  const auto [my, sy] = moments(pilot_y);
+  std::vector<double> t;
+  for (const double c : cs) {
+    t.push_back(my + c * sy);
+    t.push_back(mx - c * sx);
+  }
+  return t;
 }
 
 }  // namespace ldp::test
