@@ -1,4 +1,4 @@
-// A Monte-Carlo privacy audit of one step of Levy et al.'s Alg 3 (docs/mechanisms.md I.2 "The audit"):
+// A Monte-Carlo privacy audit of one step of Levy et al.'s Alg 3 (docs/mechanisms.md I.1 "The end-to-end audits"):
 // winsorized_sgd with T = 1, i.e. one query of a winsorized_query_session (rotation, PrivateRange,
 // the clamped sum, discrete Laplace noise) and the update from theta0. Two neighbouring user sets
 // differ in one user's m samples (all at +1 or all at -1, the box's ends: the winsorization clamps it
