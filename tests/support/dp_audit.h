@@ -1,5 +1,5 @@
 // The empirical (epsilon, delta) lower bound of a Monte-Carlo privacy audit over threshold events of
-// a scalar statistic (docs/mechanisms.md I.1 "The end-to-end audit"), shared by the audits of the
+// a scalar statistic (docs/mechanisms.md I.1 "The end-to-end audits"), shared by the audits of the
 // central training mechanisms (chapter I).
 #ifndef LDP_TESTS_SUPPORT_DP_AUDIT_H
 #define LDP_TESTS_SUPPORT_DP_AUDIT_H

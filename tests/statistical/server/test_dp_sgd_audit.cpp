@@ -1,5 +1,5 @@
 // An end-to-end Monte-Carlo audit of one user-level DP-SGD step (docs/mechanisms.md I.1 "The end-to-end
-// audit"): the server encodes the round's model broadcast, every user's device computes its
+// audits"): the server encodes the round's model broadcast, every user's device computes its
 // contribution from those bytes (device::user_gradient: average over its m samples, clip, quantize),
 // and the server releases dp_sgd_noisy_sum. Two neighbouring user sets differ in one user's m samples
 // (labels flipped, so its clipped contribution points the other way: the sums differ by nearly the

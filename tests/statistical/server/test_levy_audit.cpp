@@ -1,13 +1,13 @@
-// A Monte-Carlo privacy audit of one step of Levy et al.'s Alg 3 (docs/mechanisms.md I.1 "The end-to-end audits"):
-// winsorized_sgd with T = 1, i.e. one query of a winsorized_query_session (rotation, PrivateRange,
-// the clamped sum, discrete Laplace noise) and the update from theta0. Two neighbouring user sets
-// differ in one user's m samples (all at +1 or all at -1, the box's ends: the winsorization clamps it
-// to whichever window PrivateRange picks). Each run keys the session with its own seed. The statistic
-// is the released iterate (d = 1); thresholds come from an independent pilot (dp_audit.h), and the
-// lower bound over 16 events (alpha = 6e-8 each, false-failure probability 9.6e-7) must not exceed
-// the epsilon the run reports as spent (pure DP). Measured at these seeds: 0.31 against 1 (the noise
-// has half of it, PrivateRange the rest). Power: sessions calibrated for 4 epsilon, i.e. noise 4 times
-// too narrow for the epsilon reported, give 1.82 > 1.
+// A Monte-Carlo privacy audit of one step of Levy et al.'s Alg 3 (docs/mechanisms.md I.1 "The
+// end-to-end audits"): winsorized_sgd with T = 1, i.e. one query of a winsorized_query_session
+// (rotation, PrivateRange, the clamped sum, discrete Laplace noise) and the update from theta0. Two
+// neighbouring user sets differ in one user's m samples (all at +1 or all at -1, the box's ends: the
+// winsorization clamps it to whichever window PrivateRange picks). Each run keys the session with its
+// own seed. The statistic is the released iterate (d = 1); thresholds come from an independent pilot
+// (dp_audit.h), and the lower bound over 16 events (alpha = 6e-8 each, false-failure probability
+// 9.6e-7) must not exceed the epsilon the run reports as spent (pure DP). Measured at these seeds: 0.31
+// against 1 (the noise has half of it, PrivateRange the rest). Power: sessions calibrated for 4
+// epsilon, i.e. noise 4 times too narrow for the epsilon reported, give 1.82 > 1.
 #include <doctest/doctest.h>
 
 #include <cstdint>
