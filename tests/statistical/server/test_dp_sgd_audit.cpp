@@ -13,7 +13,8 @@
 // 300,000 runs per set the bound's law (simulated from the binomial counts of the four events) has
 // mean 4.55 and sd 0.09 against a claim of 4: a miss is 6 sd away (the audit's slack is mostly the
 // zCDP conversion, which the exact Gaussian profile beats). Measured at this seed: 2.82 for the
-// release, 4.40 for the weakened one.
+// release, 4.40 for the weakened one; the library with dp_sgd_noisy_sum drawing N_Z(0, sigma2 / 2)
+// fails the first check (4.31 > 4).
 #include <doctest/doctest.h>
 
 #include <cmath>
