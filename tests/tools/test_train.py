@@ -230,6 +230,7 @@ MODEL_METHODS = {
     "levy-sgd": ["--epsilon", "2", "--steps", "10", "--lr", "0.1"],
     "levy-phased": ["--epsilon", "2", "--steps", "5", "--lr", "0.1"],
     "ghazi-output": ["--epsilon", "2", "--l2", "0.2"],
+    "ghazi-sgd": ["--epsilon", "2", "--steps", "10", "--lr", "0.01", "--sparsity", "4"],
     "ldp-sgd": ["--epsilon", "2", "--steps", "4"],
 }
 

@@ -40,7 +40,9 @@ const std::vector<train_method>& train_methods() {
        "--epsilon --delta --steps --lr --clip --l2 --phases", "--epsilon", train_model_levy_phased},
       {"ghazi-output", "Ghazi et al. Alg 6: regularized output perturbation (I.3.2)", "", "", nullptr,
        "--epsilon --delta --clip --l2", "--epsilon", train_model_ghazi_output},
-      // ghazi-sgd (Ghazi et al. Algs 3-5, I.3.4-I.3.6): the lead adds its row here.
+      {"ghazi-sgd",
+       "Ghazi et al. Algs 3-4: bias-reduced gradients of random batches, stopped by a privacy filter (I.3.5)", "", "",
+       nullptr, "--epsilon --delta --steps --lr --clip --l2 --sparsity", "--epsilon", train_model_ghazi_sgd},
       {"wang-bernstein", "Wang et al. Alg 2: every grid loss through the bernstein mechanism, the Bernstein surrogate",
        "--epsilon --grid --order", "--epsilon", solve_wang_bernstein, "", "", nullptr},
       {"wang-1bit", "Wang et al. Alg 3: one bit per user on its public group's grid loss, the Bernstein surrogate",
