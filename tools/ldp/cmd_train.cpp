@@ -98,6 +98,8 @@ command add_train(CLI::App& parent) {
       {"--clip", app->add_option("--clip", s.clip, "--model: G, the users' gradients' L2 clip (default 1)")},
       {"--l2", app->add_option("--l2", s.l2, "--model: lambda of the regularizer lambda/2 ||theta||^2 (default 1e-3)")},
       {"--phases", app->add_option("--phases", s.phases, "levy-phased: Alg 4's phases (default 2)")},
+      {"--radius", app->add_option("--radius", s.radius,
+                                   "--model: the iterates projected on the L2 ball of this radius (default 0: none)")},
       {"--sparsity", app->add_option("--sparsity", s.sparsity,
                                      "ghazi-sgd: s, the private means projected on the l1 ball of radius G sqrt(s)")},
       {"--sgd-mechanism",

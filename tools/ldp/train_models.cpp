@@ -29,6 +29,15 @@ double squared_norm(const std::vector<double>& v) {
 
 uint64_t model_d(const model_data& data) { return wire::model_dim(data.shape); }
 
+// --radius (docs/cli.md "ldp train"): theta onto the L2 ball of that radius around 0 (0: none), as
+// the server drivers' own projection does.
+void project_to_ball(std::vector<double>& theta, double radius) {
+  const double norm = std::sqrt(squared_norm(theta));
+  if (radius > 0 && norm > radius) {
+    for (double& v : theta) v *= radius / norm;
+  }
+}
+
 // User u's samples.
 struct user_view {
   const double* x;
@@ -202,6 +211,7 @@ server::winsorized_sgd_options levy_options(const model_run& run, uint64_t steps
   o.session.frac_bits = model_frac_bits;
   o.session.observations = run.data.max_samples;
   o.learning_rate = s.lr;
+  o.radius = s.radius;
   o.lambda = s.l2;
   return o;
 }
@@ -309,6 +319,7 @@ model_result train_model_dp_sgd(const model_run& run) {
   o.frac_bits = model_frac_bits;
   o.sigma2 = sigma2;
   o.l2_regularization = s.l2;
+  o.radius = s.radius;
   o.delta = s.delta;
   const uint64_t clip_units = server::dp_sgd_clip_units(s.clip, model_frac_bits);
   device_round round(data, model_frac_bits, static_cast<int64_t>(clip_units));
@@ -466,6 +477,7 @@ model_result train_model_ghazi_sgd(const model_run& run) {
   o.frac_bits = model_frac_bits;
   o.l2_regularization = s.l2;
   o.sparsity = s.sparsity;
+  o.radius = s.radius;
   if (o.users < 2) fail("--method ghazi-sgd needs at least 2 users, got {}", o.users);
   const uint64_t clip_units = server::dp_sgd_clip_units(s.clip, model_frac_bits);
   device_round round(data, model_frac_bits, static_cast<int64_t>(clip_units));
@@ -539,9 +551,10 @@ model_result train_model_ldp_sgd(const model_run& run) {
     }
     const std::vector<double> estimate =
         ldp_sgd_batch_mean(block, span<const double>(vectors.data(), vectors.size()), first, count, s.seed, rng, cost);
-    for (std::size_t j = 0; j < d; ++j) {
-      theta[j] -= s.lr * (estimate[j] + s.l2 * theta[j]);
-      if (t >= steps / 2) mean[j] += theta[j] / double(steps - steps / 2);
+    for (std::size_t j = 0; j < d; ++j) theta[j] -= s.lr * (estimate[j] + s.l2 * theta[j]);
+    project_to_ball(theta, s.radius);
+    if (t >= steps / 2) {
+      for (std::size_t j = 0; j < d; ++j) mean[j] += theta[j] / double(steps - steps / 2);
     }
     curve(t + 1, theta);
   }
