@@ -10,6 +10,7 @@
 #include "ldp/device/gradient.h"
 #include "ldp/server/central/dp_sgd.h"
 #include "ldp/server/central/ghazi_sgd.h"
+#include "ldp/server/central/l2_projection.h"
 #include "ldp/server/central/levy_training.h"
 #include "ldp/server/central/output_perturbation.h"
 #include "ldp/wire/model_broadcast.h"
@@ -28,15 +29,6 @@ double squared_norm(const std::vector<double>& v) {
 }
 
 uint64_t model_d(const model_data& data) { return wire::model_dim(data.shape); }
-
-// --radius (docs/cli.md "ldp train"): theta onto the L2 ball of that radius around 0 (0: none), as
-// the server drivers' own projection does.
-void project_to_ball(std::vector<double>& theta, double radius) {
-  const double norm = std::sqrt(squared_norm(theta));
-  if (radius > 0 && norm > radius) {
-    for (double& v : theta) v *= radius / norm;
-  }
-}
 
 // User u's samples.
 struct user_view {
@@ -552,7 +544,7 @@ model_result train_model_ldp_sgd(const model_run& run) {
     const std::vector<double> estimate =
         ldp_sgd_batch_mean(block, span<const double>(vectors.data(), vectors.size()), first, count, s.seed, rng, cost);
     for (std::size_t j = 0; j < d; ++j) theta[j] -= s.lr * (estimate[j] + s.l2 * theta[j]);
-    project_to_ball(theta, s.radius);
+    server::project_l2_ball(theta, s.radius);
     if (t >= steps / 2) {
       for (std::size_t j = 0; j < d; ++j) mean[j] += theta[j] / double(steps - steps / 2);
     }

@@ -12,6 +12,7 @@
 #include "ldp/server/central/accountant.h"
 #include "ldp/server/central/discrete_gaussian.h"
 #include "ldp/server/central/l1_projection.h"
+#include "ldp/server/central/l2_projection.h"
 #include "ldp/server/central/levy_training.h"
 
 namespace ldp::server {
@@ -56,15 +57,6 @@ void fill_costs(const ghazi_sgd_options& o, uint64_t sigma2, ghazi_step_budget* 
     b->level_delta[k] = q * b->delta_batch;
     b->expected_rho += b->level_probability[k] * b->level_epsilon[k] * b->level_epsilon[k] / 2;
   }
-}
-
-void project_l2(std::vector<double>& w, double radius) noexcept {
-  if (radius <= 0) return;
-  double norm2 = 0;
-  for (const double v : w) norm2 += v * v;
-  const double norm = std::sqrt(norm2);
-  if (norm <= radius) return;
-  for (double& v : w) v *= radius / norm;
 }
 
 // A's release on an exact sum of `count` users' clipped gradients: noise, the mean, the l1 projection.
@@ -260,7 +252,7 @@ status run_ghazi_sgd(const ghazi_sgd_options& o, span<const double> initial, con
       ++r.level_counts[level];
       ++r.steps_taken;
       for (std::size_t j = 0; j < d; ++j) r.last[j] -= o.learning_rate * (g[j] + o.l2_regularization * r.last[j]);
-      project_l2(r.last, o.radius);
+      project_l2_ball(r.last, o.radius);
       const double k = static_cast<double>(step);
       for (std::size_t j = 0; j < d; ++j) r.averaged[j] += (r.last[j] - r.averaged[j]) / k;
       if (observer && !observer(step, r.last)) break;
