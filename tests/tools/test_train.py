@@ -230,6 +230,7 @@ MODEL_METHODS = {
     "levy-sgd": ["--epsilon", "2", "--steps", "10", "--lr", "0.1"],
     "levy-phased": ["--epsilon", "2", "--steps", "5", "--lr", "0.1"],
     "ghazi-output": ["--epsilon", "2", "--l2", "0.2"],
+    "ghazi-sgd": ["--epsilon", "2", "--steps", "10", "--lr", "0.01", "--sparsity", "4"],
     "ldp-sgd": ["--epsilon", "2", "--steps", "4"],
 }
 
@@ -270,7 +271,8 @@ def case_train_model_methods() -> None:
     """Every --model method on breast cancer (logistic, p = 5, 398 users) and on 200 rows of digits
     read from a .gz file (softmax, p = 16, 10 classes: d = 170): the JSON keys of the contract in
     order, d = rows (p + 1), the spent budget at most the request, a curve ending at the steps
-    taken, accuracies in [0, 1]; linear (no classes, no accuracy) for three methods; the .gz file
+    taken, accuracies in [0, 1]; linear (no classes, no accuracy) for three methods; --radius keeps
+    the returned model in its ball; the .gz file
     gives exactly the plain file's answer."""
     digits = digits_subset(200)
     for model, data, label, dim, rows in (("logistic", CANCER, "31", "5", 1), ("softmax", digits, "65", "16", 10)):
@@ -292,6 +294,11 @@ def case_train_model_methods() -> None:
         check(j["classes"] is None and j["d"] == 5 and j["test_accuracy"] is None, f"{method} linear: {j}")
         check(j["test_loss"] >= 0 and j["excess_risk"] >= -1e-9, f"{method} linear: {j}")
         check_spent(method, j)
+    for method in ("dp-sgd", "levy-sgd", "levy-phased", "ghazi-sgd", "ldp-sgd"):  # --radius: every iterate in the ball
+        j = model_train("--method", method, "--model", "logistic", "--data", f"csv:{CANCER}", "--label", "31", "--dim",
+                        "5", "--seed", "3", "--radius", "0.05", *MODEL_METHODS[method])
+        norm = math.sqrt(sum(v * v for v in j["theta"]))
+        check(norm <= 0.05 * (1 + 1e-12), f"{method} --radius 0.05: |theta| = {norm}")
     plain = model_train("--method", "nonprivate", "--model", "softmax", "--data", f"csv:{path('digits.csv')}",
                         "--label", "65", "--dim", "16", "--seed", "3")
     packed = model_train("--method", "nonprivate", "--model", "softmax", "--data", f"csv:{digits}", "--label", "65",

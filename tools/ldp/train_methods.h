@@ -34,6 +34,8 @@ struct train_settings {
   double clip = 0;      // G: the users' averaged gradients clipped to this L2 norm
   double l2 = -1;       // lambda of the public regularizer lambda / 2 ||theta||^2 (< 0: the default)
   uint32_t phases = 0;  // levy-phased: Alg 4's phases
+  double radius = 0;    // the iterates projected on the L2 ball of this radius (0: none)
+  double sparsity = 0;  // ghazi-sgd: s, the private means projected on the l1 ball of radius G sqrt(s) (0: none)
 };
 
 // Called as training proceeds: `step` of `steps` done, the training loss there (may be empty).

@@ -9,6 +9,8 @@
 #include "errors.h"
 #include "ldp/device/gradient.h"
 #include "ldp/server/central/dp_sgd.h"
+#include "ldp/server/central/ghazi_sgd.h"
+#include "ldp/server/central/l2_projection.h"
 #include "ldp/server/central/levy_training.h"
 #include "ldp/server/central/output_perturbation.h"
 #include "ldp/wire/model_broadcast.h"
@@ -72,12 +74,20 @@ class curve_recorder {
       : run_(run), steps_(steps), every_(std::max<uint64_t>(1, steps / 20)), out_(out) {}
   void operator()(uint64_t step, const std::vector<double>& theta) {
     if (step % every_ != 0 && step != steps_) return;
+    record(step, theta);
+  }
+  // The step a run stopped at before its T (ghazi-sgd's filter), unless it is already the last point.
+  void finish(uint64_t step, const std::vector<double>& theta) {
+    if (step > 0 && (out_.curve.empty() || out_.curve.back().first != step)) record(step, theta);
+  }
+
+ private:
+  void record(uint64_t step, const std::vector<double>& theta) {
     const double loss = model_objective(run_.data, theta, run_.settings.l2);
     out_.curve.emplace_back(step, loss);
     if (run_.progress) run_.progress(step, steps_, loss);
   }
 
- private:
   const model_run& run_;
   uint64_t steps_, every_;
   model_result& out_;
@@ -193,6 +203,7 @@ server::winsorized_sgd_options levy_options(const model_run& run, uint64_t steps
   o.session.frac_bits = model_frac_bits;
   o.session.observations = run.data.max_samples;
   o.learning_rate = s.lr;
+  o.radius = s.radius;
   o.lambda = s.l2;
   return o;
 }
@@ -300,6 +311,7 @@ model_result train_model_dp_sgd(const model_run& run) {
   o.frac_bits = model_frac_bits;
   o.sigma2 = sigma2;
   o.l2_regularization = s.l2;
+  o.radius = s.radius;
   o.delta = s.delta;
   const uint64_t clip_units = server::dp_sgd_clip_units(s.clip, model_frac_bits);
   device_round round(data, model_frac_bits, static_cast<int64_t>(clip_units));
@@ -444,6 +456,69 @@ model_result train_model_ghazi_output(const model_run& run) {
   return out;
 }
 
+model_result train_model_ghazi_sgd(const model_run& run) {
+  const model_data& data = run.data;
+  const train_settings& s = run.settings;
+  server::ghazi_sgd_options o;
+  o.users = data.users();
+  o.epsilon = s.epsilon;
+  o.delta = s.delta;
+  o.steps = s.steps != 0 ? s.steps : default_model_steps;
+  o.learning_rate = s.lr;
+  o.clip = s.clip;
+  o.frac_bits = model_frac_bits;
+  o.l2_regularization = s.l2;
+  o.sparsity = s.sparsity;
+  o.radius = s.radius;
+  if (o.users < 2) fail("--method ghazi-sgd needs at least 2 users, got {}", o.users);
+  const uint64_t clip_units = server::dp_sgd_clip_units(s.clip, model_frac_bits);
+  device_round round(data, model_frac_bits, static_cast<int64_t>(clip_units));
+  model_result out;
+  curve_recorder curve(run, o.steps, out);
+  // A step's users are a random batch, so each round's broadcast goes out before the step (the
+  // first here, the next one from the observer), not at a fixed user as in dp-sgd.
+  const std::vector<double> initial(model_d(data), 0.0);
+  round.broadcast(span<const double>(initial.data(), initial.size()), 1);
+  const auto gradient = [&](uint64_t user, span<const double>, span<int64_t> g) { return round.contribute(user, g); };
+  const auto observer = [&](uint64_t t, span<const double> weights) {
+    curve(t, std::vector<double>(weights.begin(), weights.end()));
+    round.broadcast(weights, t + 1);
+    return true;
+  };
+  random::drbg rng = seeded_drbg(s.seed, seed_purpose::server_noise, 4);
+  server::ghazi_sgd_result r;
+  const status st =
+      server::run_ghazi_sgd(o, span<const double>(initial.data(), initial.size()), gradient, rng, &r, observer);
+  if (st != status::ok) fail("--method ghazi-sgd: {}", describe(st));
+  curve.finish(r.steps_taken, r.last);
+  const server::ghazi_step_budget& b = r.budget;
+  out.theta = r.averaged;
+  out.steps = r.steps_taken;
+  out.epsilon_spent = r.epsilon_spent;
+  out.delta_spent = r.delta_spent;
+  out.budget = {{"accountant", "the fully adaptive filter over subsampled discrete Gaussian steps (I.3.5)"},
+                {"max_level", b.max_level},
+                {"sigma2", b.sigma2},
+                {"epsilon_batch", b.epsilon_batch},
+                {"delta_batch", b.delta_batch},
+                {"level_epsilon", b.level_epsilon},
+                {"expected_rho", b.expected_rho},
+                {"rho_budget", b.rho_budget},
+                {"rho_spent", r.rho_spent}};
+  out.details = {{"frac_bits", model_frac_bits},
+                 {"iterate", "averaged"},
+                 {"sparsity", s.sparsity},
+                 {"filter_stopped", r.filter_stopped},
+                 {"level_counts", r.level_counts}};
+  out.contributions = round.calls();
+  out.device_seconds = round.seconds();
+  out.bytes_per_device_round = static_cast<double>(round.broadcast_bytes() + 8 * model_d(data));
+  out.summary =
+      fmt::format("Ghazi Algs 3-4: {} of {} steps ({}), batches of 2^(N+1) users, N <= {}, sigma2 {}", r.steps_taken,
+                  o.steps, r.filter_stopped ? "the filter stopped the run" : "all ran", b.max_level, b.sigma2);
+  return out;
+}
+
 model_result train_model_ldp_sgd(const model_run& run) {
   const model_data& data = run.data;
   const train_settings& s = run.settings;
@@ -468,9 +543,10 @@ model_result train_model_ldp_sgd(const model_run& run) {
     }
     const std::vector<double> estimate =
         ldp_sgd_batch_mean(block, span<const double>(vectors.data(), vectors.size()), first, count, s.seed, rng, cost);
-    for (std::size_t j = 0; j < d; ++j) {
-      theta[j] -= s.lr * (estimate[j] + s.l2 * theta[j]);
-      if (t >= steps / 2) mean[j] += theta[j] / double(steps - steps / 2);
+    for (std::size_t j = 0; j < d; ++j) theta[j] -= s.lr * (estimate[j] + s.l2 * theta[j]);
+    server::project_l2_ball(theta, s.radius);
+    if (t >= steps / 2) {
+      for (std::size_t j = 0; j < d; ++j) mean[j] += theta[j] / double(steps - steps / 2);
     }
     curve(t + 1, theta);
   }

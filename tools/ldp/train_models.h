@@ -63,6 +63,7 @@ model_result train_model_dp_sgd(const model_run& run);
 model_result train_model_levy_sgd(const model_run& run);
 model_result train_model_levy_phased(const model_run& run);
 model_result train_model_ghazi_output(const model_run& run);
+model_result train_model_ghazi_sgd(const model_run& run);
 model_result train_model_ldp_sgd(const model_run& run);
 
 // ghazi-output's constants for features in [0, 1]^p (docs/mechanisms.md I.4): the Lipschitz

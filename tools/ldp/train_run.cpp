@@ -180,6 +180,8 @@ train_settings model_settings(const train_request& r) {
   if (!(s.clip > 0 && s.clip <= 1e6)) fail("--clip must be in (0, 1e6], got {}", s.clip);
   if (!(s.l2 >= 0 && std::isfinite(s.l2))) fail("--l2 must be at least 0, got {}", s.l2);
   if (s.phases == 0 || s.phases > 16) fail("--phases must be in [1, 16], got {}", s.phases);
+  if (!(s.radius >= 0 && s.radius <= 1e9)) fail("--radius must be in [0, 1e9], got {}", s.radius);
+  if (!(s.sparsity >= 0 && s.sparsity <= 1e9)) fail("--sparsity must be in [0, 1e9], got {}", s.sparsity);
   if (given(r, "--steps") && s.steps == 0) fail("--steps must be at least 1");
   return s;
 }

@@ -533,6 +533,88 @@ ldp_status ldp_ledger_charge(ldp_ledger* ledger, uint32_t use_case, double epsil
 ldp_status ldp_ledger_remaining(const ldp_ledger* ledger, uint32_t use_case, uint64_t now,
                                 double* epsilon) LDP_NOEXCEPT;
 
+/* ---- Training rounds (docs/mechanisms.md I.0; usage in docs/c_api.md "Training rounds") ---------
+ * Each round the server sends a model broadcast (docs/wire_format.md 10: the model's kind and shape,
+ * the round and the weights; ldp_central.h encodes it) and names its digest in the round's bounds; a
+ * device computes its contribution from its own samples: the average of its first m per-sample
+ * gradients, clipped to G, on the grid of f fraction bits, with squared L2 norm at most L^2
+ * (L = G 2^f, in grid units). */
+
+/* The model kinds of docs/wire_format.md 10 (the same numbers). */
+enum ldp_model_kind { LDP_MODEL_LINEAR = 1, LDP_MODEL_LOGISTIC = 2, LDP_MODEL_SOFTMAX = 3 };
+
+/* How a broadcast stores the weights: IEEE-754 binary32 or binary64, little-endian. */
+enum ldp_weight_format { LDP_WEIGHTS_F32 = 1, LDP_WEIGHTS_F64 = 2 };
+
+/* A broadcast's header. kind, features (p), classes (C for softmax, 1 otherwise), format and round
+ * are what the server encodes; dim (d = rows (p + 1), rows = C for softmax, else 1) and digest
+ * (SipHash-2-4 of the whole broadcast, what the round's bounds name) are filled by
+ * ldp_model_broadcast_peek and ignored by the encoder. */
+typedef struct ldp_model_header {
+  uint32_t kind;
+  uint32_t features;
+  uint32_t classes;
+  uint32_t format;
+  uint64_t round;
+  uint64_t dim;
+  uint64_t digest;
+} ldp_model_header;
+
+/* The smallest broadcast: the 24-byte header and the CRC32C. */
+#define LDP_MODEL_BROADCAST_MIN_SIZE 28
+
+/* Checks a broadcast without reading its weights, in order: LDP_WRONG_LENGTH below
+ * LDP_MODEL_BROADCAST_MIN_SIZE bytes, LDP_MALFORMED_REPORT (magic), LDP_UNSUPPORTED_VERSION,
+ * LDP_RESERVED_BITS_SET, LDP_INVALID_PARAMETERS (kind, format or shape), LDP_WRONG_LENGTH (size is not
+ * the header's total), LDP_CHECKSUM_MISMATCH; on LDP_OK fills *header. LDP_INVALID_ARGUMENT for a null
+ * pointer. Allocates nothing: the caller sizes its buffers from header->dim after LDP_OK. */
+ldp_status ldp_model_broadcast_peek(const uint8_t* bytes, size_t size, ldp_model_header* header) LDP_NOEXCEPT;
+
+/* What the round fixes besides the model: the broadcast's digest, m = max_samples >= 1 (a device
+ * averages its first m samples), the grid's f = frac_bits <= 62 and the radius L >= 1 in grid units
+ * (ldp_dp_sgd_clip_units in ldp_central.h gives L for a clip G). */
+typedef struct ldp_gradient_bound {
+  uint64_t model_digest;
+  uint32_t max_samples;
+  uint32_t frac_bits;
+  int64_t radius_fixed;
+} ldp_gradient_bound;
+
+/* Entries (floats or doubles) of the workspace of a contribution to a model of dimension d: the
+ * weights and the running average. */
+#define LDP_GRADIENT_WORKSPACE_COUNT(dim) (2 * (dim))
+
+/* A user's contribution, written to out[0, d) (out_count >= d) on LDP_OK only: `count` samples, the
+ * first min(count, m) of which are read: rows of p features one after the other in `features`, and
+ * one label each in `labels` (linear: a real; logistic: 0 or 1; softmax: a class 0 .. C - 1). The
+ * weights are decoded into the workspace of workspace_count entries, as float (_f32, for an FPU
+ * without double) or double (_f64). Statuses in order (device::user_gradient): LDP_INVALID_ARGUMENT for
+ * a null pointer, a bound out of range or no samples; LDP_PARAMETER_MISMATCH when the broadcast's
+ * digest is not bound->model_digest (a stale or forged model); the broadcast's status
+ * (ldp_model_broadcast_peek); LDP_INVALID_ARGUMENT unless d (L + 1)^2 < 2^63; LDP_WORKSPACE_TOO_SMALL
+ * below LDP_GRADIENT_WORKSPACE_COUNT(d); LDP_BUFFER_TOO_SMALL when out_count < d; LDP_OUT_OF_RANGE for
+ * a weight that is not finite in the workspace's type; LDP_INVALID_ARGUMENT for a label the model
+ * cannot take; LDP_OUT_OF_RANGE when the average gradient is not finite. */
+ldp_status ldp_user_gradient_f32(const uint8_t* broadcast, size_t size, const ldp_gradient_bound* bound,
+                                 const float* features, const float* labels, size_t count, float* workspace,
+                                 size_t workspace_count, int64_t* out, size_t out_count) LDP_NOEXCEPT;
+ldp_status ldp_user_gradient_f64(const uint8_t* broadcast, size_t size, const ldp_gradient_bound* bound,
+                                 const double* features, const double* labels, size_t count, double* workspace,
+                                 size_t workspace_count, int64_t* out, size_t out_count) LDP_NOEXCEPT;
+
+/* The same from sparse samples (embedding-style inputs): sample k has the features
+ * index[offsets[k] .. offsets[k + 1]) (each < p) with their values in `value`; offsets holds count + 1
+ * non-decreasing entries from 0. A feature listed twice counts as the sum of its values. Also
+ * LDP_INVALID_ARGUMENT for offsets that are not so, LDP_OUT_OF_RANGE for a feature index >= p. */
+ldp_status ldp_user_gradient_sparse_f32(const uint8_t* broadcast, size_t size, const ldp_gradient_bound* bound,
+                                        const size_t* offsets, const uint32_t* index, const float* value,
+                                        const float* labels, size_t count, float* workspace, size_t workspace_count,
+                                        int64_t* out, size_t out_count) LDP_NOEXCEPT;
+ldp_status ldp_user_gradient_sparse_f64(const uint8_t* broadcast, size_t size, const ldp_gradient_bound* bound,
+                                        const size_t* offsets, const uint32_t* index, const double* value,
+                                        const double* labels, size_t count, double* workspace, size_t workspace_count,
+                                        int64_t* out, size_t out_count) LDP_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,8 @@
 /* The C ABI of ldpkit's central-DP query sessions (ldp::server central; usage in docs/c_api.md
  * "Adaptive queries (central DP)"): Levy et al.'s Thm 3, K query functions answered one after the
  * other on the same users' samples within one user-level (epsilon, delta), each chosen by the
- * caller after seeing the earlier answers (docs/mechanisms.md C.2 "K adaptive queries (Thm 3)").
- * C99 and C++.
+ * caller after seeing the earlier answers (docs/mechanisms.md C.2 "K adaptive queries (Thm 3)");
+ * and the server's side of private training rounds (docs/c_api.md "Training rounds"). C99 and C++.
  *
  * The session holds pointers to the users' samples and calls the query function on them: the
  * caller is the trusted curator. Like the aggregators (ldp_server.h) a session is allocated by the
@@ -67,6 +67,42 @@ uint64_t ldp_query_session_remaining(const ldp_query_session* session) LDP_NOEXC
 /* What the queries asked so far spend per user: never above the session's (epsilon, delta);
  * delta is 0 when basic composition is the smaller. */
 ldp_status ldp_query_session_spent(const ldp_query_session* session, double* epsilon, double* delta) LDP_NOEXCEPT;
+
+/* ---- Training rounds (docs/mechanisms.md I.0, I.1; usage in docs/c_api.md "Training rounds") ----
+ * The server's side of ldp.h's training rounds: the model broadcast of each round and the
+ * accountant of DP-SGD's discrete Gaussian noise. */
+
+/* The bytes of the broadcast of header's kind, features, classes and format (24 + d w + 4, w = 4 or
+ * 8); 0 for an invalid shape or format (docs/wire_format.md 10: 1 <= p <= 2^24, classes 1 for
+ * linear and logistic, 2 <= C <= 2^16 for softmax, d <= 2^26). */
+size_t ldp_model_broadcast_size(const ldp_model_header* header) LDP_NOEXCEPT;
+
+/* Writes the broadcast of the weights theta[0, dim) under header's kind, features, classes, format
+ * and round (dim and digest are ignored: ldp_model_broadcast_peek on the result gives them);
+ * LDP_WEIGHTS_F32 weights are rounded to nearest. LDP_INVALID_ARGUMENT for a null pointer, an invalid header,
+ * dim other than the model's d or a weight that is not finite (as a float for LDP_WEIGHTS_F32);
+ * LDP_BUFFER_TOO_SMALL below ldp_model_broadcast_size. */
+ldp_status ldp_model_broadcast_encode(const ldp_model_header* header, const double* theta, size_t dim, uint8_t* out,
+                                      size_t capacity, size_t* written) LDP_NOEXCEPT;
+
+/* The clipping radius in grid units, L = floor(G 2^f) (saturating at 2^64 - 1; 0 for G < 2^-f or a
+ * NaN): the radius_fixed of the round's ldp_gradient_bound for a clip G in real units. */
+uint64_t ldp_dp_sgd_clip_units(double clip, uint32_t frac_bits) LDP_NOEXCEPT;
+
+/* The smallest integer variance sigma2 of the discrete Gaussian for which `steps` DP-SGD steps with
+ * clip G on the grid of f fraction bits spend at most (epsilon, delta) (L2 sensitivity 2 L in grid
+ * units, the tight conversion below); 0 when none fits or an argument is invalid. */
+uint64_t ldp_dp_sgd_sigma2_for(double epsilon, double delta, uint64_t steps, double clip,
+                               uint32_t frac_bits) LDP_NOEXCEPT;
+
+/* rho of `steps` releases of the discrete Gaussian of variance sigma2 at L2 sensitivity `sensitivity`
+ * (grid units): steps sensitivity^2 / (2 sigma2), zero-concentrated DP. NaN for sigma2 <= 0 or a
+ * negative sensitivity. */
+double ldp_discrete_gaussian_rho(double sensitivity, double sigma2, uint64_t steps) LDP_NOEXCEPT;
+
+/* The accountant's conversion of rho-zCDP to (epsilon, delta)-DP: the smallest epsilon over Renyi
+ * orders (Canonne, Kamath, Steinke 2020, Corollary 13), delta in (0, 1). */
+double ldp_zcdp_to_epsilon(double rho, double delta) LDP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

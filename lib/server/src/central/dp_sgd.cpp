@@ -5,6 +5,7 @@
 #include "ldp/base/int128.h"
 #include "ldp/server/central/accountant.h"
 #include "ldp/server/central/discrete_gaussian.h"
+#include "ldp/server/central/l2_projection.h"
 
 namespace ldp::server {
 namespace {
@@ -26,15 +27,6 @@ bool inside(span<const int64_t> g, uint64_t c) noexcept {
     sum = sum + mul_64x64(magnitude(v), magnitude(v));
   }
   return !(mul_64x64(c, c) < sum);
-}
-
-void project(std::vector<double>& w, double radius) noexcept {
-  if (radius <= 0) return;
-  double norm2 = 0;
-  for (const double v : w) norm2 += v * v;
-  const double norm = std::sqrt(norm2);
-  if (norm <= radius) return;
-  for (double& v : w) v *= radius / norm;
 }
 
 bool valid(const dp_sgd_options& o, std::size_t dimension) noexcept {
@@ -111,7 +103,7 @@ dp_sgd_result run_dp_sgd(const dp_sgd_options& options, span<const double> initi
       const double g = static_cast<double>(noisy_sum[j]) * scale + options.l2_regularization * out.last[j];
       out.last[j] -= options.learning_rate * g;
     }
-    project(out.last, options.radius);
+    project_l2_ball(out.last, options.radius);
     const double k = static_cast<double>(step);
     for (std::size_t j = 0; j < d; ++j) out.averaged[j] += (out.last[j] - out.averaged[j]) / k;
     if (observer && !observer(step, out.last)) break;

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "ldp/random/samplers.h"
+#include "ldp/server/central/l2_projection.h"
 #include "ldp/server/central/winsorized.h"
 #include "ldp/wire/central_params.h"
 
@@ -37,18 +38,7 @@ double levy_gradient_tau(double sigma, double smoothness, double radius, uint64_
   return 2.5 * t_star;
 }
 
-namespace {
-
-void project_l2(std::vector<double>& theta, double radius) {
-  if (radius <= 0) return;
-  double norm2 = 0;
-  for (const double v : theta) norm2 += v * v;
-  const double norm = std::sqrt(norm2);
-  if (norm <= radius) return;
-  for (double& v : theta) v *= radius / norm;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 status winsorized_sgd(const winsorized_sgd_options& options, span<const span<const double>> users,
                       std::size_t sample_dim, span<const double> theta0, const sample_gradient& gradient,
@@ -76,7 +66,7 @@ status winsorized_sgd(const winsorized_sgd_options& options, span<const span<con
         const double c = options.center.empty() ? 0 : options.center[j];
         r.last[j] -= options.learning_rate * (a.mean[j] + options.lambda * (theta[j] - c));
       }
-      project_l2(r.last, options.radius);
+      project_l2_ball(r.last, options.radius);
       for (std::size_t j = 0; j < d; ++j) r.theta[j] += r.last[j];
       ++r.steps;
     }

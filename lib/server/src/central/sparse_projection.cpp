@@ -13,6 +13,7 @@
 #include "estimation.h"
 #include "family.h"
 #include "ldp/base/bits.h"
+#include "ldp/server/central/accountant.h"
 #include "ldp/server/central/discrete_gaussian.h"
 #include "ldp/server/central/l1_projection.h"
 #include "ldp/wire/central_params.h"
@@ -33,8 +34,6 @@ uint64_t saturating_mul(uint64_t n, uint64_t bound) {
 }
 
 using wire::epsilon_margin;  // docs/mechanisms.md D.1: epsilon_impl * margin <= epsilon
-
-double zcdp_epsilon(double rho, double delta) { return rho + 2 * std::sqrt(rho * std::log(1 / delta)); }
 
 }  // namespace
 
@@ -126,7 +125,9 @@ status gaussian_variance(uint64_t delta2, double epsilon, double delta, uint64_t
   const double squared_sensitivity = static_cast<double>(delta2) * static_cast<double>(delta2);
   const double ideal = squared_sensitivity / (2 * root * root);
   if (!(ideal <= static_cast<double>(discrete_gaussian_max_sigma2))) return status::invalid_argument;
-  auto level = [&](uint64_t s2) { return zcdp_epsilon(squared_sensitivity / (2 * static_cast<double>(s2)), delta); };
+  auto level = [&](uint64_t s2) {
+    return zcdp_to_epsilon_simple(squared_sensitivity / (2 * static_cast<double>(s2)), delta);
+  };
   uint64_t s2 = static_cast<uint64_t>(std::ceil(ideal));
   if (s2 == 0) s2 = 1;
   while (level(s2) * epsilon_margin > epsilon) ++s2;  // a few steps at most: ideal is within ulps
