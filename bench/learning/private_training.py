@@ -19,7 +19,7 @@ l2 (METHOD_ARGS):
    n m rows, the data set's 569 rows cycled in one fixed shuffled order (each row ceil or floor
    n m / 569 times), no held-out split (the population is the rows' empirical distribution); and
    against n (1 to 300 times --users) at m = 1, the rows dealt the same way;
-3. the projection method (Ghazi et al. Alg 6, ghazi-output) against dp-sgd at epsilon 8 in the model
+3. Ghazi et al.'s methods (ghazi-output, ghazi-sgd at --sparsity 0) against dp-sgd at epsilon 8 in the model
    dimension d (digits with the p highest-variance pixels, d = 10 (p + 1)) and in the gradient
    sparsity s (a synthetic logistic data set written by the script: 64 features, each row s non-zero
    ones).
@@ -41,7 +41,7 @@ from ldp_runs import SKLEARN, listed_methods, mean, run_json, slope, spread, tab
 
 PRIVATE = ("dp-sgd", "levy-sgd", "levy-phased", "ghazi-output", "ghazi-sgd", "ldp-sgd")
 USER_LEVEL = ("levy-sgd", "dp-sgd")      # section 2
-PROJECTION = ("ghazi-output", "dp-sgd")   # section 3
+PROJECTION = ("ghazi-output", "ghazi-sgd", "dp-sgd")   # section 3
 EPSILONS = (0.5, 1, 2, 4, 8)
 COST_EPSILON = 2
 SCALING_EPSILON = 8  # sections 2 and 3
