@@ -75,6 +75,7 @@ void bind_params(py::module_& m);
 void bind_randomizer(py::module_& m);
 void bind_aggregator(py::module_& m);
 void bind_protocols(py::module_& m);
+void bind_training(py::module_& m);
 
 }  // namespace ldp::python
 

@@ -100,4 +100,5 @@ PYBIND11_MODULE(_core, m) {
   bind_randomizer(m);
   bind_aggregator(m);
   bind_protocols(m);
+  bind_training(m);
 }
