@@ -21,6 +21,11 @@ bool is_number(const std::string& column) {
   return !column.empty() && column.find_first_not_of("0123456789") == std::string::npos;
 }
 
+// The column names: the table's, or the file's first line.
+std::vector<std::string> header_of(const train_data_options& o, const std::string& path) {
+  return o.table ? o.table->names : csv_first_line(path);
+}
+
 // --features, or the first --dim columns other than the label (header names when the label is a
 // name, column numbers otherwise).
 std::vector<std::string> feature_columns(const train_data_options& o, const std::string& path) {
@@ -40,10 +45,50 @@ std::vector<std::string> feature_columns(const train_data_options& o, const std:
     }
     return out;
   }
-  for (const std::string& name : csv_first_line(path)) {
+  for (const std::string& name : header_of(o, path)) {
     if (name != o.label && out.size() < o.dim) out.push_back(name);
   }
   if (out.size() < o.dim) fail("--dim {}: the header of {} names only {} other columns", o.dim, path, out.size());
+  return out;
+}
+
+// The table's column `column` (a name or a 1-based number), as read_csv_columns finds a file's.
+const std::vector<double>& table_column(const train_table& t, const std::string& column) {
+  if (is_number(column)) {
+    const uint64_t number = std::strtoull(column.c_str(), nullptr, 10);
+    if (number == 0 || number > t.columns.size()) {
+      fail("the table has {} columns, no column {}", t.columns.size(), escaped(column, 40));
+    }
+    return t.columns[number - 1];
+  }
+  for (std::size_t c = 0; c < t.names.size(); ++c) {
+    if (t.names[c] == column) return t.columns[c];
+  }
+  fail("the table has no column named '{}'", escaped(column, 40));
+}
+
+// The selected columns' values, row-major, from the table or the file.
+std::vector<double> selected_rows(const train_data_options& o, const std::string& path,
+                                  const std::vector<std::string>& columns) {
+  std::vector<double> out;
+  if (!o.table) {
+    read_csv_columns(path, columns,
+                     [&](span<const double> values, uint64_t) { out.insert(out.end(), values.begin(), values.end()); });
+    return out;
+  }
+  const train_table& t = *o.table;
+  if (t.names.size() != t.columns.size())
+    fail("the table has {} names for {} columns", t.names.size(), t.columns.size());
+  std::vector<const std::vector<double>*> picked;
+  for (const std::string& c : columns) picked.push_back(&table_column(t, c));
+  const std::size_t rows = picked.empty() ? 0 : picked[0]->size();
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (const std::vector<double>* c : picked) {
+      if (c->size() != rows) fail("the table's columns differ in length");
+      if (!std::isfinite((*c)[i])) fail("the table holds a value that is not finite in row {}", i);
+      out.push_back((*c)[i]);
+    }
+  }
   return out;
 }
 
@@ -70,8 +115,9 @@ struct bounds {
 }  // namespace
 
 train_data load_train_data(const train_data_options& o, wire::loss_kind loss) {
-  if (o.data.rfind("csv:", 0) != 0) fail("--data must be csv:<path>, got '{}'", escaped(o.data, 200));
-  const std::string path = o.data.substr(4);
+  if (o.table && !o.data.empty()) fail("give --data or a table, not both");
+  if (!o.table && o.data.rfind("csv:", 0) != 0) fail("--data must be csv:<path>, got '{}'", escaped(o.data, 200));
+  const std::string path = o.table ? std::string("the table") : o.data.substr(4);
   if (path.empty()) fail("--data csv: needs a file name");
   if (o.label.empty()) fail("--label must name a column");
   if (!(o.test_fraction >= 0 && o.test_fraction < 1))
@@ -80,10 +126,7 @@ train_data load_train_data(const train_data_options& o, wire::loss_kind loss) {
   std::vector<std::string> columns = features;
   columns.push_back(o.label);
   const std::size_t width = columns.size();
-  std::vector<double> table;  // the file's selected columns, row-major, the label last
-  read_csv_columns(path, columns, [&](span<const double> values, uint64_t) {
-    table.insert(table.end(), values.begin(), values.end());
-  });
+  const std::vector<double> table = selected_rows(o, path, columns);  // row-major, the label last
   const uint64_t rows = table.size() / width;
   const uint64_t test_rows = static_cast<uint64_t>(std::floor(o.test_fraction * static_cast<double>(rows) + 0.5));
   if (rows < test_rows + 2)

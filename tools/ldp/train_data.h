@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,16 @@
 
 namespace ldp::tools {
 
+// Columns held in memory (the Python package's DataFrame, docs/python.md "Training"): read like a
+// CSV file with this header line, column c's values in columns[c].
+struct train_table {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> columns;  // one per name, all of one length
+};
+
 struct train_data_options {
-  std::string data;                   // "csv:<path>"
+  std::string data;                   // "csv:<path>" ("" when `table` is given)
+  std::optional<train_table> table;   // used instead of `data`
   std::string label;                  // a header name or a 1-based column number
   std::vector<std::string> features;  // names or numbers; empty: the first `dim` other columns
   uint32_t dim = 0;
@@ -23,7 +32,11 @@ struct train_data_options {
   std::string positive;    // logistic, hinge: the label value of class 1 ("": any but the smallest)
   double test_fraction = 0.3;
   uint64_t users = 0;  // 0: one user per training row; else user i holds training row i mod rows
-  uint64_t seed = 0;   // the split's shuffle: derive_seed(seed, train_split, 0)
+  // --model only (docs/cli.md "ldp train"): users of m consecutive shuffled training rows, or the
+  // rows grouped by a column's value (0 / "": not given).
+  uint64_t samples_per_user = 0;
+  std::string user_column;
+  uint64_t seed = 0;  // the split's shuffle: derive_seed(seed, train_split, 0)
 };
 
 // Examples with p features in [0, 1] each and a label as wire::loss_value takes it.
