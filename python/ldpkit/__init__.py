@@ -10,7 +10,8 @@ The package runs the code of the ``ldp`` command-line tool through a compiled mo
   and ``estimate_strings(strings)``);
 * :func:`simulate_protocol` runs the multi-round user-level protocols (kent, winsorized-mean) as
   ``ldp simulate`` runs them;
-* private training (docs/mechanisms.md chapter I): :func:`encode_model_broadcast` and
+* :func:`train` runs ``ldp train`` (private learning, docs/mechanisms.md chapters H and I) and returns its
+  JSON document; its building blocks: :func:`encode_model_broadcast` and
   :func:`peek_model_broadcast` (the round's model), :func:`user_gradient` (a device's contribution),
   the discrete Gaussian's accountant (:func:`zcdp_to_epsilon`, :func:`dp_sgd_sigma2_for`, ...);
 * :class:`Error` is what the library refuses, with its status name;
@@ -34,6 +35,7 @@ from ldpkit._training import (
     encode_model_broadcast,
     model_broadcast_digest,
     peek_model_broadcast,
+    train,
     user_gradient,
     user_gradient_sparse,
     zcdp_to_epsilon,
@@ -66,6 +68,7 @@ __all__ = [
     "set_thread_limit",
     "simulate_protocol",
     "thread_limit",
+    "train",
     "user_gradient",
     "user_gradient_sparse",
     "zcdp_to_epsilon",

@@ -1,14 +1,18 @@
-"""Private training (docs/python.md "Training"; docs/mechanisms.md chapter I): the model broadcast a
-training server sends each round, a device's contribution to the round, and the discrete Gaussian's
-accountant, each the library's own call."""
+"""Private training (docs/python.md "Training"; docs/mechanisms.md chapters H and I): :func:`train`, which
+runs ``ldp train`` in process, and its building blocks: the model broadcast a training server sends each
+round, a device's contribution to the round, and the discrete Gaussian's accountant, each the library's
+own call."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
-from typing import Any, Optional, Tuple
+import os
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import pandas as pd
 
 from ldpkit import _core
 from ldpkit._params import _is_int, _is_real
@@ -327,3 +331,129 @@ def dp_sgd_sigma2_for(epsilon: float, delta: float, steps: int, clip: float, fra
         e, d, t, _check_positive(clip, "clip"), _check_uint(frac_bits, "frac_bits", 0, 41)
     )
     return _sigma2_found(sigma2, e, d, t)
+
+
+# train()'s keyword options in the order of `ldp train`'s synopsis (docs/cli.md); each is the tool's
+# option of the same name with "-" for "_" (test_fraction: --test-fraction).
+_TRAIN_OPTIONS = (
+    "label",
+    "features",
+    "dim",
+    "intercept",
+    "positive",
+    "test_fraction",
+    "samples_per_user",
+    "users",
+    "user_column",
+    "epsilon",
+    "delta",
+    "steps",
+    "lr",
+    "clip",
+    "l2",
+    "phases",
+    "sgd_mechanism",
+    "grid",
+    "order",
+    "strings",
+    "degree",
+    "seed",
+)
+
+
+def _column_text(value: Any, what: str) -> str:
+    """A column named by its header name (str) or its 1-based number (int), as the tool takes it."""
+    if isinstance(value, str):
+        return value
+    if _is_int(value):
+        return str(int(value))
+    raise TypeError(f"{what} must be a column name (str) or a 1-based column number (int), got {type(value).__name__}")
+
+
+def _table(frame: pd.DataFrame) -> Tuple[List[str], List[np.ndarray]]:
+    """A DataFrame as the tool's in-memory table: the column names as text, each column float64."""
+    names, columns = [], []
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype.kind not in "biuf":
+            raise TypeError(
+                f"column {name!r} has dtype {column.dtype}: the table holds numbers only (select the numeric columns)"
+            )
+        names.append(str(name))
+        columns.append(np.ascontiguousarray(column.to_numpy(), dtype=np.float64))
+    return names, columns
+
+
+def train(
+    method: str,
+    *,
+    model: Optional[str] = None,
+    loss: Optional[str] = None,
+    data: Union[str, "os.PathLike[str]", pd.DataFrame],
+    label: Union[str, int],
+    seed: int,
+    features: Union[None, str, Sequence[Union[str, int]]] = None,
+    plot: Union[None, str, "os.PathLike[str]"] = None,
+    progress: Optional[Callable[[int, int, float], None]] = None,
+    **options: Any,
+) -> Dict[str, Any]:
+    """Trains as ``ldp train --method METHOD --format json ...`` does, in this process, and returns
+    its JSON document as a dict with the same keys in the same order (docs/cli.md "ldp train").
+
+    Exactly one of ``model`` (``"linear"``, ``"logistic"``, ``"softmax"``: chapter I's private
+    training, docs/mechanisms.md I) and ``loss`` (``"squared"``, ``"logistic"``, ``"hinge"``: issue 14's
+    learners on [0, 1]^p, H.7). ``data`` is a CSV file (a path; ``"csv:PATH"`` is taken too) or a
+    pandas DataFrame of numeric columns, which the tool reads as it reads a CSV with that header (no
+    file is written). ``label`` and ``features`` name columns by header name or 1-based number
+    (``features``: a list, or "a,b,c").
+
+    The other options are the tool's, ``_`` for ``-``: ``dim``, ``intercept`` (bool), ``positive``,
+    ``test_fraction``, ``samples_per_user``, ``users``, ``user_column``, ``epsilon``, ``delta``,
+    ``steps``, ``lr``, ``clip``, ``l2``, ``phases``, ``sgd_mechanism``, ``grid``, ``order``,
+    ``strings``, ``degree``; None (the default) leaves one out, so the tool's default applies. A
+    method refuses the options its row does not take, as the tool does. ``plot``: write the
+    training-loss curve there (SVG, ``--plot``). ``progress(step, steps, loss)`` is called as training
+    proceeds (an exception it raises is raised once the run ends).
+
+    Bad arguments raise ValueError with the tool's message (TypeError for a value of the wrong
+    type); a library refusal raises :class:`ldpkit.Error`. The GIL is released while training.
+    """
+    unknown = sorted(set(options) - set(_TRAIN_OPTIONS))
+    if unknown:
+        raise TypeError(f"train() got unexpected keyword arguments {unknown} (options: {', '.join(_TRAIN_OPTIONS)})")
+    for name, value in (("method", method), ("model", model), ("loss", loss)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be callable or None")
+    given: Dict[str, Any] = {"label": _column_text(label, "label"), "seed": seed, **options}
+    if features is not None:
+        listed = features.split(",") if isinstance(features, str) else list(features)
+        given["features"] = [_column_text(f, "a feature") for f in listed]
+    if "positive" in given and given["positive"] is not None and not isinstance(given["positive"], str):
+        if not _is_real(given["positive"]):
+            raise TypeError(f"positive must be a label value (a number or its text), got {given['positive']!r}")
+        given["positive"] = str(given["positive"]) if _is_int(given["positive"]) else repr(float(given["positive"]))
+    cli = {"--" + name.replace("_", "-"): given[name] for name in _TRAIN_OPTIONS if given.get(name) is not None}
+    names: Optional[List[str]] = None
+    columns: List[np.ndarray] = []
+    if isinstance(data, pd.DataFrame):
+        names, columns = _table(data)
+        where = ""
+    elif isinstance(data, (str, os.PathLike)):
+        where = os.fspath(data)
+        where = where if where.startswith("csv:") else "csv:" + where
+    else:
+        raise TypeError(f"data must be a path or a pandas DataFrame, got {type(data).__name__}")
+    text = _core.run_train(
+        method,
+        loss or "",
+        model or "",
+        where,
+        names,
+        columns,
+        cli,
+        "" if plot is None else os.fspath(plot),
+        progress,
+    )
+    return json.loads(text)

@@ -2,10 +2,17 @@
 // I.1): the model broadcast (wire/model_broadcast.h), a device's contribution to a round
 // (device/gradient.h) over numpy arrays, and the discrete Gaussian's accountant
 // (server/central/accountant.h, dp_sgd.h). Each is the library's own call; a refused input raises
-// ldpkit.Error with the library's status.
+// ldpkit.Error with the library's status. And `ldp train` itself (train_run.h run_train), from the
+// tool's option names, so ldpkit.train answers what `ldp train --format json` prints.
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -19,6 +26,7 @@
 #include "ldp/server/central/accountant.h"
 #include "ldp/server/central/dp_sgd.h"
 #include "ldp/wire/model_broadcast.h"
+#include "train_run.h"
 
 namespace ldp::python {
 namespace {
@@ -179,6 +187,139 @@ py::array_t<int64_t> clip_and_quantize(const c_array<double>& g, unsigned frac_b
   return out;
 }
 
+// What one of `ldp train`'s options sets in the request, from the Python value of that option.
+// `method` marks the method options, which run_train checks against the method's row (they go to
+// train_request::given, as cmd_train.cpp puts the ones given on the command line).
+struct train_option {
+  bool method;
+  std::function<void(tools::train_request&, const std::string& name, const py::handle&)> set;
+};
+
+template <class T>
+T cast_option(const std::string& name, const py::handle& value) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!py::isinstance<py::str>(value)) throw py::type_error(fmt::format("{} must be a str", name));
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    if (!py::isinstance<py::list>(value)) throw py::type_error(fmt::format("{} must be a list of str", name));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!py::isinstance<py::bool_>(value)) throw py::type_error(fmt::format("{} must be a bool", name));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!py::isinstance<py::float_>(value) && !py::isinstance<py::int_>(value)) {
+      throw py::type_error(fmt::format("{} must be a real number", name));
+    }
+  } else {
+    if (!py::isinstance<py::int_>(value)) throw py::type_error(fmt::format("{} must be an int", name));
+    if (value.cast<py::int_>() < py::int_(0)) throw py::value_error(fmt::format("{} must be >= 0", name));
+  }
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw py::value_error(fmt::format("{} is out of range", name));
+  }
+}
+
+// `ldp train`'s options (cmd_train.cpp) by their command-line names.
+const std::map<std::string, train_option>& train_options() {
+  using request = tools::train_request;
+  const auto data = [](auto member) {
+    return train_option{false, [member](request& r, const std::string& name, const py::handle& v) {
+                          using T = std::decay_t<decltype(r.data.*member)>;
+                          r.data.*member = cast_option<T>(name, v);
+                        }};
+  };
+  const auto setting = [](auto member) {
+    return train_option{true, [member](request& r, const std::string& name, const py::handle& v) {
+                          using T = std::decay_t<decltype(r.settings.*member)>;
+                          r.settings.*member = cast_option<T>(name, v);
+                        }};
+  };
+  using o = tools::train_data_options;
+  using s = tools::train_settings;
+  static const std::map<std::string, train_option> options{
+      {"--label", data(&o::label)},
+      {"--dim", data(&o::dim)},
+      {"--intercept", data(&o::intercept)},
+      {"--positive", data(&o::positive)},
+      {"--test-fraction", data(&o::test_fraction)},
+      {"--users", data(&o::users)},
+      {"--samples-per-user", data(&o::samples_per_user)},
+      {"--user-column", data(&o::user_column)},
+      {"--seed", data(&o::seed)},
+      {"--features", data(&o::features)},
+      {"--epsilon", setting(&s::epsilon)},
+      {"--delta", setting(&s::delta)},
+      {"--grid", setting(&s::grid)},
+      {"--order", setting(&s::order)},
+      {"--strings", setting(&s::strings)},
+      {"--degree", setting(&s::degree)},
+      {"--steps", setting(&s::steps)},
+      {"--sgd-mechanism", setting(&s::sgd_mechanism)},
+  };
+  return options;
+}
+
+// Python's progress callback under the GIL; its first exception is kept (the training loops are
+// not stopped from outside: some run inside noexcept library calls) and raised after the run.
+struct progress_relay {
+  py::object callback;
+  std::exception_ptr failure;
+
+  void operator()(uint64_t step, uint64_t steps, double loss) {
+    if (failure) return;
+    const py::gil_scoped_acquire locked;
+    try {
+      callback(step, steps, loss);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+};
+
+std::string run_train(const std::string& method, const std::string& loss, const std::string& model,
+                      const std::string& data, const std::optional<std::vector<std::string>>& names,
+                      const std::vector<c_array<double>>& columns, const py::dict& options, const std::string& plot,
+                      const py::object& progress) {
+  tools::train_request r;
+  r.method = method;
+  r.loss = loss;
+  r.model = model;
+  r.data.data = data;
+  r.plot = plot;
+  if (names) {
+    tools::train_table table;
+    table.names = *names;
+    for (const c_array<double>& c : columns) {
+      if (c.ndim() != 1) throw py::value_error("a table column must be 1-D");
+      table.columns.emplace_back(c.data(), c.data() + c.size());
+    }
+    r.data.table = std::move(table);
+  }
+  for (const auto& [key, value] : options) {
+    const std::string name = key.cast<std::string>();
+    const auto at = train_options().find(name);
+    if (at == train_options().end()) throw py::type_error(fmt::format("ldp train has no option {}", name));
+    at->second.set(r, name, value);
+    if (at->second.method) r.given.push_back(name);
+  }
+  progress_relay relay{progress, nullptr};
+  tools::train_progress report;
+  if (!progress.is_none()) report = std::ref(relay);
+  std::string out;
+  {
+    const py::gil_scoped_release unlocked;
+    try {
+      out = tools::run_train(r, report).dump(2);
+    } catch (const tools::cli_error& e) {
+      // The tool's refusal of an argument is a ValueError with its message; a library status it
+      // names is ldpkit.Error (the module's translator).
+      if (status_in(e.what()) == status::invalid_argument) throw py::value_error(e.what());
+      throw;
+    }
+  }
+  if (relay.failure) std::rethrow_exception(relay.failure);
+  return out;
+}
+
 }  // namespace
 
 void bind_training(py::module_& m) {
@@ -219,6 +360,11 @@ void bind_training(py::module_& m) {
         py::arg("clip"), py::arg("frac_bits"), "server::dp_sgd_sigma2_for; 0 when none fits.");
   m.def("dp_sgd_clip_units", &server::dp_sgd_clip_units, py::arg("clip"), py::arg("frac_bits"),
         "server::dp_sgd_clip_units: floor(G 2^frac_bits).");
+  m.def("run_train", &run_train, py::arg("method"), py::arg("loss"), py::arg("model"), py::arg("data"),
+        py::arg("names"), py::arg("columns"), py::arg("options"), py::arg("plot"), py::arg("progress"),
+        "`ldp train --format json`'s document (tools::run_train) as JSON text. data: 'csv:PATH' or '' with "
+        "names and columns (the in-memory table); options: the tool's option names ('--epsilon') to values; "
+        "progress(step, steps, loss) or None. The GIL is released while training.");
   m.attr("discrete_gaussian_max_sigma2") = random::discrete_gaussian_max_sigma2;
 }
 

@@ -1,16 +1,20 @@
-"""Private training in ldpkit (docs/python.md "Training"): the model broadcast against the golden files
-of tests/golden/model and an independent encoder (struct, CRC32C, SipHash-2-4 written here from
-docs/wire_format.md 10), a device's contribution against the model's formulas in numpy, and the
-accountant against its closed forms and an independent minimization over Renyi orders."""
+"""Private training in ldpkit (docs/python.md "Training"): ldpkit.train against `ldp train --format json`
+(the same document for the same arguments, from a file and from a DataFrame; the same refusals), the
+model broadcast against the golden files of tests/golden/model and an independent encoder (struct,
+CRC32C, SipHash-2-4 written here from docs/wire_format.md 10), a device's contribution against the
+model's formulas in numpy, and the accountant against its closed forms and an independent
+minimization over Renyi orders."""
 
 from __future__ import annotations
 
+import json
 import math
 import struct
-from pathlib import Path
-from typing import Dict, List, Tuple
+import subprocess
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import ldpkit
@@ -18,6 +22,95 @@ from conftest import REPO
 
 GOLDEN = REPO / "tests" / "golden" / "model"
 SCALE = 2.0**16
+CANCER = "/usr/lib/python3/dist-packages/sklearn/datasets/data/breast_cancer.csv"
+
+
+# --- ldpkit.train is ldp train -----------------------------------------------------------------
+
+
+def untimed(document: Any) -> Any:
+    """The document without its wall-clock times (every key naming seconds), which differ run to run."""
+    if isinstance(document, dict):
+        return {k: untimed(v) for k, v in document.items() if "seconds" not in k}
+    if isinstance(document, list):
+        return [untimed(v) for v in document]
+    return document
+
+
+def tool_train(ldp_tool: str, *args: Any) -> Dict[str, Any]:
+    done = subprocess.run([ldp_tool, "train", "--format", "json", *map(str, args)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def tool_refusal(ldp_tool: str, *args: Any) -> str:
+    """The message of ``ldp train ARGS``'s refusal (exit 2, "ldp: MESSAGE" on stderr)."""
+    done = subprocess.run([ldp_tool, "train", *map(str, args)], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.startswith("ldp: "), done.stderr
+    return done.stderr[len("ldp: ") :].strip()
+
+
+def cancer_frame() -> pd.DataFrame:
+    """breast_cancer.csv (its first line is not a header of its columns) as a DataFrame with names."""
+    values = np.loadtxt(CANCER, delimiter=",", skiprows=1)
+    frame = pd.DataFrame(values[:, :30], columns=[f"f{j}" for j in range(1, 31)])
+    frame["diagnosis"] = values[:, 30].astype(np.int64)
+    return frame
+
+
+# Squared loss: issue 14's non-private optimum of the logistic loss takes seconds on this file.
+@pytest.mark.parametrize(
+    "method,extra",
+    [("wang-1bit", ["--epsilon", 4.0]), ("ldp-sgd", ["--epsilon", 2.0, "--steps", 10]), ("nonprivate", [])],
+)
+def test_train_is_ldp_train(ldp_tool, method, extra):
+    args = ["--method", method, "--loss", "squared", "--data", "csv:" + CANCER, "--label", 31, "--features", "1,2,3"]
+    expected = tool_train(ldp_tool, *args, "--seed", 7, *extra)
+    options = {extra[i].lstrip("-").replace("-", "_"): extra[i + 1] for i in range(0, len(extra), 2)}
+    ours = ldpkit.train(method, loss="squared", data=CANCER, label=31, features=[1, 2, 3], seed=7, **options)
+    assert list(ours) == list(expected)  # the same keys in the same order
+    assert untimed(ours) == untimed(expected)
+    assert all(v >= 0 for k, v in ours.items() if "seconds" in k and v is not None)
+
+
+def test_train_on_a_dataframe_is_ldp_train_on_its_csv(ldp_tool, tmp_path):
+    frame = cancer_frame()
+    frame.to_csv(tmp_path / "cancer.csv", index=False)
+    args = ["--method", "ldp-sgd", "--loss", "squared", "--data", f"csv:{tmp_path / 'cancer.csv'}"]
+    expected = tool_train(ldp_tool, *args, "--label", "diagnosis", "--features", "f1,f5,f9", "--epsilon", 1.5,
+                          "--test-fraction", 0.25, "--users", 300, "--seed", 11)
+    ours = ldpkit.train("ldp-sgd", loss="squared", data=frame, label="diagnosis", features="f1,f5,f9",
+                        epsilon=1.5, test_fraction=0.25, users=300, seed=11)
+    assert untimed(ours) == untimed(expected)
+    assert ours["features"] == ["f1", "f5", "f9"] and ours["n"] == 300
+    with pytest.raises(TypeError, match="'name'"):
+        ldpkit.train("nonprivate", loss="squared", data=frame.assign(name="x"), label="diagnosis", seed=1)
+
+
+def test_bad_arguments_raise_the_tool_s_message(ldp_tool):
+    data = ["--loss", "logistic", "--data", "csv:" + CANCER, "--dim", 2, "--seed", 1]
+    cases = [
+        (["--method", "ldp-sgd", "--epsilon", 1, "--grid", 3], {"method": "ldp-sgd", "epsilon": 1, "grid": 3}),
+        (["--method", "ldp-sgd"], {"method": "ldp-sgd"}),  # --epsilon required
+        (["--method", "sgd", "--epsilon", 1], {"method": "sgd", "epsilon": 1}),
+        (["--method", "nonprivate", "--label", "nothing"], {"method": "nonprivate", "label": "nothing"}),
+    ]
+    for args, kwargs in cases:
+        message = tool_refusal(ldp_tool, *data, *(args if "--label" in args else args + ["--label", 31]))
+        call = {"loss": "logistic", "data": CANCER, "label": 31, "dim": 2, "seed": 1, **kwargs}
+        with pytest.raises(ValueError) as refused:
+            ldpkit.train(call.pop("method"), **call)
+        assert str(refused.value) == message
+    message = tool_refusal(ldp_tool, *data[2:], "--label", 31, "--method", "nonprivate", "--loss", "quadratic")
+    with pytest.raises(ValueError) as refused:
+        ldpkit.train("nonprivate", loss="quadratic", data=CANCER, label=31, dim=2, seed=1)
+    assert str(refused.value) == message
+    with pytest.raises(TypeError, match="--epsilon must be a real"):
+        ldpkit.train("ldp-sgd", loss="logistic", data=CANCER, label=31, dim=2, seed=1, epsilon="1")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        ldpkit.train("ldp-sgd", loss="logistic", data=CANCER, label=31, dim=2, seed=1, epsilom=1.0)
+    with pytest.raises(ValueError, match="--users must be >= 0"):
+        ldpkit.train("nonprivate", loss="logistic", data=CANCER, label=31, dim=2, seed=1, users=-3)
 
 
 # --- independent references (docs/wire_format.md 10) -------------------------------------------
