@@ -185,3 +185,14 @@ def dp_sgd_sigma2_for(epsilon: float, delta: float, steps: int, clip: float, fra
 def dp_sgd_clip_units(clip: float, frac_bits: int) -> int: ...
 
 discrete_gaussian_max_sigma2: int
+def run_train(
+    method: str,
+    loss: str,
+    model: str,
+    data: str,
+    names: Optional[List[str]],
+    columns: List[npt.NDArray[np.float64]],
+    options: Mapping[str, Any],
+    plot: str,
+    progress: Optional[Any],
+) -> str: ...
