@@ -4,7 +4,7 @@
 # Host build: library, tests, benchmarks (and their baselines), the ldp tool, packaging checks.
 host_packages=(cmake ninja-build g++ clang clang-format libclang-rt-14-dev libxsimd-dev doctest-dev libbenchmark-dev
                libsodium-dev libssl-dev libfftw3-dev python3 pkgconf libcli11-dev nlohmann-json3-dev
-               libfmt-dev)
+               libfmt-dev zlib1g-dev)
 # Cross builds run under qemu-user, and the bare-metal firmware images.
 cross_packages=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu g++-s390x-linux-gnu
                 qemu-user gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)

@@ -21,7 +21,7 @@ python=/usr/bin/python3
 build=build/python
 # What the preset `python` builds (the libraries, the ldp tool, the module); the package's own are
 # deps.sh's python_packages.
-build_packages=(cmake ninja-build g++ libxsimd-dev pkgconf libcli11-dev nlohmann-json3-dev libfmt-dev)
+build_packages=(cmake ninja-build g++ libxsimd-dev pkgconf libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev)
 
 build_package() {
   install_packages "${build_packages[@]}" "${python_packages[@]}"

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "mechanism_options.h"
+#include "progress.h"
 #include "train_run.h"
 
 namespace ldp::tools {
@@ -18,6 +19,7 @@ namespace {
 struct train_options {
   train_request request;
   std::string format = "text";
+  bool quiet = false;
   std::vector<std::pair<const char*, CLI::Option*>> method_options;  // given ones go to request.given
 };
 
@@ -25,7 +27,15 @@ void run(train_options& o) {
   for (const auto& [name, option] : o.method_options) {
     if (option->count() > 0) o.request.given.emplace_back(name);
   }
-  const nlohmann::ordered_json j = run_train(o.request, {});
+  // The bar on stderr (progress.h), drawn once the method knows its step count.
+  std::unique_ptr<progress> bar;
+  const bool show = !o.quiet && o.format != "json";
+  const train_progress report = [&](uint64_t step, uint64_t steps, double) {
+    if (!bar) bar = std::make_unique<progress>("train", steps, false);
+    bar->update(step);
+    if (step == steps) bar->finish();
+  };
+  const nlohmann::ordered_json j = run_train(o.request, show ? report : train_progress());
   if (o.format == "json") {
     fmt::print("{}\n", j.dump(2));
   } else {
@@ -49,13 +59,14 @@ std::vector<std::string> split_list(const std::string& text) {
 command add_train(CLI::App& parent) {
   auto o = std::make_shared<train_options>();
   train_request& r = o->request;
-  CLI::App* app = parent.add_subcommand(
-      "train", "learn a model from a CSV, one user per row, against the non-private optimum (docs/cli.md)");
+  CLI::App* app =
+      parent.add_subcommand("train", "learn a model from a CSV's users, against the non-private optimum (docs/cli.md)");
   std::string methods;
   for (const train_method& m : train_methods()) methods += fmt::format("\n  {}: {}", m.name, m.description);
   app->add_option("--method", r.method, "the learner:" + methods)->required();
-  app->add_option("--loss", r.loss, "squared, logistic or hinge (docs/mechanisms.md H.0)")->required();
-  app->add_option("--data", r.data.data, "csv:<path>, one user per training row")->required();
+  CLI::Option* loss = app->add_option("--loss", r.loss, "issue 14's learners: squared, logistic or hinge (H.0)");
+  app->add_option("--model", r.model, "chapter I's training: linear, logistic or softmax (I.4)")->excludes(loss);
+  app->add_option("--data", r.data.data, "csv:<path> (a .gz file is decompressed)")->required();
   app->add_option("--label", r.data.label, "the label column: a header name or a 1-based number")->required();
   auto features = std::make_shared<std::string>();
   CLI::Option* listed = app->add_option("--features", *features, "the feature columns, a,b,c (names or numbers)");
@@ -65,7 +76,13 @@ command add_train(CLI::App& parent) {
                   "logistic, hinge: the label value of class 1 (default: every value above the smallest)");
   app->add_option("--test-fraction", r.data.test_fraction, "the held-out share of the rows (default 0.3)");
   app->add_option("--users", r.data.users,
-                  "users (default one per training row; more repeat the rows, fewer take the first)");
+                  "--loss: users (default one per training row; more repeat the rows, fewer take the first); "
+                  "--model: the rows dealt round-robin into N users (repeated when N is above the rows)");
+  app->add_option("--samples-per-user", r.data.samples_per_user,
+                  "--model: users of m consecutive shuffled training rows (default 1)");
+  app->add_option("--user-column", r.data.user_column, "--model: the training rows grouped by this column's value");
+  app->add_option("--plot", r.plot, "--model: write the training-loss curve as SVG");
+  app->add_flag("--quiet", o->quiet, "no progress bar");
   app->add_option("--seed", r.data.seed, "seed of the split, the devices and the searches")->required();
   app->add_option("--format,-f", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   train_settings& s = r.settings;
@@ -77,6 +94,10 @@ command add_train(CLI::App& parent) {
       {"--strings", app->add_option("--strings", s.strings, "wang-genprot: T public samples per user (default 32)")},
       {"--degree", app->add_option("--degree", s.degree, "wang-glm: d, d (d + 1) + 1 copies a report (default 2)")},
       {"--steps", app->add_option("--steps", s.steps, "SGD: steps T, the users split across them (default sqrt n)")},
+      {"--lr", app->add_option("--lr", s.lr, "--model: learning rate (default 0.5)")},
+      {"--clip", app->add_option("--clip", s.clip, "--model: G, the users' gradients' L2 clip (default 1)")},
+      {"--l2", app->add_option("--l2", s.l2, "--model: lambda of the regularizer lambda/2 ||theta||^2 (default 1e-3)")},
+      {"--phases", app->add_option("--phases", s.phases, "levy-phased: Alg 4's phases (default 2)")},
       {"--sgd-mechanism",
        app->add_option("--sgd-mechanism", s.sgd_mechanism,
                        "ldp-sgd: privunitg (default), l2-ball, vector-mean, projunit, fastprojunit")},

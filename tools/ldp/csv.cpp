@@ -114,7 +114,7 @@ const char* parse_plain_field(const char* p, const char* end, double* out) {
 }  // namespace
 
 line_reader::line_reader(const std::string& path, const csv_limits& limits)
-    : in_(path, limits.what),
+    : in_(path, limits.what, limits.gunzip),
       limits_(limits),
       // Large reads for data files; a file with a byte limit (a truth file) keeps 64 KiB reads,
       // so which limit a too-large file breaks first stays as documented.
@@ -160,6 +160,36 @@ void line_reader::check_length(uint64_t length, uint64_t number) const {
   }
 }
 
+namespace {
+
+// The lines of a CSV file that hold more than blanks, with their 1-based numbers: the loop of
+// read_csv, read_csv_columns and csv_first_line.
+class csv_lines {
+ public:
+  csv_lines(const std::string& path, const csv_limits& limits) : in_(path, limits) {}
+
+  bool next(const char** begin, const char** end) {
+    while (in_.next(begin, end, number_ + 1)) {
+      ++number_;
+      const field_view whole = trim(*begin, *end);
+      if (whole.begin != whole.end) {
+        ++handed_;
+        return true;
+      }
+    }
+    return false;
+  }
+  uint64_t number() const { return number_; }
+  bool first() const { return handed_ == 1; }  // the line handed out is the first non-blank one
+
+ private:
+  line_reader in_;
+  uint64_t number_ = 0;
+  uint64_t handed_ = 0;
+};
+
+}  // namespace
+
 void split_csv_spec(const std::string& spec, std::string* path, std::string* column) {
   const std::size_t colon = spec.rfind(':');
   if (colon != std::string::npos && spec.find('/', colon) == std::string::npos) {
@@ -175,7 +205,7 @@ void split_csv_spec(const std::string& spec, std::string* path, std::string* col
 void read_csv(const std::string& path, const std::string& column, std::size_t width,
               const std::function<void(span<const double> values, uint64_t line)>& row, const csv_limits& limits,
               std::string* header_line) {
-  line_reader in(path, limits);
+  csv_lines in(path, limits);
   if (header_line != nullptr) header_line->clear();
   std::size_t first = 0;  // 0-based column index
   bool numbered = !column.empty() && column.find_first_not_of("0123456789") == std::string::npos;
@@ -186,14 +216,9 @@ void read_csv(const std::string& path, const std::string& column, std::size_t wi
   }
   std::vector<double> values(width);
   const char *begin = nullptr, *end = nullptr;
-  uint64_t number = 0;
-  bool seen_first = false;
-  while (in.next(&begin, &end, number + 1)) {
-    ++number;
-    const field_view whole = trim(begin, end);
-    if (whole.begin == whole.end) continue;
-    if (!seen_first) {
-      seen_first = true;
+  while (in.next(&begin, &end)) {
+    const uint64_t number = in.number();
+    if (in.first()) {
       const std::vector<field_view> fields = split(begin, end);
       double probe = 0;
       const bool header =
@@ -274,21 +299,16 @@ std::vector<std::size_t> column_indices(const std::string& path, const std::vect
 void read_csv_columns(const std::string& path, const std::vector<std::string>& columns,
                       const std::function<void(span<const double> values, uint64_t line)>& row,
                       const csv_limits& limits) {
-  line_reader in(path, limits);
+  csv_lines in(path, limits);
   const bool named =
       std::any_of(columns.begin(), columns.end(), [](const std::string& c) { return !is_column_number(c); });
   std::vector<std::size_t> index;
   std::vector<double> values(columns.size());
   const char *begin = nullptr, *end = nullptr;
-  uint64_t number = 0;
-  bool seen_first = false;
-  while (in.next(&begin, &end, number + 1)) {
-    ++number;
-    const field_view whole = trim(begin, end);
-    if (whole.begin == whole.end) continue;
+  while (in.next(&begin, &end)) {
+    const uint64_t number = in.number();
     const std::vector<field_view> fields = split(begin, end);
-    if (!seen_first) {
-      seen_first = true;
+    if (in.first()) {
       index = column_indices(path, columns, named ? &fields : nullptr);
       double probe = 0;
       bool header = named;
@@ -313,14 +333,11 @@ void read_csv_columns(const std::string& path, const std::vector<std::string>& c
 }
 
 std::vector<std::string> csv_first_line(const std::string& path, const csv_limits& limits) {
-  line_reader in(path, limits);
+  csv_lines in(path, limits);
   const char *begin = nullptr, *end = nullptr;
   std::vector<std::string> out;
-  for (uint64_t number = 1; in.next(&begin, &end, number); ++number) {
-    const field_view whole = trim(begin, end);
-    if (whole.begin == whole.end) continue;
+  if (in.next(&begin, &end)) {
     for (const field_view& f : split(begin, end)) out.push_back(f.str());
-    break;
   }
   return out;
 }

@@ -20,6 +20,7 @@ struct csv_limits {
   const char* what = "CSV file";  // names the file in errors
   uint64_t max_line_bytes = uint64_t{64} << 20;
   uint64_t max_bytes = UINT64_MAX;
+  bool gunzip = false;  // the file is gzip-compressed (the limits count decompressed bytes)
 };
 
 // Lines of a file, each at most limits.max_line_bytes, at most limits.max_bytes in all (errors name

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "errors.h"
 #include "output.h"
@@ -121,16 +123,22 @@ void sync_directory(const std::string& dir, const std::string& path) {
 
 }  // namespace
 
-input_file::input_file(const std::string& path, const char* what) : path_(path), what_(what) {
+input_file::input_file(const std::string& path, const char* what, bool gunzip) : path_(path), what_(what) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) fail("cannot open {} {}: {}", what_, path_, reason());
   struct stat st {};
   if (::fstat(fd_, &st) != 0) fail("cannot stat {} {}: {}", what_, path_, reason());
   if (S_ISDIR(st.st_mode)) fail("{} {} is a directory", what_, path_);
   size_ = static_cast<uint64_t>(st.st_size);
+  if (gunzip) {
+    gz_ = gzdopen(fd_, "rb");
+    if (gz_ == nullptr) fail("cannot read {} {}: out of memory for its decompression", what_, path_);
+    fd_ = -1;
+  }
 }
 
 input_file::~input_file() {
+  if (gz_ != nullptr) gzclose(gz_);
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -138,7 +146,19 @@ std::size_t input_file::read_append(std::size_t n, std::vector<unsigned char>& o
   const std::size_t start = out.size();
   out.resize(start + n);
   std::size_t got = 0;
-  while (got < n) {
+  while (got < n && gz_ != nullptr) {
+    // gzread takes an unsigned count: at most 1 GiB a call.
+    const int r =
+        gzread(gz_, out.data() + start + got, static_cast<unsigned>(std::min<std::size_t>(n - got, 1u << 30)));
+    if (r < 0) {
+      int code = 0;
+      const char* message = gzerror(gz_, &code);
+      fail("cannot read {} {}: {}", what_, path_, code == Z_ERRNO ? reason() : std::string(message));
+    }
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  while (got < n && gz_ == nullptr) {
     const ssize_t r = ::read(fd_, out.data() + start + got, n - got);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) fail("cannot read {} {}: {}", what_, path_, reason());

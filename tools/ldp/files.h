@@ -13,6 +13,8 @@
 
 #include "ldp/base/span.h"
 
+struct gzFile_s;  // zlib's
+
 namespace ldp::tools {
 
 // The whole file; `what` names it in errors ("state file", ...). Refuses files above max_bytes.
@@ -21,7 +23,9 @@ std::vector<unsigned char> read_file(const std::string& path, const char* what, 
 // Sequential reads of a file that may be larger than memory.
 class input_file {
  public:
-  input_file(const std::string& path, const char* what);
+  // gunzip: the file is gzip-compressed (ldp train's csv:FILE.gz, docs/cli.md "ldp train"); the reads
+  // and position() are of the decompressed bytes, size() is the file's.
+  input_file(const std::string& path, const char* what, bool gunzip = false);
   ~input_file();
   input_file(const input_file&) = delete;
   input_file& operator=(const input_file&) = delete;
@@ -36,6 +40,7 @@ class input_file {
   std::string path_;
   std::string what_;
   int fd_ = -1;
+  gzFile_s* gz_ = nullptr;  // owns the descriptor when set
   uint64_t size_ = 0;
   uint64_t position_ = 0;
 };

@@ -70,8 +70,17 @@ void write_svg(const std::string& path, const std::string& svg) {
 
 }  // namespace
 
-std::string svg_density_plot(const std::vector<server::density_estimate>& density, double confidence,
-                             const std::string& title) {
+namespace {
+
+// What a line chart's legend and x axis say; no band (and no band legend) when `band` is empty.
+struct line_chart_labels {
+  std::string band, line, x;
+};
+
+// A line over x with an optional band [ci_low, ci_high] under it and a dashed line at zero: the
+// density plot and ldp train's loss curve.
+std::string svg_line_chart(const std::vector<server::density_estimate>& density, const line_chart_labels& labels,
+                           const std::string& title) {
   const double left = 72, right = 24, top = 56, bottom = 48, plot_w = 640, plot_h = 300;
   const double width = left + plot_w + right, height = top + plot_h + bottom;
   double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0;
@@ -89,12 +98,16 @@ std::string svg_density_plot(const std::vector<server::density_estimate>& densit
   const auto y = [&](double v) { return top + plot_h * (ys.hi - v) / (ys.hi - ys.lo); };
 
   std::string s = svg_head(width, height, left, title);
+  if (!labels.band.empty()) {
+    s += fmt::format(
+        "<rect x=\"{0:.1f}\" y=\"32\" width=\"10\" height=\"10\" fill=\"#c6dbef\"/><text x=\"{1:.1f}\" "
+        "y=\"41\">{2}</text>\n",
+        left, left + 14, labels.band);
+  }
   s += fmt::format(
-      "<rect x=\"{0:.1f}\" y=\"32\" width=\"10\" height=\"10\" fill=\"#c6dbef\"/><text x=\"{1:.1f}\" "
-      "y=\"41\">{2:g}% pointwise interval</text>\n"
-      "<line x1=\"{3:.1f}\" y1=\"37\" x2=\"{4:.1f}\" y2=\"37\" stroke=\"#08519c\" stroke-width=\"1.5\"/>"
-      "<text x=\"{5:.1f}\" y=\"41\">estimated density</text>\n",
-      left, left + 14, 100 * confidence, left + 170, left + 184, left + 190);
+      "<line x1=\"{0:.1f}\" y1=\"37\" x2=\"{1:.1f}\" y2=\"37\" stroke=\"#08519c\" stroke-width=\"1.5\"/>"
+      "<text x=\"{2:.1f}\" y=\"41\">{3}</text>\n",
+      left + 170, left + 184, left + 190, labels.line);
   for (double v = ys.lo; v <= ys.hi + ys.step / 2; v += ys.step) {
     s += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#dddddd\"/>"
@@ -116,16 +129,31 @@ std::string svg_density_plot(const std::vector<server::density_estimate>& densit
   for (auto e = density.rbegin(); e != density.rend(); ++e) {
     if (std::isfinite(e->ci_low)) band += fmt::format("{:.1f},{:.1f} ", x(e->x), y(e->ci_low));
   }
-  s += fmt::format("<polygon points=\"{}\" fill=\"#c6dbef\" stroke=\"none\"/>\n", band);
+  if (!labels.band.empty()) s += fmt::format("<polygon points=\"{}\" fill=\"#c6dbef\" stroke=\"none\"/>\n", band);
   s += fmt::format(
       "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"black\" "
       "stroke-dasharray=\"4 3\"/>\n",
       left, y(0), left + plot_w);
   s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#08519c\" stroke-width=\"1.5\"/>\n", line);
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">value</text>\n", left + plot_w / 2,
-                   height - 8);
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", left + plot_w / 2, height - 8,
+                   labels.x);
   s += "</svg>\n";
   return s;
+}
+
+}  // namespace
+
+std::string svg_density_plot(const std::vector<server::density_estimate>& density, double confidence,
+                             const std::string& title) {
+  return svg_line_chart(
+      density, {fmt::format("{:g}% pointwise interval", 100 * confidence), "estimated density", "value"}, title);
+}
+
+void write_svg_curve_plot(const std::string& path, const std::vector<std::pair<double, double>>& points,
+                          const std::string& line, const std::string& x_label, const std::string& title) {
+  std::vector<server::density_estimate> line_points;
+  for (const auto& [x, y] : points) line_points.push_back({x, y, y, y});
+  write_svg(path, svg_line_chart(line_points, {"", line, x_label}, title));
 }
 
 void write_svg_density_plot(const std::string& path, const std::vector<server::density_estimate>& density,

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "estimates.h"
@@ -26,6 +27,11 @@ std::string svg_density_plot(const std::vector<server::density_estimate>& densit
                              const std::string& title);
 void write_svg_density_plot(const std::string& path, const std::vector<server::density_estimate>& density,
                             double confidence, const std::string& title);
+
+// A line through (x, y) points (ldp train's training-loss curve, docs/cli.md "ldp train"), the
+// legend naming the line, the x axis labelled.
+void write_svg_curve_plot(const std::string& path, const std::vector<std::pair<double, double>>& points,
+                          const std::string& line, const std::string& x_label, const std::string& title);
 
 }  // namespace ldp::tools
 

@@ -22,17 +22,25 @@ bool is_number(const std::string& column) {
 }
 
 // The column names: the table's, or the file's first line.
-std::vector<std::string> header_of(const train_data_options& o, const std::string& path) {
-  return o.table ? o.table->names : csv_first_line(path);
+// csv:FILE.gz is read through zlib (docs/cli.md "ldp train").
+csv_limits limits_for(const std::string& path) {
+  csv_limits limits;
+  limits.gunzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  return limits;
 }
 
-// --features, or the first --dim columns other than the label (header names when the label is a
+std::vector<std::string> header_of(const train_data_options& o, const std::string& path) {
+  return o.table ? o.table->names : csv_first_line(path, limits_for(path));
+}
+
+// --features, or the first --dim columns other than the label and the user column (header names when the label is a
 // name, column numbers otherwise).
 std::vector<std::string> feature_columns(const train_data_options& o, const std::string& path) {
   if (!o.features.empty()) {
     if (o.dim != 0) fail("give --features or --dim, not both");
     for (const std::string& f : o.features) {
       if (f == o.label) fail("--features names the label column {}", escaped(f, 40));
+      if (f == o.user_column) fail("--features names the user column {}", escaped(f, 40));
     }
     return o.features;
   }
@@ -41,12 +49,12 @@ std::vector<std::string> feature_columns(const train_data_options& o, const std:
   if (is_number(o.label)) {
     const uint64_t label = std::strtoull(o.label.c_str(), nullptr, 10);
     for (uint64_t c = 1; out.size() < o.dim; ++c) {
-      if (c != label) out.push_back(std::to_string(c));
+      if (c != label && std::to_string(c) != o.user_column) out.push_back(std::to_string(c));
     }
     return out;
   }
   for (const std::string& name : header_of(o, path)) {
-    if (name != o.label && out.size() < o.dim) out.push_back(name);
+    if (name != o.label && name != o.user_column && out.size() < o.dim) out.push_back(name);
   }
   if (out.size() < o.dim) fail("--dim {}: the header of {} names only {} other columns", o.dim, path, out.size());
   return out;
@@ -101,61 +109,70 @@ std::vector<uint64_t> shuffled_rows(uint64_t rows, uint64_t seed) {
   return order;
 }
 
-struct bounds {
-  double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
-  void add(double v) {
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  // v mapped to [0, 1] (clamped: held-out rows may pass the training split's bounds); a constant
-  // column maps to 0.
-  double scaled(double v) const { return hi > lo ? std::clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0; }
-};
-
 }  // namespace
 
-train_data load_train_data(const train_data_options& o, wire::loss_kind loss) {
+split_table read_split_table(const train_data_options& o, const std::vector<std::string>& extra) {
   if (o.table && !o.data.empty()) fail("give --data or a table, not both");
   if (!o.table && o.data.rfind("csv:", 0) != 0) fail("--data must be csv:<path>, got '{}'", escaped(o.data, 200));
-  const std::string path = o.table ? std::string("the table") : o.data.substr(4);
-  if (path.empty()) fail("--data csv: needs a file name");
+  split_table t;
+  t.source = o.table ? std::string("the table") : o.data.substr(4);
+  if (t.source.empty()) fail("--data csv: needs a file name");
   if (o.label.empty()) fail("--label must name a column");
   if (!(o.test_fraction >= 0 && o.test_fraction < 1))
     fail("--test-fraction must be in [0, 1), got {}", o.test_fraction);
-  const std::vector<std::string> features = feature_columns(o, path);
-  std::vector<std::string> columns = features;
+  t.features = feature_columns(o, t.source);
+  std::vector<std::string> columns = t.features;
   columns.push_back(o.label);
-  const std::size_t width = columns.size();
-  const std::vector<double> table = selected_rows(o, path, columns);  // row-major, the label last
-  const uint64_t rows = table.size() / width;
-  const uint64_t test_rows = static_cast<uint64_t>(std::floor(o.test_fraction * static_cast<double>(rows) + 0.5));
-  if (rows < test_rows + 2)
-    fail("{} has {} data rows: too few for a split with --test-fraction {}", path, rows, o.test_fraction);
-
-  const std::vector<uint64_t> order = shuffled_rows(rows, o.seed);
-  const auto value = [&](uint64_t shuffled, std::size_t column) { return table[order[shuffled] * width + column]; };
-  const uint64_t train_rows = rows - test_rows;  // shuffled rows [0, train_rows) train, the rest test
-  std::vector<bounds> range(width);
-  for (uint64_t i = 0; i < train_rows; ++i) {
-    for (std::size_t c = 0; c < width; ++c) range[c].add(value(i, c));
+  columns.insert(columns.end(), extra.begin(), extra.end());
+  t.width = columns.size();
+  t.table = selected_rows(o, t.source, columns);
+  t.rows = t.table.size() / t.width;
+  const uint64_t test_rows = static_cast<uint64_t>(std::floor(o.test_fraction * static_cast<double>(t.rows) + 0.5));
+  if (t.rows < test_rows + 2)
+    fail("{} has {} data rows: too few for a split with --test-fraction {}", t.source, t.rows, o.test_fraction);
+  t.order = shuffled_rows(t.rows, o.seed);
+  t.train_rows = t.rows - test_rows;
+  t.range.resize(t.width);
+  for (uint64_t i = 0; i < t.train_rows; ++i) {
+    for (std::size_t c = 0; c < t.width; ++c) t.range[c].add(t.value(i, c));
   }
+  return t;
+}
+
+binary_labels binary_label_rule(const train_data_options& o, const split_table& t) {
+  binary_labels out;
+  if (!o.positive.empty()) {
+    char* end = nullptr;
+    out.positive = std::strtod(o.positive.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(out.positive))
+      fail("--positive must be a number, got '{}'", escaped(o.positive, 40));
+    out.exact = true;
+    out.rule = fmt::format("class 1: label = {}", o.positive);
+    return out;
+  }
+  const std::size_t label = t.label_column();
+  out.positive = t.table[label];
+  for (uint64_t r = 0; r < t.rows; ++r) out.positive = std::min(out.positive, t.table[r * t.width + label]);
+  out.rule = fmt::format("class 1: label > {}", out.positive);
+  return out;
+}
+
+train_data load_train_data(const train_data_options& o, wire::loss_kind loss) {
+  const split_table t = read_split_table(o, {});
+  const std::vector<std::string>& features = t.features;
+  const std::size_t width = t.width;
+  const uint64_t rows = t.rows, train_rows = t.train_rows;
+  const auto value = [&](uint64_t shuffled, std::size_t column) { return t.value(shuffled, column); };
+  const std::vector<column_bounds>& range = t.range;
 
   // The label as the loss takes it (wire/loss.h): squared scales it like a feature; the
-  // classification losses take class 1 = the --positive value, or every value above the smallest
-  // label of the file.
+  // classification losses take class 1 by binary_label_rule.
   const bool classify = loss != wire::loss_kind::squared;
-  double positive = 0;
   train_data out;
-  if (classify && !o.positive.empty()) {
-    char* end = nullptr;
-    positive = std::strtod(o.positive.c_str(), &end);
-    if (*end != '\0' || !std::isfinite(positive))
-      fail("--positive must be a number, got '{}'", escaped(o.positive, 40));
-    out.label_rule = fmt::format("class 1: label = {}", o.positive);
-  } else if (classify) {
-    positive = table[width - 1];
-    for (uint64_t r = 0; r < rows; ++r) positive = std::min(positive, table[r * width + width - 1]);
-    out.label_rule = fmt::format("class 1: label > {}", positive);
+  binary_labels binary;
+  if (classify) {
+    binary = binary_label_rule(o, t);
+    out.label_rule = binary.rule;
   } else if (!o.positive.empty()) {
     fail("--positive applies to --loss logistic and hinge only");
   } else {
@@ -163,9 +180,7 @@ train_data load_train_data(const train_data_options& o, wire::loss_kind loss) {
   }
   const auto label = [&](uint64_t shuffled) {
     const double y = value(shuffled, width - 1);
-    if (!classify) return range[width - 1].scaled(y);
-    if (!o.positive.empty()) return y == positive ? 1.0 : 0.0;
-    return y > positive ? 1.0 : 0.0;
+    return classify ? binary(y) : range[width - 1].scaled(y);
   };
 
   const uint32_t p = static_cast<uint32_t>(features.size()) + (o.intercept ? 1 : 0);

@@ -5,8 +5,10 @@
 #ifndef LDP_TOOLS_TRAIN_DATA_H
 #define LDP_TOOLS_TRAIN_DATA_H
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +60,45 @@ struct train_data {
   std::vector<std::string> feature_names;  // as given, "intercept" for the added one
   std::string label_rule;                  // how the label was mapped, for the report
 };
+
+// A column's least and largest value over the training rows (public, docs/cli.md "ldp train").
+struct column_bounds {
+  double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+  void add(double v) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  // v mapped to [0, 1] (clamped: held-out rows may pass the training split's bounds); a constant
+  // column maps to 0.
+  double scaled(double v) const { return hi > lo ? std::clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0; }
+};
+
+// The selected columns of --data (or the table), shuffled and split: what --loss and --model share.
+struct split_table {
+  std::string source;                 // the file's path or "the table", for messages
+  std::vector<std::string> features;  // the feature columns as selected
+  std::size_t width = 0;              // the features, the label, then the extra columns
+  std::vector<double> table;          // row-major, in the source's order
+  std::vector<uint64_t> order;        // shuffled row i is the source's row order[i]
+  uint64_t rows = 0;
+  uint64_t train_rows = 0;           // shuffled rows [0, train_rows) train, the rest are held out
+  std::vector<column_bounds> range;  // each column over the training rows
+  double value(uint64_t shuffled, std::size_t column) const { return table[order[shuffled] * width + column]; }
+  std::size_t label_column() const { return features.size(); }
+};
+
+// Reads and splits; `extra` columns (names or numbers) follow the label. A file whose name ends in
+// .gz is decompressed. Throws cli_error as load_train_data.
+split_table read_split_table(const train_data_options& o, const std::vector<std::string>& extra);
+
+// The two-class rule of --positive (class 1 = that value, or every value above the smallest label).
+struct binary_labels {
+  double positive = 0;
+  bool exact = false;  // --positive given: class 1 is y == positive, else y > positive
+  std::string rule;    // for the report
+  double operator()(double y) const { return (exact ? y == positive : y > positive) ? 1.0 : 0.0; }
+};
+binary_labels binary_label_rule(const train_data_options& o, const split_table& t);
 
 // Throws cli_error naming the option or file at fault (no data rows, too few for the split, a
 // classification label that is not two classes after the mapping, unknown columns).

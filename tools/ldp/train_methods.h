@@ -6,6 +6,7 @@
 #define LDP_TOOLS_TRAIN_METHODS_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,15 @@ struct train_settings {
   uint32_t degree = 0;        // wang-glm: d, D = d (d + 1) + 1 copies a report
   std::string sgd_mechanism;  // ldp-sgd: the vector mechanism of the gradients
   uint64_t seed = 0;          // the devices' DRBG (seeding.h) and the solvers' searches
+  // --model (docs/mechanisms.md I.4); run_train puts the defaults in.
+  double lr = 0;        // learning rate eta
+  double clip = 0;      // G: the users' averaged gradients clipped to this L2 norm
+  double l2 = -1;       // lambda of the public regularizer lambda / 2 ||theta||^2 (< 0: the default)
+  uint32_t phases = 0;  // levy-phased: Alg 4's phases
 };
+
+// Called as training proceeds: `step` of `steps` done, the training loss there (may be empty).
+using train_progress = std::function<void(uint64_t step, uint64_t steps, double loss)>;
 
 struct train_result {
   std::vector<double> w;           // the solution in C = [0, 1]^p
@@ -41,12 +50,20 @@ struct train_result {
   nlohmann::ordered_json details;  // the method's own JSON fields (steps, grid, the stated error)
 };
 
+struct model_data;
+struct model_run;
+struct model_result;
+
 struct train_method {
   const char* name;         // --method
   const char* description;  // for --help and the unknown-method error
-  const char* options;      // the options it takes beyond the data's, space-separated; others are refused
-  const char* required;     // the options it needs
-  train_result (*solve)(const train_data& data, const train_settings& settings);  // on data.train's users
+  const char* options;      // the options it takes with --loss beyond the data's, space-separated; others are refused
+  const char* required;     // the options it needs with --loss
+  train_result (*solve)(const train_data& data,
+                        const train_settings& settings);  // on data.train's users; null: no --loss
+  const char* model_options;                              // the same with --model (train_models.h)
+  const char* model_required;
+  model_result (*train)(const model_run& run);  // null: no --model
 };
 
 // Every method, in the order of docs/cli.md's table.

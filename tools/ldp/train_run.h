@@ -30,8 +30,7 @@ struct train_request {
   std::string plot;  // --plot: an SVG of the training-loss curve ("" = none)
 };
 
-// Called as training proceeds: `step` of `steps` done, the training loss there (may be empty).
-using train_progress = std::function<void(uint64_t step, uint64_t steps, double loss)>;
+// train_progress (train_methods.h): called as training proceeds with the step, the steps and the loss.
 
 // Trains as the request says and returns `ldp train --format json`'s document (docs/cli.md). Throws
 // cli_error naming the option or file at fault.
