@@ -253,6 +253,10 @@ const std::map<std::string, train_option>& train_options() {
       {"--strings", setting(&s::strings)},
       {"--degree", setting(&s::degree)},
       {"--steps", setting(&s::steps)},
+      {"--lr", setting(&s::lr)},
+      {"--clip", setting(&s::clip)},
+      {"--l2", setting(&s::l2)},
+      {"--phases", setting(&s::phases)},
       {"--sgd-mechanism", setting(&s::sgd_mechanism)},
   };
   return options;

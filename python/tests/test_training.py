@@ -23,6 +23,7 @@ from conftest import REPO
 GOLDEN = REPO / "tests" / "golden" / "model"
 SCALE = 2.0**16
 CANCER = "/usr/lib/python3/dist-packages/sklearn/datasets/data/breast_cancer.csv"
+DIGITS = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
 
 
 # --- ldpkit.train is ldp train -----------------------------------------------------------------
@@ -85,6 +86,97 @@ def test_train_on_a_dataframe_is_ldp_train_on_its_csv(ldp_tool, tmp_path):
     assert ours["features"] == ["f1", "f5", "f9"] and ours["n"] == 300
     with pytest.raises(TypeError, match="'name'"):
         ldpkit.train("nonprivate", loss="squared", data=frame.assign(name="x"), label="diagnosis", seed=1)
+
+
+MODEL_METHODS = ["nonprivate", "dp-sgd", "levy-sgd", "levy-phased", "ghazi-output", "ldp-sgd"]
+
+
+@pytest.mark.parametrize("method", MODEL_METHODS)
+def test_model_methods_are_ldp_train(ldp_tool, method):
+    privacy = [] if method == "nonprivate" else ["--epsilon", 2.0]
+    args = ["--method", method, "--model", "logistic", "--data", "csv:" + CANCER, "--label", 31, "--dim", 5]
+    expected = tool_train(ldp_tool, *args, "--seed", 3, *privacy)
+    ours = ldpkit.train(
+        method, model="logistic", data=CANCER, label=31, dim=5, seed=3, epsilon=2.0 if privacy else None
+    )
+    assert list(ours) == list(expected)
+    assert untimed(ours) == untimed(expected)
+    assert ours["epsilon_spent"] <= (2.0 if privacy else 0.0)
+
+
+def digits_frame(rows: int) -> pd.DataFrame:
+    """The first rows of scikit-learn's digits (64 pixels, the digit last), with column names."""
+    values = np.loadtxt(DIGITS, delimiter=",", max_rows=rows)
+    frame = pd.DataFrame(values[:, :64].astype(np.int64), columns=[f"px{j}" for j in range(64)])
+    frame["digit"] = values[:, 64].astype(np.int64)
+    return frame
+
+
+def test_softmax_from_a_dataframe_with_user_groups_is_ldp_train(ldp_tool, tmp_path):
+    frame = digits_frame(240)
+    frame["user"] = np.arange(len(frame)) % 50  # 50 users; the training split keeps about 3 rows of each
+    frame.to_csv(tmp_path / "digits.csv", index=False)
+    features = [f"px{j}" for j in range(64)]
+    data = f"csv:{tmp_path / 'digits.csv'}"
+    for grouping, cli in (
+        ({"samples_per_user": 2}, ["--samples-per-user", 2]),
+        ({"user_column": "user"}, ["--user-column", "user"]),
+    ):
+        expected = tool_train(ldp_tool, "--method", "dp-sgd", "--model", "softmax", "--data", data, "--label", "digit",
+                              "--features", ",".join(features), "--epsilon", 8, "--steps", 10, "--seed", 5, *cli)
+        ours = ldpkit.train("dp-sgd", model="softmax", data=frame, label="digit", features=features, epsilon=8.0,
+                            steps=10, seed=5, **grouping)
+        assert untimed(ours) == untimed(expected)
+        assert ours["classes"] == 10 and ours["d"] == 650 and ours["p"] == 64
+
+
+def test_the_dp_sgd_budget_is_the_accountant_s():
+    run = ldpkit.train(
+        "dp-sgd", model="logistic", data=CANCER, label=31, dim=5, epsilon=2.0, steps=20, clip=0.5, seed=3
+    )
+    budget = run["budget"]
+    assert budget["clip_units"] == ldpkit.dp_sgd_clip_units(0.5)
+    assert budget["sigma2"] == ldpkit.dp_sgd_sigma2_for(2.0, run["delta"], 20, 0.5)
+    rho = ldpkit.discrete_gaussian_rho(2 * budget["clip_units"], budget["sigma2"], steps=run["steps"])
+    assert budget["rho"] == pytest.approx(rho, rel=1e-12)
+    assert run["epsilon_spent"] == pytest.approx(ldpkit.zcdp_to_epsilon(rho, run["delta"]), rel=1e-12)
+    assert run["epsilon_spent"] <= 2.0
+
+
+def test_progress_reports_every_step_and_the_curve(tmp_path):
+    seen = []
+    run = ldpkit.train("dp-sgd", model="logistic", data=CANCER, label=31, dim=5, epsilon=2.0, steps=40, seed=3,
+                       progress=lambda step, steps, loss: seen.append((step, steps, loss)), plot=tmp_path / "c.svg")
+    # The sampled steps (every max(1, T / 20)) with their training loss: the document's curve.
+    assert [(s, loss) for s, _, loss in seen] == [(point["step"], point["loss"]) for point in run["curve"]]
+    assert seen[-1][0] == 40 and {t for _, t, _ in seen} == {40} and len(seen) == 20
+    assert (tmp_path / "c.svg").read_text().lstrip().startswith("<")
+
+    def failing(step: int, steps: int, loss: float) -> None:
+        seen.append(step)
+        raise KeyError("from the callback")
+
+    seen.clear()
+    with pytest.raises(KeyError, match="from the callback"):
+        ldpkit.train("dp-sgd", model="logistic", data=CANCER, label=31, dim=5, epsilon=2.0, steps=40, seed=3,
+                     progress=failing)
+    assert seen == [2]  # called until it failed, then no more
+
+
+def test_model_refusals_are_the_tool_s(ldp_tool, tmp_path):
+    with pytest.raises(ValueError, match="exactly one of --loss and --model"):
+        ldpkit.train("nonprivate", model="logistic", loss="logistic", data=CANCER, label=31, dim=2, seed=1)
+    one_class = digits_frame(60)
+    one_class = one_class[one_class["digit"] == one_class["digit"].iloc[0]].head(10)
+    one_class.to_csv(tmp_path / "one.csv", index=False)
+    for method, extra in (("nonprivate", {}), ("dp-sgd", {"grid": 3, "epsilon": 1.0})):
+        args = ["--method", method, "--model", "softmax", "--label", "digit", "--dim", 4, "--seed", 1]
+        for key, value in extra.items():
+            args += ["--" + key, value]
+        message = tool_refusal(ldp_tool, *args, "--data", f"csv:{tmp_path / 'one.csv'}")
+        with pytest.raises(ValueError) as refused:
+            ldpkit.train(method, model="softmax", data=one_class, label="digit", dim=4, seed=1, **extra)
+        assert str(refused.value) == message.replace(f"CSV file {tmp_path / 'one.csv'}", "the table")
 
 
 def test_bad_arguments_raise_the_tool_s_message(ldp_tool):
