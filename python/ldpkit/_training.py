@@ -373,14 +373,13 @@ def _column_text(value: Any, what: str) -> str:
 def _table(frame: pd.DataFrame) -> Tuple[List[str], List[np.ndarray]]:
     """A DataFrame as the tool's in-memory table: the column names as text, each column float64."""
     names, columns = [], []
-    for name in frame.columns:
-        column = frame[name]
+    for name, column in frame.items():
         if column.dtype.kind not in "biuf":
             raise TypeError(
                 f"column {name!r} has dtype {column.dtype}: the table holds numbers only (select the numeric columns)"
             )
         names.append(str(name))
-        columns.append(np.ascontiguousarray(column.to_numpy(), dtype=np.float64))
+        columns.append(np.ascontiguousarray(column.to_numpy(dtype=np.float64, na_value=np.nan)))
     return names, columns
 
 
