@@ -80,8 +80,10 @@ std::vector<double> selected_rows(const train_data_options& o, const std::string
                                   const std::vector<std::string>& columns) {
   std::vector<double> out;
   if (!o.table) {
-    read_csv_columns(path, columns,
-                     [&](span<const double> values, uint64_t) { out.insert(out.end(), values.begin(), values.end()); });
+    read_csv_columns(
+        path, columns,
+        [&](span<const double> values, uint64_t) { out.insert(out.end(), values.begin(), values.end()); },
+        limits_for(path));
     return out;
   }
   const train_table& t = *o.table;
