@@ -7,6 +7,7 @@ minimization over Renyi orders."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import struct
@@ -128,6 +129,19 @@ def test_softmax_from_a_dataframe_with_user_groups_is_ldp_train(ldp_tool, tmp_pa
                             steps=10, seed=5, **grouping)
         assert untimed(ours) == untimed(expected)
         assert ours["classes"] == 10 and ours["d"] == 650 and ours["p"] == 64
+
+
+def test_a_gz_file_is_read_as_the_tool_reads_it(ldp_tool, tmp_path):
+    with gzip.open(DIGITS, "rt") as f:
+        rows = f.read().split("\n")[:200]
+    packed = tmp_path / "digits.csv.gz"
+    with gzip.open(packed, "wt") as f:
+        f.write("\n".join(rows) + "\n")
+    expected = tool_train(ldp_tool, "--method", "dp-sgd", "--model", "softmax", "--data", f"csv:{packed}", "--label", 65,
+                          "--dim", 16, "--epsilon", 4, "--steps", 10, "--seed", 2)
+    ours = ldpkit.train("dp-sgd", model="softmax", data=packed, label=65, dim=16, epsilon=4.0, steps=10, seed=2)
+    assert untimed(ours) == untimed(expected)
+    assert ours["classes"] == 10 and ours["train_rows"] + ours["test_rows"] == 200
 
 
 def test_the_dp_sgd_budget_is_the_accountant_s():
