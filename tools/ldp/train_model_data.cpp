@@ -80,7 +80,8 @@ std::vector<std::vector<uint64_t>> users_of(const train_data_options& o, const s
     for (uint64_t u = 0; u < users.size(); ++u) {
       for (uint64_t k = 0; k < m; ++k) users[u].push_back(u * m + k);
     }
-    *rule = fmt::format("{} rows per user (the last {} rows dropped)", m, rows % m);
+    *rule = o.samples_per_user == 0 ? std::string("one row per user")
+                                    : fmt::format("{} rows per user (the last {} rows dropped)", m, rows % m);
   }
   return users;
 }
