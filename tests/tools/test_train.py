@@ -270,7 +270,8 @@ def case_train_model_methods() -> None:
     """Every --model method on breast cancer (logistic, p = 5, 398 users) and on 200 rows of digits
     read from a .gz file (softmax, p = 16, 10 classes: d = 170): the JSON keys of the contract in
     order, d = rows (p + 1), the spent budget at most the request, a curve ending at the steps
-    taken, accuracies in [0, 1]; the .gz file gives exactly the plain file's answer."""
+    taken, accuracies in [0, 1]; linear (no classes, no accuracy) for three methods; the .gz file
+    gives exactly the plain file's answer."""
     digits = digits_subset(200)
     for model, data, label, dim, rows in (("logistic", CANCER, "31", "5", 1), ("softmax", digits, "65", "16", 10)):
         for method, extra in MODEL_METHODS.items():
@@ -285,6 +286,12 @@ def case_train_model_methods() -> None:
                 check(j["steps"] >= 1 and j["curve"] and j["curve"][-1]["step"] == j["steps"],
                       f"{where}: steps {j['steps']}, curve {j['curve']}")
             check(0 <= j["test_accuracy"] <= 1 and j["excess_risk"] >= -1e-9, f"{where}: {j}")
+    for method in ("nonprivate", "dp-sgd", "ghazi-output"):  # linear: the radius from 4 other columns
+        j = model_train("--method", method, "--model", "linear", "--data", f"csv:{CANCER}", "--label", "1", "--dim",
+                        "4", "--seed", "3", *MODEL_METHODS[method])
+        check(j["classes"] is None and j["d"] == 5 and j["test_accuracy"] is None, f"{method} linear: {j}")
+        check(j["test_loss"] >= 0 and j["excess_risk"] >= -1e-9, f"{method} linear: {j}")
+        check_spent(method, j)
     plain = model_train("--method", "nonprivate", "--model", "softmax", "--data", f"csv:{path('digits.csv')}",
                         "--label", "65", "--dim", "16", "--seed", "3")
     packed = model_train("--method", "nonprivate", "--model", "softmax", "--data", f"csv:{digits}", "--label", "65",

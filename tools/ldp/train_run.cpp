@@ -222,7 +222,8 @@ json run_model_method(const train_request& r, const train_progress& progress) {
       {"n", data.users()},
       {"m", data.max_samples},
       {"p", data.shape.features},
-      {"classes", data.shape.kind == wire::model_kind::softmax ? data.shape.classes : 2},
+      {"classes", kind == wire::model_kind::linear ? json(nullptr)
+                                                   : json(kind == wire::model_kind::softmax ? data.shape.classes : 2)},
       {"d", wire::model_dim(data.shape)},
       {"steps", res.steps},
       {"train_loss", loss},
