@@ -105,6 +105,18 @@ def test_model_methods_are_ldp_train(ldp_tool, method):
     assert ours["epsilon_spent"] <= (2.0 if privacy else 0.0)
 
 
+@pytest.mark.parametrize("method", ["nonprivate", "dp-sgd"])
+def test_linear_regression_is_ldp_train(ldp_tool, method):
+    privacy = [] if method == "nonprivate" else ["--epsilon", 4.0]
+    # The label is column 1 (mean radius), a real; the features the next four columns.
+    expected = tool_train(ldp_tool, "--method", method, "--model", "linear", "--data", "csv:" + CANCER, "--label", 1,
+                          "--features", "2,3,4,5", "--seed", 4, *privacy)
+    ours = ldpkit.train(method, model="linear", data=CANCER, label=1, features="2,3,4,5", seed=4,
+                        epsilon=4.0 if privacy else None)
+    assert untimed(ours) == untimed(expected)
+    assert ours["test_accuracy"] is None and ours["test_loss"] is not None and ours["classes"] is None
+
+
 def digits_frame(rows: int) -> pd.DataFrame:
     """The first rows of scikit-learn's digits (64 pixels, the digit last), with column names."""
     values = np.loadtxt(DIGITS, delimiter=",", max_rows=rows)
