@@ -149,8 +149,8 @@ def test_a_gz_file_is_read_as_the_tool_reads_it(ldp_tool, tmp_path):
     packed = tmp_path / "digits.csv.gz"
     with gzip.open(packed, "wt") as f:
         f.write("\n".join(rows) + "\n")
-    expected = tool_train(ldp_tool, "--method", "dp-sgd", "--model", "softmax", "--data", f"csv:{packed}", "--label", 65,
-                          "--dim", 16, "--epsilon", 4, "--steps", 10, "--seed", 2)
+    expected = tool_train(ldp_tool, "--method", "dp-sgd", "--model", "softmax", "--data", f"csv:{packed}",
+                          "--label", 65, "--dim", 16, "--epsilon", 4, "--steps", 10, "--seed", 2)
     ours = ldpkit.train("dp-sgd", model="softmax", data=packed, label=65, dim=16, epsilon=4.0, steps=10, seed=2)
     assert untimed(ours) == untimed(expected)
     assert ours["classes"] == 10 and ours["train_rows"] + ours["test_rows"] == 200
