@@ -128,3 +128,71 @@ def run_protocol(
     threads: int = 1,
 ) -> None: ...
 def indexed_path(path: str, tag: str, index: int) -> str: ...
+
+# Private training (src/training.cpp; ldpkit._training wraps these with the argument checks).
+def encode_model_broadcast(
+    model: str, features: int, classes: int, round: int, theta: npt.NDArray[np.float64], weight_format: str
+) -> bytes: ...
+def peek_model_broadcast(data: Buffer) -> Dict[str, Union[int, str]]: ...
+def decode_model_broadcast(data: Buffer) -> Tuple[Dict[str, Union[int, str]], npt.NDArray[np.float64]]: ...
+def model_broadcast_digest(data: Buffer) -> int: ...
+def user_gradient_f64(
+    broadcast: Buffer,
+    features: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.float64],
+    max_samples: int,
+    frac_bits: int,
+    radius_fixed: int,
+    digest: int,
+) -> npt.NDArray[np.int64]: ...
+def user_gradient_f32(
+    broadcast: Buffer,
+    features: npt.NDArray[np.float32],
+    labels: npt.NDArray[np.float32],
+    max_samples: int,
+    frac_bits: int,
+    radius_fixed: int,
+    digest: int,
+) -> npt.NDArray[np.int64]: ...
+def user_gradient_sparse_f64(
+    broadcast: Buffer,
+    offsets: npt.NDArray[np.uint64],
+    index: npt.NDArray[np.uint32],
+    values: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.float64],
+    max_samples: int,
+    frac_bits: int,
+    radius_fixed: int,
+    digest: int,
+) -> npt.NDArray[np.int64]: ...
+def user_gradient_sparse_f32(
+    broadcast: Buffer,
+    offsets: npt.NDArray[np.uint64],
+    index: npt.NDArray[np.uint32],
+    values: npt.NDArray[np.float32],
+    labels: npt.NDArray[np.float32],
+    max_samples: int,
+    frac_bits: int,
+    radius_fixed: int,
+    digest: int,
+) -> npt.NDArray[np.int64]: ...
+def clip_and_quantize(g: npt.NDArray[np.float64], frac_bits: int, radius_fixed: int) -> npt.NDArray[np.int64]: ...
+def discrete_gaussian_rho(sensitivity: float, sigma2: float, steps: int) -> float: ...
+def zcdp_to_epsilon(rho: float, delta: float) -> float: ...
+def zcdp_to_epsilon_simple(rho: float, delta: float) -> float: ...
+def discrete_gaussian_sigma2_for(epsilon: float, delta: float, steps: int, sensitivity: float) -> int: ...
+def dp_sgd_sigma2_for(epsilon: float, delta: float, steps: int, clip: float, frac_bits: int) -> int: ...
+def dp_sgd_clip_units(clip: float, frac_bits: int) -> int: ...
+
+discrete_gaussian_max_sigma2: int
+def run_train(
+    method: str,
+    loss: str,
+    model: str,
+    data: str,
+    names: Optional[List[str]],
+    columns: List[npt.NDArray[np.float64]],
+    options: Mapping[str, Any],
+    plot: str,
+    progress: Optional[Any],
+) -> str: ...

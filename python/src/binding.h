@@ -30,6 +30,10 @@ class status_error : public std::runtime_error {
 
 [[noreturn]] void raise(status s, const std::string& message);
 
+// A cli_error's status: the tool names the library status behind a refusal as describe() prints it,
+// "limit_exceeded (16)"; a message without one is an argument the tool refused (invalid_argument).
+status status_in(const std::string& message);
+
 // ldpkit.Params: a parameter block as the tool holds it (the block, its fingerprint, the
 // implemented epsilon, the tool's mechanism).
 struct params_object {
@@ -75,6 +79,7 @@ void bind_params(py::module_& m);
 void bind_randomizer(py::module_& m);
 void bind_aggregator(py::module_& m);
 void bind_protocols(py::module_& m);
+void bind_training(py::module_& m);
 
 }  // namespace ldp::python
 

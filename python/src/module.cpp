@@ -13,8 +13,15 @@ namespace {
 
 py::handle error_type;  // ldpkit.Error, created at import and never freed (it outlives the module)
 
-// A cli_error's status: the tool names the library status behind a refusal as describe() prints it,
-// "limit_exceeded (16)"; a message without one is an argument the tool refused (invalid_argument).
+void set_error(status s, const std::string& message) {
+  py::object e = error_type(message);
+  e.attr("status") = status_name(s);
+  e.attr("code") = static_cast<int>(s);
+  PyErr_SetObject(error_type.ptr(), e.ptr());
+}
+
+}  // namespace
+
 status status_in(const std::string& message) {
   std::size_t first = std::string::npos;
   status found = status::invalid_argument;
@@ -27,15 +34,6 @@ status status_in(const std::string& message) {
   }
   return found;
 }
-
-void set_error(status s, const std::string& message) {
-  py::object e = error_type(message);
-  e.attr("status") = status_name(s);
-  e.attr("code") = static_cast<int>(s);
-  PyErr_SetObject(error_type.ptr(), e.ptr());
-}
-
-}  // namespace
 
 void raise(status s, const std::string& message) { throw status_error(s, message); }
 
@@ -100,4 +98,5 @@ PYBIND11_MODULE(_core, m) {
   bind_randomizer(m);
   bind_aggregator(m);
   bind_protocols(m);
+  bind_training(m);
 }
