@@ -185,6 +185,7 @@ def dp_sgd_sigma2_for(epsilon: float, delta: float, steps: int, clip: float, fra
 def dp_sgd_clip_units(clip: float, frac_bits: int) -> int: ...
 
 discrete_gaussian_max_sigma2: int
+def train_option_names() -> List[str]: ...
 def run_train(
     method: str,
     loss: str,

@@ -333,32 +333,9 @@ def dp_sgd_sigma2_for(epsilon: float, delta: float, steps: int, clip: float, fra
     return _sigma2_found(sigma2, e, d, t)
 
 
-# train()'s keyword options in the order of `ldp train`'s synopsis (docs/cli.md); each is the tool's
-# option of the same name with "-" for "_" (test_fraction: --test-fraction).
-_TRAIN_OPTIONS = (
-    "label",
-    "features",
-    "dim",
-    "intercept",
-    "positive",
-    "test_fraction",
-    "samples_per_user",
-    "users",
-    "user_column",
-    "epsilon",
-    "delta",
-    "steps",
-    "lr",
-    "clip",
-    "l2",
-    "phases",
-    "sgd_mechanism",
-    "grid",
-    "order",
-    "strings",
-    "degree",
-    "seed",
-)
+# train()'s keyword options: the tool's options run_train takes (the binding's one table), "_" for
+# "-" (test_fraction: --test-fraction).
+_TRAIN_OPTIONS = tuple(name[2:].replace("-", "_") for name in _core.train_option_names())
 
 
 def _column_text(value: Any, what: str) -> str:
@@ -408,7 +385,7 @@ def train(
 
     The other options are the tool's, ``_`` for ``-``: ``dim``, ``intercept`` (bool), ``positive``,
     ``test_fraction``, ``samples_per_user``, ``users``, ``user_column``, ``epsilon``, ``delta``,
-    ``steps``, ``lr``, ``clip``, ``l2``, ``phases``, ``sgd_mechanism``, ``grid``, ``order``,
+    ``steps``, ``lr``, ``clip``, ``l2``, ``phases``, ``radius``, ``sparsity``, ``sgd_mechanism``, ``grid``, ``order``,
     ``strings``, ``degree``; None (the default) leaves one out, so the tool's default applies. A
     method refuses the options its row does not take, as the tool does. ``plot``: write the
     training-loss curve there (SVG, ``--plot``). ``progress(step, steps, loss)`` is called as training

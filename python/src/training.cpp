@@ -257,6 +257,8 @@ const std::map<std::string, train_option>& train_options() {
       {"--clip", setting(&s::clip)},
       {"--l2", setting(&s::l2)},
       {"--phases", setting(&s::phases)},
+      {"--radius", setting(&s::radius)},
+      {"--sparsity", setting(&s::sparsity)},
       {"--sgd-mechanism", setting(&s::sgd_mechanism)},
   };
   return options;
@@ -364,6 +366,14 @@ void bind_training(py::module_& m) {
         py::arg("clip"), py::arg("frac_bits"), "server::dp_sgd_sigma2_for; 0 when none fits.");
   m.def("dp_sgd_clip_units", &server::dp_sgd_clip_units, py::arg("clip"), py::arg("frac_bits"),
         "server::dp_sgd_clip_units: floor(G 2^frac_bits).");
+  m.def(
+      "train_option_names",
+      [] {
+        std::vector<std::string> names;
+        for (const auto& entry : train_options()) names.push_back(entry.first);
+        return names;
+      },
+      "The `ldp train` options run_train takes ('--epsilon', ...), sorted.");
   m.def("run_train", &run_train, py::arg("method"), py::arg("loss"), py::arg("model"), py::arg("data"),
         py::arg("names"), py::arg("columns"), py::arg("options"), py::arg("plot"), py::arg("progress"),
         "`ldp train --format json`'s document (tools::run_train) as JSON text. data: 'csv:PATH' or '' with "

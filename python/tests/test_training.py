@@ -105,6 +105,18 @@ def test_model_methods_are_ldp_train(ldp_tool, method):
     assert ours["epsilon_spent"] <= (2.0 if privacy else 0.0)
 
 
+def test_radius_and_sparsity_are_ldp_train(ldp_tool):
+    # ghazi-sgd's own options reach the tool: the projection keeps the model in its ball.
+    expected = tool_train(ldp_tool, "--method", "ghazi-sgd", "--model", "logistic", "--data", "csv:" + CANCER,
+                          "--label", 31, "--dim", 5, "--seed", 3, "--epsilon", 2.0, "--steps", 10, "--lr", 0.01,
+                          "--radius", 0.05, "--sparsity", 2.0)
+    ours = ldpkit.train("ghazi-sgd", model="logistic", data=CANCER, label=31, dim=5, seed=3, epsilon=2.0, steps=10,
+                        lr=0.01, radius=0.05, sparsity=2.0)
+    assert untimed(ours) == untimed(expected)
+    assert np.linalg.norm(ours["theta"]) <= 0.05 * (1 + 1e-12)
+    assert ours["details"]["sparsity"] == 2.0
+
+
 @pytest.mark.parametrize("method", ["nonprivate", "dp-sgd"])
 def test_linear_regression_is_ldp_train(ldp_tool, method):
     privacy = [] if method == "nonprivate" else ["--epsilon", 4.0]
