@@ -66,7 +66,8 @@ struct round_fixture {
   // The device's contribution of user u, in the neighbouring set when `neighbour`.
   server::dp_sgd_gradient users(bool neighbour) const {
     work.resize(ldp::device::gradient_workspace_size(header));
-    return [this, neighbour](uint64_t u, span<const double>, span<int64_t> out) {
+    return [this, neighbour](uint64_t user, span<const double>, span<int64_t> out) {
+      const auto u = static_cast<std::size_t>(user);
       const double* y = neighbour && u == 0 ? flipped.data() : labels[u].data();
       return ldp::device::user_gradient<double>(
           broadcast, bound, ldp::device::user_samples<double>{features[u].data(), y, samples_per_user}, work, out);
