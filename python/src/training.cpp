@@ -121,6 +121,22 @@ contribution_buffers buffers_of(span<const unsigned char> broadcast) {
   return b;
 }
 
+// device::user_gradient on dense or sparse samples, without the GIL, into a new int64 array of d.
+template <class T, class Samples>
+py::array_t<int64_t> contribute(const byte_view& view, const contribution_buffers& b, const Samples& samples,
+                                const device::gradient_bound& bound) {
+  std::vector<T> workspace(2 * b.dim);
+  py::array_t<int64_t> out(static_cast<py::ssize_t>(b.dim));
+  status s;
+  {
+    const py::gil_scoped_release unlocked;
+    s = device::user_gradient<T>(view.bytes(), bound, samples, span<T>(workspace.data(), workspace.size()),
+                                 span<int64_t>(out.mutable_data(), b.dim));
+  }
+  check(s, "the contribution");
+  return out;
+}
+
 // One user's contribution from dense samples: features is n x p (the broadcast's p), labels n.
 template <class T>
 py::array_t<int64_t> dense_gradient(const py::buffer& broadcast, const c_array<T>& features, const c_array<T>& labels,
@@ -134,17 +150,8 @@ py::array_t<int64_t> dense_gradient(const py::buffer& broadcast, const c_array<T
     throw py::value_error(
         fmt::format("the model has p = {} features, the samples {}", b.header.shape.features, features.shape(1)));
   }
-  std::vector<T> workspace(2 * b.dim);
-  py::array_t<int64_t> out(static_cast<py::ssize_t>(b.dim));
   const device::user_samples<T> samples{features.data(), labels.data(), static_cast<std::size_t>(labels.shape(0))};
-  status s;
-  {
-    const py::gil_scoped_release unlocked;
-    s = device::user_gradient<T>(view.bytes(), bound_of(digest, max_samples, frac_bits, radius_fixed), samples,
-                                 span<T>(workspace.data(), workspace.size()), span<int64_t>(out.mutable_data(), b.dim));
-  }
-  check(s, "the contribution");
-  return out;
+  return contribute<T>(view, b, samples, bound_of(digest, max_samples, frac_bits, radius_fixed));
 }
 
 // The same from sparse samples (CSR: offsets n + 1, index and values nnz).
@@ -164,18 +171,9 @@ py::array_t<int64_t> sparse_gradient(const py::buffer& broadcast, const c_array<
   for (const std::size_t at : starts) {
     if (at > static_cast<std::size_t>(index.shape(0))) throw py::value_error("an offset points past the index array");
   }
-  std::vector<T> workspace(2 * b.dim);
-  py::array_t<int64_t> out(static_cast<py::ssize_t>(b.dim));
   const device::sparse_samples<T> samples{starts.data(), index.data(), values.data(), labels.data(),
                                           static_cast<std::size_t>(labels.shape(0))};
-  status s;
-  {
-    const py::gil_scoped_release unlocked;
-    s = device::user_gradient<T>(view.bytes(), bound_of(digest, max_samples, frac_bits, radius_fixed), samples,
-                                 span<T>(workspace.data(), workspace.size()), span<int64_t>(out.mutable_data(), b.dim));
-  }
-  check(s, "the contribution");
-  return out;
+  return contribute<T>(view, b, samples, bound_of(digest, max_samples, frac_bits, radius_fixed));
 }
 
 py::array_t<int64_t> clip_and_quantize(const c_array<double>& g, unsigned frac_bits, int64_t radius_fixed) {
