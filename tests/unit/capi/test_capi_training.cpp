@@ -306,10 +306,13 @@ TEST_CASE("the accountant through the C API: the C++ numbers, and sigma2_for is 
   CHECK(ldp_dp_sgd_clip_units(1.0, 16) == 65536);
   CHECK(ldp_dp_sgd_clip_units(0.3, 10) == ldp::server::dp_sgd_clip_units(0.3, 10));
   CHECK(ldp_dp_sgd_clip_units(-1.0, 10) == 0);
-  for (const auto& [epsilon, delta, steps, clip, f] :
-       {std::tuple<double, double, uint64_t, double, uint32_t>{1.0, 1e-6, 100, 1.0, 16},
-        {0.5, 1e-5, 1, 0.5, 12},
-        {8.0, 1e-6, 1000, 2.0, 8}}) {
+  for (const auto& row : {std::tuple<double, double, uint64_t, double, uint32_t>{1.0, 1e-6, 100, 1.0, 16},
+                          {0.5, 1e-5, 1, 0.5, 12},
+                          {8.0, 1e-6, 1000, 2.0, 8}}) {
+    // Named copies, not a structured binding: clang 14 cannot capture bindings in CAPTURE's lambda.
+    const double epsilon = std::get<0>(row), delta = std::get<1>(row), clip = std::get<3>(row);
+    const uint64_t steps = std::get<2>(row);
+    const uint32_t f = std::get<4>(row);
     CAPTURE(epsilon);
     const uint64_t sigma2 = ldp_dp_sgd_sigma2_for(epsilon, delta, steps, clip, f);
     CHECK(sigma2 == ldp::server::dp_sgd_sigma2_for(epsilon, delta, steps, clip, f));
