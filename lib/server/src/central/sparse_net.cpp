@@ -71,7 +71,7 @@ status sparse_net(const sparse_net_options& options, std::vector<double>* points
   return status::ok;
 }
 
-status sparse_net_scores(const sparse_net_options& options, span<const double> points, const sample_loss& loss,
+status sparse_net_scores(const sparse_net_options& options, span<const double> points, const sparse_net_loss& loss,
                          std::vector<uint64_t>* scores) noexcept {
   scores->clear();
   if (!valid(options) || !loss || points.size() % options.d != 0) return status::invalid_argument;
@@ -121,7 +121,7 @@ status sparse_net_draw(const sparse_net_options& options, span<const uint64_t> s
   }
 }
 
-status sparse_exponential_mechanism(const sparse_net_options& options, const sample_loss& loss, random::drbg& rng,
+status sparse_exponential_mechanism(const sparse_net_options& options, const sparse_net_loss& loss, random::drbg& rng,
                                     sparse_net_choice* out) noexcept {
   *out = sparse_net_choice{};
   try {

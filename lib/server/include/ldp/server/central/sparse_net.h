@@ -39,7 +39,7 @@ struct sparse_net_options {
 };
 
 // The loss of sample i at w (d values).
-using sample_loss = std::function<double(std::size_t i, span<const double> w)>;
+using sparse_net_loss = std::function<double(std::size_t i, span<const double> w)>;
 
 // The net, row-major (size x d), in lexicographic order of the integer multiples (c_0, ..., c_{d-1}),
 // c_j in [-q, q]. invalid_argument for bad options or a net above max_points; overflow when memory
@@ -49,7 +49,7 @@ using sample_loss = std::function<double(std::size_t i, span<const double> w)>;
 // U(w) for every net point: sum_i round(clamp(f_i(w), 0, B) 2^f / B). invalid_argument for a
 // non-finite loss or bad options; overflow for a sum past 2^62. Never throws.
 [[nodiscard]] status sparse_net_scores(const sparse_net_options& options, span<const double> points,
-                                       const sample_loss& loss, std::vector<uint64_t>* scores) noexcept;
+                                       const sparse_net_loss& loss, std::vector<uint64_t>* scores) noexcept;
 
 // The implemented level floor(epsilon 2^20) / 2^20 (0 for an invalid epsilon).
 double sparse_net_epsilon(double epsilon) noexcept;
@@ -66,7 +66,7 @@ struct sparse_net_choice {
 };
 
 // Algorithm 7: the net, the scores, one draw. The conditions of the three calls above.
-[[nodiscard]] status sparse_exponential_mechanism(const sparse_net_options& options, const sample_loss& loss,
+[[nodiscard]] status sparse_exponential_mechanism(const sparse_net_options& options, const sparse_net_loss& loss,
                                                   random::drbg& rng, sparse_net_choice* out) noexcept;
 
 }  // namespace ldp::server
